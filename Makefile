@@ -1,0 +1,44 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# The virtual environment is created on first use and re-installed only when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test check lab sandbox bench clean system-deps
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/propertykit demo
+
+test: $(STAMP) system-deps
+	$(BIN)/python -m pytest
+
+check: $(STAMP)
+	$(BIN)/ruff check propertykit tests benchmarks
+	$(BIN)/ruff format --check propertykit tests benchmarks
+	$(BIN)/mypy
+
+lab: $(STAMP)
+	$(BIN)/python -m pip install --quiet jupyterlab
+	$(BIN)/jupyter lab notebooks/
+
+sandbox: $(STAMP)
+	$(BIN)/propertykit sandbox --port 8765
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+# System packages some tests need (installed when missing and running as root).
+system-deps:
+	@bash scripts/system-deps.sh
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,70 @@
+"""propertykit: property records from a credit-metered HTTP/JSON service into pandas, plotly and geopandas.
+
+>>> import propertykit as pk
+>>> with pk.sandbox.serve() as sb:                                  # doctest: +SKIP
+...     client = pk.Client(api_key=sb.api_key, base_url=sb.url)
+...     df = client.properties(sb.location_ids[:10])
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from propertykit.config import Endpoints
+from propertykit.errors import (
+    ApiError,
+    AuthenticationError,
+    BudgetExceeded,
+    ConfigError,
+    DailyCapReached,
+    InsufficientCredit,
+    InvalidInput,
+    NetworkError,
+    NotCached,
+    NotFound,
+    PartialResult,
+    PermissionDenied,
+    PropertyKitError,
+    PurchaseUncertain,
+    RateLimited,
+    ServerError,
+)
+
+try:
+    __version__ = version("propertykit")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0.0.0"
+
+# Submodules that pull in heavy or optional dependencies load on first touch.
+_LAZY_SUBMODULES = {"sandbox", "widgets"}
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BudgetExceeded",
+    "ConfigError",
+    "DailyCapReached",
+    "Endpoints",
+    "InsufficientCredit",
+    "InvalidInput",
+    "NetworkError",
+    "NotCached",
+    "NotFound",
+    "PartialResult",
+    "PermissionDenied",
+    "PropertyKitError",
+    "PurchaseUncertain",
+    "RateLimited",
+    "ServerError",
+    "__version__",
+    "sandbox",
+    "widgets",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        return import_module(f"propertykit.{name}")
+    raise AttributeError(f"module 'propertykit' has no attribute {name!r}")

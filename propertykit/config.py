@@ -1,0 +1,112 @@
+"""Settings of propertykit: where the service's endpoints are, and what the defaults are.
+
+The service interface leaves several things unspecified (the names of the paging query
+parameters, the path of search-suggest and of the title-deed purchase, the per-minute limit of
+search-suggest). Every one of them is a field of :class:`Endpoints`, so a user can follow the real
+service without waiting for a release.
+
+Environment variables
+---------------------
+``PROPERTYKIT_API_KEY``
+    The API key, used when ``pk.Client(api_key=None)``. Never written anywhere by propertykit.
+``PROPERTYKIT_BASE_URL``
+    The service's root address, used when ``pk.Client(base_url=None)``.
+``PROPERTYKIT_CACHE_DIR``
+    Where the HTTP cache and the title-deed journal live (default: the user cache directory).
+``PROPERTYKIT_OFFLINE``
+    ``1`` makes every new client offline (serve from the cache only) unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import platformdirs
+
+__all__ = [
+    "DEFAULT_EXPIRE_AFTER",
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_CACHE_DIR",
+    "ENV_OFFLINE",
+    "MAX_URL_LENGTH",
+    "Endpoints",
+    "cache_dir",
+]
+
+ENV_API_KEY = "PROPERTYKIT_API_KEY"
+ENV_BASE_URL = "PROPERTYKIT_BASE_URL"
+ENV_CACHE_DIR = "PROPERTYKIT_CACHE_DIR"
+ENV_OFFLINE = "PROPERTYKIT_OFFLINE"
+
+#: How long property data stays fresh in the cache unless ``expire_after`` says otherwise.
+DEFAULT_EXPIRE_AFTER = timedelta(days=7)
+
+#: URLs are kept under this many characters when ids are batched into one request.
+MAX_URL_LENGTH = 2000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Endpoints:
+    """Paths and query-parameter names of the service, with the defaults propertykit assumes.
+
+    The service interface names the property, sources, health and purchase-status paths, and
+    leaves the rest open; each open point is a field here.
+
+    Parameters
+    ----------
+    limit_param, offset_param, attributes_param
+        Names of the sources endpoint's query parameters: maximum results, results to skip,
+        comma-separated attributes to include.
+    suggest_path, suggest_query_param
+        Path of search-suggest and the name of its query-text parameter.
+    purchase_path, status_path
+        Title-deed purchase (``POST``) and purchase-status (``GET``) paths; ``{titleNumber}`` is
+        replaced by the percent-encoded title number.
+    batch_size
+        Ids per request when looking up many; URLs are also kept under 2,000 characters.
+    suggest_per_minute
+        Search-suggest requests allowed per minute per account (not given by the service:
+        set it to your account's limit). ``None`` disables client-side limiting.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> pk.Endpoints(limit_param="pageSize").limit_param
+    'pageSize'
+    """
+
+    limit_param: str = "limit"
+    offset_param: str = "offset"
+    attributes_param: str = "attributes"
+    suggest_path: str = "/v1/property/suggest"
+    suggest_query_param: str = "q"
+    purchase_path: str = "/v1/title-deeds/{titleNumber}/purchase"
+    status_path: str = "/v1/title-deeds/{titleNumber}/purchase-status"
+    batch_size: int = 50
+    suggest_per_minute: float | None = 30.0
+    health_path: str = "/v1/property/health"
+    properties_path: str = "/v1/property/{locationIds}"
+    sources_path: str = "/v1/property/sources/{sourceIds}"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            from propertykit.errors import InvalidInput
+
+            raise InvalidInput(f"Endpoints.batch_size must be a positive integer, got {self.batch_size!r}")
+
+    def replace(self, **changes: object) -> Endpoints:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+def cache_dir() -> Path:
+    """The folder for the HTTP cache and the purchase journal (``PROPERTYKIT_CACHE_DIR`` first)."""
+    configured = os.environ.get(ENV_CACHE_DIR)
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_cache_dir("propertykit", appauthor=False))

@@ -1,0 +1,202 @@
+"""The exceptions propertykit raises, all under one root.
+
+::
+
+    PropertyKitError
+    ├── ConfigError            no key / no base URL / a setting that cannot work
+    ├── InvalidInput           (also ValueError) bad ids or arguments; raised before any request
+    ├── NotCached              offline mode and the answer is not in the cache; nothing was sent
+    ├── BudgetExceeded         the next billable request would pass ``budget``; nothing was sent
+    ├── NetworkError           connection failures, timeouts, truncated bodies, after retries
+    ├── PurchaseUncertain      a title-deed purchase whose outcome could not be established
+    └── ApiError               the service answered 4xx/5xx (.status_code .body .code .message ...)
+        ├── AuthenticationError      401  missing or invalid key
+        ├── InsufficientCredit       402  too little credit; add credit and run again
+        ├── PermissionDenied         403  key lacks access, or the endpoint is not available
+        ├── NotFound                 404
+        ├── RateLimited              429  per-minute limit (.retry_after)
+        │   └── DailyCapReached      429  daily credit cap (.resets_at, midnight UTC)
+        └── ServerError              5xx
+
+Every error may carry ``partial``: the records fetched before a multi-request call failed and
+where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
+the HTTP boundary, and chained with ``raise ... from``. No message, repr or attribute ever holds
+the API key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BudgetExceeded",
+    "ConfigError",
+    "DailyCapReached",
+    "InsufficientCredit",
+    "InvalidInput",
+    "NetworkError",
+    "NotCached",
+    "NotFound",
+    "PartialResult",
+    "PermissionDenied",
+    "PropertyKitError",
+    "PurchaseUncertain",
+    "RateLimited",
+    "ServerError",
+]
+
+
+@dataclass
+class PartialResult:
+    """What a multi-request call had fetched when it failed, and how to carry on.
+
+    Attributes
+    ----------
+    records
+        Records already fetched (and paid for) before the failure.
+    remaining_ids
+        Ids not yet fetched, in order; pass them to the same call to resume.
+    resume_offset
+        For a paged sources request: the offset to resume from for the request that failed
+        (``None`` when the failure was not part-way through paging).
+    """
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    remaining_ids: list[str] = field(default_factory=list)
+    resume_offset: int | None = None
+
+
+class PropertyKitError(Exception):
+    """Root of every error propertykit raises."""
+
+    partial: PartialResult | None = None
+
+
+class ConfigError(PropertyKitError):
+    """A setting is missing or cannot work (e.g. no API key was given or found in the environment)."""
+
+
+class InvalidInput(PropertyKitError, ValueError):
+    """An argument is not acceptable; raised before any request is sent."""
+
+
+class NotCached(PropertyKitError):
+    """Offline mode, and the answer is not in the cache. Nothing was sent."""
+
+
+class BudgetExceeded(PropertyKitError):
+    """The next billable request would exceed the client's ``budget``. Nothing was sent."""
+
+
+class NetworkError(PropertyKitError):
+    """The service could not be reached, or the answer was cut off, after every retry."""
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class PurchaseUncertain(PropertyKitError):
+    """A title-deed purchase whose outcome could not be established; ``money_state`` is ``unknown``.
+
+    Do not buy again blindly: ask ``client.purchase_status(title_number)`` first.
+    """
+
+    money_state = "unknown"
+
+    def __init__(self, message: str, *, title_number: str) -> None:
+        super().__init__(message)
+        self.title_number = title_number
+
+
+class ApiError(PropertyKitError):
+    """The service answered with an error status.
+
+    Attributes
+    ----------
+    status_code
+        The HTTP status.
+    body
+        The raw response text, as the service's official client carries it.
+    code, message
+        The service's own error code and message, when the body had them.
+    retry_after
+        Seconds to wait, from ``Retry-After``, when given.
+    money_state
+        For title-deed purchases: ``charged``, ``not_charged`` or ``unknown``.
+    url
+        The request URL (never holds the key: the key travels only in a header).
+    """
+
+    def __init__(
+        self,
+        status_code: int,
+        *,
+        body: str = "",
+        code: str | None = None,
+        message: str | None = None,
+        retry_after: float | None = None,
+        money_state: str | None = None,
+        url: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+        self.money_state = money_state
+        self.url = url
+        self.hint = hint
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        text = f"HTTP {self.status_code}"
+        if self.code:
+            text += f" {self.code}"
+        if self.message:
+            text += f": {self.message}"
+        if self.money_state:
+            text += f" (money_state={self.money_state})"
+        if self.hint:
+            text += f". {self.hint}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._describe()!r})"
+
+
+class AuthenticationError(ApiError):
+    """401: the API key is missing or invalid."""
+
+
+class InsufficientCredit(ApiError):
+    """402: the account has too little credit. The same request succeeds once credit is added."""
+
+
+class PermissionDenied(ApiError):
+    """403: the key lacks access to this resource, or the endpoint is not available."""
+
+
+class NotFound(ApiError):
+    """404: no such path or resource."""
+
+
+class RateLimited(ApiError):
+    """429: a rate limit was hit; ``retry_after`` says how many seconds to wait."""
+
+
+class DailyCapReached(RateLimited):
+    """429: the account's daily credit cap is spent; it resets at midnight UTC (``resets_at``)."""
+
+    def __init__(self, status_code: int, *, resets_at: datetime | None = None, **kwargs: Any) -> None:
+        self.resets_at = resets_at
+        super().__init__(status_code, **kwargs)
+
+
+class ServerError(ApiError):
+    """5xx: the service failed. Not charged; retried automatically before this is raised."""
