@@ -59,8 +59,6 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "__version__",
-    "sandbox",
-    "widgets",
 ]
 
 
