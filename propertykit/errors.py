@@ -77,7 +77,7 @@ class PropertyKitError(Exception):
 
 
 class ConfigError(PropertyKitError):
-    """A setting is missing or cannot work (e.g. no API key was given or found in the environment)."""
+    """A setting is missing or cannot work (e.g. no API key given or found in the environment)."""
 
 
 class InvalidInput(PropertyKitError, ValueError):
@@ -130,6 +130,8 @@ class ApiError(PropertyKitError):
         For title-deed purchases: ``charged``, ``not_charged`` or ``unknown``.
     url
         The request URL (never holds the key: the key travels only in a header).
+    hint
+        What to do next, in plain words (e.g. add credit), when propertykit knows.
     """
 
     def __init__(
@@ -154,7 +156,17 @@ class ApiError(PropertyKitError):
         self.hint = hint
         super().__init__(self._describe())
 
+    def __str__(self) -> str:
+        # Built on demand: the transport may add a hint (what to do next) after creation.
+        return self._describe()
+
     def _describe(self) -> str:
+        text = self._core()
+        if self.hint:
+            text += f". {self.hint}"
+        return text
+
+    def _core(self) -> str:
         text = f"HTTP {self.status_code}"
         if self.code:
             text += f" {self.code}"
@@ -162,8 +174,6 @@ class ApiError(PropertyKitError):
             text += f": {self.message}"
         if self.money_state:
             text += f" (money_state={self.money_state})"
-        if self.hint:
-            text += f". {self.hint}"
         return text
 
     def __repr__(self) -> str:
@@ -193,9 +203,17 @@ class RateLimited(ApiError):
 class DailyCapReached(RateLimited):
     """429: the account's daily credit cap is spent; it resets at midnight UTC (``resets_at``)."""
 
-    def __init__(self, status_code: int, *, resets_at: datetime | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, status_code: int, *, resets_at: datetime | None = None, **kwargs: Any
+    ) -> None:
         self.resets_at = resets_at
         super().__init__(status_code, **kwargs)
+
+    def _describe(self) -> str:
+        # Lead with what matters: "Daily credit cap reached; resets at 00:00 UTC (in 3 h 12 min)".
+        if self.hint:
+            return f"{self.hint} ({self._core()})"
+        return self._core()
 
 
 class ServerError(ApiError):
