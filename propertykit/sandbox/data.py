@@ -1,0 +1,645 @@
+"""Deterministic synthetic UK property records for the sandbox.
+
+Each record depends only on ``(seed, index)``, so a sandbox of any size builds records lazily,
+and every identifier encodes its index, so a lookup never generates more than the record asked
+for.
+
+Identifiers
+-----------
+=================  =====================================  ===================================
+what               format                                  example (index 42)
+=================  =====================================  ===================================
+locationId         ``L`` + 8 digits (the index)            ``L00000042``
+propertyId         ``PK`` + 8 digits (the index)           ``PK00000042``
+source ids         ``rightmove::`` 100000000 + 3 x index   ``rightmove::100000126``
+                   ``zoopla::`` 50000000 + 7 x index       ``zoopla::50000294``
+                   ``onthemarket::OTM`` + 7 digits          ``onthemarket::OTM0000042``
+                   (not when ``index % 4 == 3``)
+                   ``epc::`` 4-4-4-4 digit groups           ``epc::8200-0000-0000-0042``
+                   (not when ``index % 5 == 4``)
+title number       Land Registry office prefix + 6 digits  ``NGL100042``
+                   (100000 + index; prefix of the town)
+=================  =====================================  ===================================
+
+Money is in whole pounds (GBP); rents are per calendar month. Dates in ``saleHistory`` and
+``epc`` are ``YYYY-MM-DD``; date-times are ISO 8601 with ``Z``. Data is anchored to
+:data:`REFERENCE_DATE`, not the wall clock, so it never changes between runs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+__all__ = [
+    "PROVIDERS",
+    "REFERENCE_DATE",
+    "TOWNS",
+    "Town",
+    "energy_rating",
+    "generate_record",
+    "generate_records",
+    "index_from_location_id",
+    "index_from_source_id",
+    "index_from_title_number",
+    "location_id",
+    "source_id",
+    "source_ids_for",
+    "title_number",
+]
+
+#: The day the synthetic data describes ("today" for listing ages and price growth).
+REFERENCE_DATE = date(2025, 6, 1)
+
+_REFERENCE_ORDINAL = REFERENCE_DATE.toordinal()
+
+#: Source-id providers, in the order :func:`source_ids_for` lists them.
+PROVIDERS = ("rightmove", "zoopla", "onthemarket", "epc")
+
+
+@dataclass(frozen=True)
+class Town:
+    """A real town: centre coordinates, county, local authority and some of its outcodes."""
+
+    name: str
+    county: str
+    local_authority: str
+    lat: float
+    lng: float
+    outcodes: tuple[str, ...]
+    localities: tuple[str, ...]
+    region: str
+    title_prefix: str
+    band_d: int  # council tax band D charge, pounds per year
+
+
+TOWNS: tuple[Town, ...] = (
+    Town("London", "Greater London", "Westminster", 51.4975, -0.1357,
+         ("SW1A", "SW1P", "SW1V", "W1J"), ("St James's", "Westminster", "Pimlico", "Mayfair"),
+         "London", "NGL", 1020),
+    Town("London", "Greater London", "Camden", 51.5390, -0.1426,
+         ("NW1", "NW3", "NW5", "WC1H"), ("Camden Town", "Hampstead", "Kentish Town", "Bloomsbury"),
+         "London", "NGL", 2010),
+    Town("London", "Greater London", "Hackney", 51.5450, -0.0553,
+         ("E8", "E9", "E5", "N16"), ("Dalston", "Homerton", "Clapton", "Stoke Newington"),
+         "London", "EGL", 1880),
+    Town("London", "Greater London", "Lambeth", 51.4607, -0.1163,
+         ("SW2", "SW4", "SW9", "SE11"), ("Brixton Hill", "Clapham", "Stockwell", "Kennington"),
+         "London", "TGL", 1830),
+    Town("Manchester", "Greater Manchester", "Manchester", 53.4808, -2.2426,
+         ("M1", "M4", "M14", "M20"), ("City Centre", "Ancoats", "Fallowfield", "Didsbury"),
+         "North West", "MAN", 2140),
+    Town("Birmingham", "West Midlands", "Birmingham", 52.4862, -1.8904,
+         ("B1", "B5", "B13", "B15"), ("City Centre", "Digbeth", "Moseley", "Edgbaston"),
+         "West Midlands", "WM", 2110),
+    Town("Leeds", "West Yorkshire", "Leeds", 53.8008, -1.5491,
+         ("LS1", "LS6", "LS8", "LS17"), ("City Centre", "Headingley", "Roundhay", "Alwoodley"),
+         "Yorkshire and the Humber", "WYK", 2050),
+    Town("Sheffield", "South Yorkshire", "Sheffield", 53.3811, -1.4701,
+         ("S1", "S7", "S10", "S11"), ("City Centre", "Nether Edge", "Crookes", "Ecclesall"),
+         "Yorkshire and the Humber", "SYK", 2250),
+    Town("Liverpool", "Merseyside", "Liverpool", 53.4084, -2.9916,
+         ("L1", "L8", "L17", "L18"), ("City Centre", "Toxteth", "Aigburth", "Allerton"),
+         "North West", "MS", 2300),
+    Town("Bristol", "City of Bristol", "Bristol", 51.4545, -2.5879,
+         ("BS1", "BS6", "BS7", "BS8"), ("Harbourside", "Redland", "Bishopston", "Clifton"),
+         "South West", "BL", 2400),
+    Town("Newcastle upon Tyne", "Tyne and Wear", "Newcastle upon Tyne", 54.9783, -1.6178,
+         ("NE1", "NE2", "NE3", "NE6"), ("City Centre", "Jesmond", "Gosforth", "Heaton"),
+         "North East", "TY", 2330),
+    Town("Nottingham", "Nottinghamshire", "Nottingham", 52.9548, -1.1581,
+         ("NG1", "NG2", "NG5", "NG7"), ("Lace Market", "West Bridgford", "Sherwood", "Lenton"),
+         "East Midlands", "NT", 2450),
+    Town("Leicester", "Leicestershire", "Leicester", 52.6369, -1.1398,
+         ("LE1", "LE2", "LE3", "LE4"), ("City Centre", "Clarendon Park", "Westcotes", "Belgrave"),
+         "East Midlands", "LT", 2200),
+    Town("Oxford", "Oxfordshire", "Oxford", 51.7520, -1.2577,
+         ("OX1", "OX2", "OX3", "OX4"), ("Jericho", "Summertown", "Headington", "Cowley"),
+         "South East", "ON", 2390),
+    Town("Cambridge", "Cambridgeshire", "Cambridge", 52.2053, 0.1218,
+         ("CB1", "CB2", "CB3", "CB4"), ("Mill Road", "Newnham", "Grantchester", "Chesterton"),
+         "East of England", "CB", 2220),
+    Town("Norwich", "Norfolk", "Norwich", 52.6309, 1.2974,
+         ("NR1", "NR2", "NR3", "NR4"), ("Thorpe Hamlet", "Golden Triangle", "Mile Cross", "Eaton"),
+         "East of England", "NK", 2280),
+    Town("Brighton", "East Sussex", "Brighton and Hove", 50.8225, -0.1372,
+         ("BN1", "BN2", "BN3"), ("North Laine", "Kemptown", "Hove"),
+         "South East", "ESX", 2290),
+    Town("Southampton", "Hampshire", "Southampton", 50.9097, -1.4044,
+         ("SO14", "SO15", "SO16", "SO17"), ("Ocean Village", "Shirley", "Bassett", "Portswood"),
+         "South East", "HP", 2120),
+    Town("Reading", "Berkshire", "Reading", 51.4543, -0.9781,
+         ("RG1", "RG2", "RG4", "RG30"), ("Town Centre", "Whitley", "Caversham", "Tilehurst"),
+         "South East", "BK", 2290),
+    Town("Guildford", "Surrey", "Guildford", 51.2362, -0.5704,
+         ("GU1", "GU2", "GU4"), ("Town Centre", "Onslow Village", "Merrow"),
+         "South East", "SY", 2330),
+    Town("Exeter", "Devon", "Exeter", 50.7184, -3.5339,
+         ("EX1", "EX2", "EX4"), ("Heavitree", "St Thomas", "Pennsylvania"),
+         "South West", "DN", 2290),
+    Town("Plymouth", "Devon", "Plymouth", 50.3755, -4.1427,
+         ("PL1", "PL3", "PL4"), ("Stonehouse", "Peverell", "Mutley"),
+         "South West", "DN", 2320),
+    Town("Bath", "Somerset", "Bath and North East Somerset", 51.3811, -2.3590,
+         ("BA1", "BA2"), ("Lansdown", "Widcombe"),
+         "South West", "ST", 2120),
+    Town("York", "North Yorkshire", "York", 53.9600, -1.0873,
+         ("YO1", "YO10", "YO24", "YO31"), ("City Centre", "Heslington", "Dringhouses", "Heworth"),
+         "Yorkshire and the Humber", "NYK", 2080),
+    Town("Kingston upon Hull", "East Riding of Yorkshire", "Kingston upon Hull", 53.7676, -0.3274,
+         ("HU1", "HU3", "HU5"), ("Old Town", "Anlaby Road", "Newland Park"),
+         "Yorkshire and the Humber", "HS", 2010),
+    Town("Derby", "Derbyshire", "Derby", 52.9225, -1.4746,
+         ("DE1", "DE22", "DE23"), ("City Centre", "Darley Abbey", "Littleover"),
+         "East Midlands", "DY", 2150),
+    Town("Coventry", "West Midlands", "Coventry", 52.4068, -1.5197,
+         ("CV1", "CV2", "CV3", "CV5"), ("City Centre", "Stoke", "Earlsdon", "Allesley"),
+         "West Midlands", "WK", 2260),
+    Town("Stoke-on-Trent", "Staffordshire", "Stoke-on-Trent", 53.0027, -2.1794,
+         ("ST1", "ST4", "ST6"), ("Hanley", "Trent Vale", "Burslem"),
+         "West Midlands", "SF", 1950),
+    Town("Preston", "Lancashire", "Preston", 53.7632, -2.7031,
+         ("PR1", "PR2"), ("City Centre", "Fulwood"),
+         "North West", "LA", 2260),
+    Town("Carlisle", "Cumbria", "Cumberland", 54.8925, -2.9329,
+         ("CA1", "CA2", "CA3"), ("Botcherby", "Denton Holme", "Stanwix"),
+         "North West", "CU", 2300),
+    Town("Durham", "County Durham", "County Durham", 54.7761, -1.5733,
+         ("DH1",), ("City Centre",),
+         "North East", "DU", 2370),
+    Town("Ipswich", "Suffolk", "Ipswich", 52.0567, 1.1482,
+         ("IP1", "IP3", "IP4"), ("Town Centre", "Rushmere", "California"),
+         "East of England", "SK", 2240),
+    Town("Canterbury", "Kent", "Canterbury", 51.2802, 1.0789,
+         ("CT1", "CT2"), ("City Centre", "St Dunstan's"),
+         "South East", "K", 2250),
+    Town("Milton Keynes", "Buckinghamshire", "Milton Keynes", 52.0406, -0.7594,
+         ("MK9", "MK10", "MK6"), ("Central Milton Keynes", "Broughton", "Netherfield"),
+         "South East", "BM", 2020),
+    Town("Cardiff", "South Glamorgan", "Cardiff", 51.4816, -3.1791,
+         ("CF10", "CF11", "CF14", "CF24"), ("City Centre", "Canton", "Llandaff North", "Roath"),
+         "Wales", "CYM", 1860),
+    Town("Swansea", "West Glamorgan", "Swansea", 51.6214, -3.9436,
+         ("SA1", "SA2"), ("City Centre", "Sketty"),
+         "Wales", "CYM", 1950),
+    Town("Edinburgh", "City of Edinburgh", "City of Edinburgh", 55.9533, -3.1883,
+         ("EH1", "EH3", "EH6", "EH10"), ("Old Town", "New Town", "Leith", "Morningside"),
+         "Scotland", "MID", 1640),
+    Town("Glasgow", "Glasgow City", "Glasgow City", 55.8642, -4.2518,
+         ("G1", "G3", "G11", "G12"), ("Merchant City", "Finnieston", "Partick", "Hillhead"),
+         "Scotland", "GLA", 1550),
+)  # fmt: skip
+
+# Region -> (average price at REFERENCE_DATE in pounds, yearly growth).
+_REGION_PRICES: dict[str, tuple[float, float]] = {
+    "London": (520_000, 0.052),
+    "South East": (385_000, 0.047),
+    "East of England": (340_000, 0.046),
+    "South West": (310_000, 0.043),
+    "West Midlands": (245_000, 0.039),
+    "East Midlands": (240_000, 0.040),
+    "North West": (215_000, 0.037),
+    "Yorkshire and the Humber": (210_000, 0.036),
+    "North East": (160_000, 0.029),
+    "Wales": (215_000, 0.036),
+    "Scotland": (190_000, 0.033),
+}
+
+# propertyType -> (weight, classificationCode, subtypes, price factor, bed range)
+_TYPES: tuple[tuple[str, float, str, tuple[str, ...], float, tuple[int, int]], ...] = (
+    ("terraced", 0.28, "RD04", ("mid-terrace", "end-terrace"), 0.85, (2, 4)),
+    ("semi-detached", 0.24, "RD03", ("semi-detached house",), 1.0, (2, 4)),
+    ("detached", 0.14, "RD02", ("detached house", "link-detached"), 1.6, (3, 6)),
+    ("flat", 0.24, "RD06", ("purpose-built flat", "converted flat", "penthouse"), 0.7, (1, 3)),
+    ("bungalow", 0.06, "RD02", ("detached bungalow", "semi-detached bungalow"), 1.05, (2, 3)),
+    ("maisonette", 0.04, "RD06", ("maisonette",), 0.75, (1, 3)),
+)
+_TYPE_WEIGHTS = tuple(t[1] for t in _TYPES)
+_TYPE_CUMULATIVE = tuple(sum(_TYPE_WEIGHTS[: i + 1]) for i in range(len(_TYPES)))
+
+_STREET_NAMES = (
+    "High", "Station", "Church", "Victoria", "Park", "Queen's", "King's", "Mill", "Green", "Manor",
+    "Albert", "Grange", "School", "Chapel", "York", "Windsor", "Springfield", "Richmond", "Oak",
+    "Cedar", "Elm", "Beech", "Alexandra", "Clarence", "Castle", "Bridge", "Market", "North",
+    "Orchard", "Highfield", "Westfield", "Kingsway", "Stanley", "Grosvenor", "Belmont", "Chestnut",
+)  # fmt: skip
+_STREET_SUFFIXES = ("Street", "Road", "Lane", "Avenue", "Close", "Drive", "Gardens", "Terrace")
+# Letters used in the inward code of a UK postcode (no C, I, K, M, O, V).
+_INCODE_LETTERS = "ABDEFGHJLNPQRSTUWXYZ"
+_BAND_RATIOS = {"A": 6, "B": 7, "C": 8, "D": 9, "E": 11, "F": 13, "G": 15, "H": 18}
+# Upper bound of estimated value (pounds, scaled to region) for each council tax band.
+_BAND_LIMITS = (
+    ("A", 0.78), ("B", 0.97), ("C", 1.19), ("D", 1.47), ("E", 2.0), ("F", 2.8), ("G", 3.6),
+)  # fmt: skip
+_TAGS = ("newBuild", "chainFree", "auction", "sharedOwnership", "retirement", "cashBuyersOnly",
+         "investment")  # fmt: skip
+
+
+def energy_rating(efficiency: int) -> str:
+    """The EPC letter for an energy-efficiency score (A >= 92 ... G <= 20).
+
+    Examples
+    --------
+    >>> energy_rating(75)
+    'C'
+    """
+    for letter, lowest in (("A", 92), ("B", 81), ("C", 69), ("D", 55), ("E", 39), ("F", 21)):
+        if efficiency >= lowest:
+            return letter
+    return "G"
+
+
+def location_id(index: int) -> str:
+    """The locationId of the record at ``index``.
+
+    Examples
+    --------
+    >>> location_id(42)
+    'L00000042'
+    """
+    return f"L{index:08d}"
+
+
+def index_from_location_id(value: str) -> int | None:
+    """The record index a locationId encodes, or ``None`` when it is not one of ours.
+
+    Examples
+    --------
+    >>> index_from_location_id("L00000042")
+    42
+    """
+    if len(value) == 9 and value[0] == "L" and value[1:].isdigit() and value[1:].isascii():
+        return int(value[1:])
+    return None
+
+
+def source_id(index: int, provider: str) -> str:
+    """The ``<provider>::<id>`` source id of the record at ``index`` (whether or not it exists).
+
+    Examples
+    --------
+    >>> source_id(42, "zoopla")
+    'zoopla::50000294'
+    """
+    if provider == "rightmove":
+        return f"rightmove::{100_000_000 + 3 * index}"
+    if provider == "zoopla":
+        return f"zoopla::{50_000_000 + 7 * index}"
+    if provider == "onthemarket":
+        return f"onthemarket::OTM{index:07d}"
+    if provider == "epc":
+        digits = f"8200{index:012d}"
+        return "epc::" + "-".join(digits[i : i + 4] for i in range(0, 16, 4))
+    raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
+
+
+def _has_source(index: int, provider: str) -> bool:
+    if provider == "onthemarket":
+        return index % 4 != 3
+    if provider == "epc":
+        return index % 5 != 4
+    return True
+
+
+def source_ids_for(index: int) -> list[str]:
+    """Every source id that resolves to the record at ``index`` (two to four of them).
+
+    Examples
+    --------
+    >>> source_ids_for(3)
+    ['rightmove::100000009', 'zoopla::50000021', 'epc::8200-0000-0000-0003']
+    """
+    return [source_id(index, p) for p in PROVIDERS if _has_source(index, p)]
+
+
+def _decode_source(provider: str, local: str) -> int | None:
+    if provider == "rightmove" and local.isdigit():
+        offset = int(local) - 100_000_000
+        return offset // 3 if offset >= 0 and offset % 3 == 0 else None
+    if provider == "zoopla" and local.isdigit():
+        offset = int(local) - 50_000_000
+        return offset // 7 if offset >= 0 and offset % 7 == 0 else None
+    if provider == "onthemarket" and local.startswith("OTM") and local[3:].isdigit():
+        return int(local[3:])
+    if provider == "epc":
+        digits = local.replace("-", "")
+        if len(local) == 19 and len(digits) == 16 and digits.isdigit() and digits[:4] == "8200":
+            return int(digits[4:])
+    return None
+
+
+def index_from_source_id(value: str) -> int | None:
+    """The record index a ``<provider>::<id>`` source id resolves to, or ``None``.
+
+    Examples
+    --------
+    >>> index_from_source_id("rightmove::100000126")
+    42
+    """
+    provider, sep, local = value.partition("::")
+    if not sep or not local.isascii():
+        return None
+    index = _decode_source(provider, local)
+    if index is None or not _has_source(index, provider) or source_id(index, provider) != value:
+        return None
+    return index
+
+
+def _rng(index: int, seed: int) -> random.Random:
+    return random.Random(f"propertykit:{seed}:{index}")
+
+
+def _town_of(rng: random.Random) -> Town:
+    # Always the first draw of a record's generator, so title numbers can be checked cheaply.
+    return TOWNS[int(rng.random() * len(TOWNS))]
+
+
+def title_number(index: int, seed: int = 0) -> str:
+    """The title number of the record at ``index``: its town's registry prefix + 6 digits.
+
+    Examples
+    --------
+    >>> title_number(42)[-6:]
+    '100042'
+    """
+    return f"{_town_of(_rng(index, seed)).title_prefix}{100_000 + index}"
+
+
+def index_from_title_number(value: str, seed: int = 0) -> int | None:
+    """The record index a title number belongs to (for this ``seed``), or ``None``.
+
+    Examples
+    --------
+    >>> index_from_title_number(title_number(42))
+    42
+    """
+    prefix = value.rstrip("0123456789")
+    digits = value[len(prefix) :]
+    if not (prefix.isalpha() and prefix.isascii() and len(digits) == 6):
+        return None
+    index = int(digits) - 100_000
+    if index < 0 or title_number(index, seed) != value:
+        return None
+    return index
+
+
+def _iso_datetime(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds") + "Z"
+
+
+def _add_years(day: date, years: int) -> date:
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + years, day=28)
+
+
+def _nearest(value: float, step: int) -> int:
+    """``value`` rounded to a multiple of ``step`` (faster than ``round(value, -n)``)."""
+    return int(value / step + 0.5) * step
+
+
+def _boundary(rng: random.Random, lat: float, lng: float, area: float) -> dict[str, Any]:
+    """A closed, counter-clockwise rectangle of about ``area`` m² around the point."""
+    half_width = math.sqrt(area) / 2
+    half_depth = half_width * (0.8 + rng.random() * 0.8)
+    angle = rng.random() * math.pi
+    cos, sin = math.cos(angle), math.sin(angle)
+    per_lat = 1 / 111_320.0
+    per_lng = 1 / (111_320.0 * math.cos(math.radians(lat)))
+    ring = []
+    for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        x, y = dx * half_width, dy * half_depth
+        ring.append([lng + (x * cos - y * sin) * per_lng, lat + (x * sin + y * cos) * per_lat])
+    ring.append(list(ring[0]))
+    return {"type": "Polygon", "coordinates": [ring]}
+
+
+def _sale_history(
+    rand: Callable[[], float], value_now: float, growth: float, year_built: int | None, kind: str
+) -> list[dict[str, Any]]:
+    first = date(max(year_built or 1995, 1995), 1, 1).toordinal()
+    span = _REFERENCE_ORDINAL - first
+    days = sorted(first + int(rand() * span) for _ in range(int(rand() * 5)))
+    history = []
+    for position, ordinal in enumerate(days):
+        years_ago = (_REFERENCE_ORDINAL - ordinal) / 365.25
+        price = value_now / (1 + growth) ** years_ago * (0.9 + rand() * 0.2)
+        day = date.fromordinal(ordinal)
+        history.append(
+            {
+                "date": day.isoformat(),
+                "price": _nearest(price, 100),
+                "propertyType": kind,
+                "newBuild": position == 0 and year_built is not None and day.year - year_built <= 1,
+            }
+        )
+    return history
+
+
+def _address(rand: Callable[[], float], town: Town, is_flat: bool) -> dict[str, str]:
+    position = int(rand() * len(town.outcodes))
+    outcode, locality = town.outcodes[position], town.localities[position]
+    letters = _INCODE_LETTERS
+    incode = f"{int(rand() * 10)}{letters[int(rand() * 20)]}{letters[int(rand() * 20)]}"
+    street = (
+        f"{_STREET_NAMES[int(rand() * len(_STREET_NAMES))]} {_STREET_SUFFIXES[int(rand() * 8)]}"
+    )
+    number = str(1 + int(rand() * 180))
+    flat = f"Flat {1 + int(rand() * 24)}, " if is_flat else ""
+    postcode = f"{outcode} {incode}"
+    return {
+        "displayAddress": f"{flat}{number} {street}, {locality}, {town.name}, {postcode}",
+        "postcode": postcode,
+        "streetName": street,
+        "streetNumber": number,
+        "locality": locality,
+        "town": town.name,
+        "county": town.county,
+        "postcodeNoSpace": outcode + incode,
+        "outcode": outcode,
+        "incode": incode,
+        "country": "GB",
+    }
+
+
+def _market_status(
+    rand: Callable[[], float], history: list[dict[str, Any]]
+) -> dict[str, str | int | None]:
+    sale_state = rand()
+    for_sale = "live" if sale_state < 0.14 else "unavailable"
+    if 0.14 <= sale_state < 0.17:
+        for_sale = "underOffer" if sale_state < 0.155 else "soldSTC"
+    rent_state = rand()
+    for_rent = "unavailable"
+    if rent_state < 0.09:
+        for_rent = "live" if rent_state < 0.08 else "letAgreed"
+    live = "live" in (for_sale, for_rent)
+    days_listed = 1 + int(rand() * (150 if live else 2000))
+    listed = datetime.fromordinal(_REFERENCE_ORDINAL - days_listed).replace(
+        hour=8 + int(rand() * 10)
+    )
+    return {
+        "forSale": for_sale,
+        "forRent": for_rent,
+        "listingDate": _iso_datetime(listed),
+        "soldDate": f"{history[-1]['date']}T00:00:00Z" if history else None,
+        "daysOnMarket": days_listed if live else None,
+    }
+
+
+def _epc(rand: Callable[[], float], year_built: int | None, is_flat: bool) -> dict[str, Any]:
+    built = year_built or 1950
+    if built >= 2012:
+        current = 80 + int(rand() * 14)
+    else:
+        current = int(40 + (built - 1850) * 0.2 + (rand() - 0.5) * 44 + (5 if is_flat else 0))
+    current = max(1, min(100, current))
+    potential = min(100, current + int(rand() * 28))
+    valid_from = date.fromordinal(_REFERENCE_ORDINAL - 30 - int(rand() * 3600))
+    return {
+        "currentEnergyRating": energy_rating(current),
+        "potentialEnergyRating": energy_rating(potential),
+        "currentEnergyEfficiency": current,
+        "potentialEnergyEfficiency": potential,
+        "validFrom": valid_from.isoformat(),
+        "validTo": _add_years(valid_from, 10).isoformat(),
+    }
+
+
+def _tenure(rand: Callable[[], float], is_flat: bool) -> dict[str, Any]:
+    draw = rand()
+    if (is_flat and draw < 0.93) or (not is_flat and draw < 0.06):
+        long_lease = rand() >= 0.85
+        years = 900 + int(rand() * 90) if long_lease else 55 + int(rand() * 120)
+        charge = _nearest(600 + rand() * 3400, 10) if is_flat else int(rand() * 30) * 10
+        return {
+            "type": "leasehold",
+            "leaseYearsRemaining": years,
+            "groundRent": int(rand() * 40) * 10,
+            "serviceCharge": charge,
+        }
+    if is_flat and draw < 0.97:
+        charge = _nearest(400 + rand() * 1600, 10)
+        return {"type": "share of freehold", "groundRent": 0, "serviceCharge": charge}
+    return {"type": "freehold", "groundRent": 0, "serviceCharge": 0}
+
+
+def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
+    """One synthetic property record, the same every time for the same ``(index, seed)``.
+
+    Parameters
+    ----------
+    index
+        Position of the record (0-based); it is encoded in every identifier of the record.
+    seed
+        Selects a different but equally deterministic world.
+
+    Returns
+    -------
+    dict
+        A property record with every field of the service interface; some optional fields are
+        ``None`` or absent, as in real data.
+
+    Examples
+    --------
+    >>> record = generate_record(7)
+    >>> record["locationId"], record["address"]["country"]
+    ('L00000007', 'GB')
+    """
+    if index < 0:
+        raise ValueError("index must be >= 0")
+    rng = _rng(index, seed)
+    rand = rng.random
+    town = _town_of(rng)
+    base_price, growth = _REGION_PRICES[town.region]
+
+    type_position = min(bisect.bisect_left(_TYPE_CUMULATIVE, rand()), len(_TYPES) - 1)
+    kind, _, code, subtypes, price_factor, (fewest_beds, most_beds) = _TYPES[type_position]
+    is_flat = code == "RD06"
+    beds = fewest_beds + int(rand() * (most_beds - fewest_beds + 1))
+    baths = 1 + int(rand() * (1 + beds // 2)) if beds > 1 else 1
+    receptions = 0 if is_flat and rand() < 0.3 else 1 + int(rand() * max(1, beds - 1) * 0.6)
+    floor_area = int((28 + beds * 22 + rand() * 25 + (15 if kind == "detached" else 0)) * 10) / 10
+    built = 1960 + int(rand() ** 1.3 * 66) if is_flat else 1850 + int(rand() ** 0.9 * 176)
+    year_built = None if rand() < 0.03 else min(built, REFERENCE_DATE.year)
+
+    address = _address(rand, town, is_flat)
+    lat = int((town.lat + (rand() - 0.5) * 0.05) * 1e6) / 1e6
+    lng = int((town.lng + (rand() - 0.5) * 0.08) * 1e6) / 1e6
+
+    value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
+    estimated_sale = _nearest(value_now, 1000)
+    estimated_rent = _nearest(value_now * (0.038 + rand() * 0.02) / 12, 10)
+    history = _sale_history(rand, value_now, growth, year_built, kind)
+    market_status = _market_status(rand, history)
+    asking = _nearest(value_now * (1.0 + rand() * 0.08), 1000)
+    rent = _nearest(estimated_rent * (1.0 + rand() * 0.05), 10)
+    pricing = {
+        "currentSalePrice": asking if market_status["forSale"] == "live" else None,
+        "currentRentPrice": rent if market_status["forRent"] == "live" else None,
+        "estimatedSaleValue": estimated_sale,
+        "estimatedRentValue": estimated_rent,
+        "pricePerSqFt": _nearest(estimated_sale / (floor_area * 10.7639), 1),
+        "currency": "GBP",
+    }
+
+    epc = _epc(rand, year_built, is_flat) if rand() >= 0.05 else None
+    relative_value = estimated_sale / base_price
+    band = next((name for name, limit in _BAND_LIMITS if relative_value <= limit), "H")
+    tags = {name: rand() < 0.06 for name in _TAGS}
+    tags["newBuild"] = year_built is not None and year_built >= REFERENCE_DATE.year - 1
+    updated = datetime.fromordinal(_REFERENCE_ORDINAL - 365) + timedelta(
+        seconds=int(rand() * 31_536_000)
+    )
+    plot_size = None if is_flat else int(floor_area * (13 + rand() * 40)) / 10
+
+    record: dict[str, Any] = {
+        "propertyId": f"PK{index:08d}",
+        "locationId": location_id(index),
+        "address": address,
+        "spatial": {"lat": lat, "lng": lng},
+        "classificationCode": code,
+        "propertyType": kind,
+        "propertySubType": subtypes[int(rand() * len(subtypes))],
+        "roomDetails": {"beds": beds, "baths": baths, "receptions": receptions},
+        "pricing": pricing,
+        "marketStatus": market_status,
+        "epc": epc,
+        "saleHistory": history,
+        "tenure": _tenure(rand, is_flat),
+        "councilTax": {
+            "taxBand": band,
+            "annualCharge": _nearest(town.band_d * _BAND_RATIOS[band] / 9, 1),
+            "localAuthority": town.local_authority,
+        },
+        "tags": tags,
+        "floorAreaSqM": floor_area if rand() >= 0.02 else None,
+        "plotSizeSqM": plot_size,
+        "yearBuilt": year_built,
+        "lastUpdated": _iso_datetime(updated),
+    }
+    shape = rand()
+    if shape < 0.5:
+        record["spatial"]["boundary"] = _boundary(rng, lat, lng, plot_size or floor_area * 1.5)
+    elif shape < 0.75:
+        record["spatial"]["boundary"] = None
+    if rand() < 0.03:
+        del record["saleHistory"]
+    return record
+
+
+def generate_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    """The first ``n`` records of the world selected by ``seed``.
+
+    Examples
+    --------
+    >>> [r["locationId"] for r in generate_records(2)]
+    ['L00000000', 'L00000001']
+    """
+    return [generate_record(index, seed) for index in range(n)]
