@@ -24,12 +24,15 @@ The rules, from the service interface:
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+from urllib.parse import quote
 
 from propertykit._deed_policy import (
     MONEY_STATES,
@@ -45,10 +48,21 @@ from propertykit._deed_policy import (
     read_delivery_status,
     read_money_state,
 )
-from propertykit.errors import ApiError, PropertyKitError, PurchaseUncertain
+from propertykit.config import Endpoints
+from propertykit.errors import (
+    ApiError,
+    DailyCapReached,
+    NetworkError,
+    PropertyKitError,
+    PurchaseUncertain,
+)
 from propertykit.journal import Journal
 
+if TYPE_CHECKING:
+    from propertykit._http import Transport
+
 __all__ = [
+    "HttpPurchaseTransport",
     "NotAnswered",
     "Purchase",
     "PurchaseTransport",
@@ -112,6 +126,75 @@ class PurchaseTransport(Protocol):
     def fetch_status(self, title_number: str) -> Any:
         """GET purchase-status (never cached); the parsed body, or raise a typed error."""
         ...
+
+
+class HttpPurchaseTransport:
+    """:class:`PurchaseTransport` over propertykit's one HTTP session (:mod:`propertykit._http`).
+
+    A purchase is one ``POST`` with an ``Idempotency-Key`` header, sent with
+    ``idempotent=False``: never cached, an error answer comes back as is (with its
+    ``money_state``, parsed once by the HTTP layer), and only a connection that never opened is
+    retried there. Purchase-status is a ``GET`` that is never cached.
+
+    Examples
+    --------
+    >>> transport = HttpPurchaseTransport(client._transport, pk.Endpoints())  # doctest: +SKIP
+    """
+
+    def __init__(self, http: Transport, endpoints: Endpoints) -> None:
+        self.http = http
+        self.endpoints = endpoints
+
+    @property
+    def service(self) -> str:
+        return self.http.base_url
+
+    def send_purchase(
+        self, title_number: str, idempotency_key: str, payload: Mapping[str, Any]
+    ) -> Sent | NotAnswered:
+        path = _title_path(self.endpoints.purchase_path, title_number)
+        try:
+            response = self.http.fetch(
+                "POST",
+                path,
+                endpoint="purchase",
+                json_body=dict(payload) if payload else None,
+                headers={"Idempotency-Key": idempotency_key},
+                billable=True,
+                idempotent=False,
+            )
+        except ApiError as exc:
+            return Sent(exc.status_code, _parse(exc.body), exc)
+        except NetworkError as exc:
+            return NotAnswered(_failure_kind(exc), exc)
+        return Sent(response.status_code, _parse(response.text))
+
+    def fetch_status(self, title_number: str) -> Any:
+        path = _title_path(self.endpoints.status_path, title_number)
+        return self.http.fetch_json(path, endpoint="purchase-status")
+
+
+def _title_path(template: str, title_number: str) -> str:
+    return template.replace("{titleNumber}", quote(title_number, safe=""))
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+_FAILURE_IN_MESSAGE = re.compile(r"\((connect|timeout|reset|truncated): ")
+
+
+def _failure_kind(error: NetworkError) -> str:
+    """How the request failed; anything not known to be ``connect`` may have been sent."""
+    kind = getattr(error, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    found = _FAILURE_IN_MESSAGE.search(str(error))
+    return found.group(1) if found else "no_answer"
 
 
 # -- the result -------------------------------------------------------------------------------
@@ -364,7 +447,7 @@ class _Flow:
                     result.status_code,
                     money_state=_error_money_state(result.error, body),
                     retry_after=result.error.retry_after if result.error else None,
-                    daily_cap=type(result.error).__name__ == "DailyCapReached",
+                    daily_cap=isinstance(result.error, DailyCapReached),
                     attempt=attempt,
                     policy=self.policy,
                 )
