@@ -380,6 +380,7 @@ def decide_on_failure(
         f"Could not get a complete answer from{where} after {attempts} attempt{plural} "
         f"({kind}: {detail})",
         url=url,
+        kind=kind,
     )
     if kind != "connect" and not idempotent:
         return Fail(error)

@@ -72,6 +72,13 @@ class Endpoints:
     suggest_per_minute
         Search-suggest requests allowed per minute per account (not given by the service:
         set it to your account's limit). ``None`` disables client-side limiting.
+    billable_endpoints
+        Which of ``properties``, ``sources``, ``suggest``, ``health``, ``purchase`` and
+        ``purchase_status`` cost credit (the service does not say): these count against a
+        client's ``budget`` and in ``usage.billable_requests``.
+    health_path, properties_path, sources_path
+        The paths the service interface names; ``{locationIds}``/``{sourceIds}`` are replaced by
+        comma-separated, percent-encoded ids.
 
     Examples
     --------
@@ -92,12 +99,16 @@ class Endpoints:
     health_path: str = "/v1/property/health"
     properties_path: str = "/v1/property/{locationIds}"
     sources_path: str = "/v1/property/sources/{sourceIds}"
+    billable_endpoints: frozenset[str] = frozenset({"properties", "sources", "purchase"})
 
     def __post_init__(self) -> None:
         if not isinstance(self.batch_size, int) or self.batch_size < 1:
             from propertykit.errors import InvalidInput
 
-            raise InvalidInput(f"Endpoints.batch_size must be a positive integer, got {self.batch_size!r}")
+            raise InvalidInput(
+                f"Endpoints.batch_size must be a positive integer, got {self.batch_size!r}"
+            )
+        object.__setattr__(self, "billable_endpoints", frozenset(self.billable_endpoints))
 
     def replace(self, **changes: object) -> Endpoints:
         """Return a copy with some fields changed."""

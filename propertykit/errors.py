@@ -95,9 +95,12 @@ class BudgetExceeded(PropertyKitError):
 class NetworkError(PropertyKitError):
     """The service could not be reached, or the answer was cut off, after every retry."""
 
-    def __init__(self, message: str, *, url: str | None = None) -> None:
+    def __init__(self, message: str, *, url: str | None = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.url = url
+        #: ``connect`` (nothing was sent), or ``timeout``/``reset``/``truncated`` (the service
+        #: may have received the request); ``None`` when not known.
+        self.kind = kind
 
 
 class PurchaseUncertain(PropertyKitError):

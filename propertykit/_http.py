@@ -1,0 +1,518 @@
+"""The one HTTP session: requests-cache + a search-suggest rate limit + retries + error mapping.
+
+This is the only module that knows about ``requests``, the cache and the rate limiter. It sends
+what ``client`` asks, executes the decisions of :mod:`propertykit._policy`, counts traffic in a
+:class:`~propertykit.usage.Usage`, and maps every third-party error to a propertykit error once,
+here, ``from`` the original.
+
+Key safety: the key travels only in the ``x-api-key`` header. It is listed (in every spelling
+sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cache key nor stored;
+it is dropped when a redirect leaves the origin; it is scrubbed from redirect history before a
+response is stored; it is blanked out of error bodies; and no log line or repr shows it.
+
+For title-deed purchases (a ``POST`` with an ``Idempotency-Key``), call
+:meth:`Transport.fetch` with ``idempotent=False``: it is never cached, an error answer is raised
+as is (with ``money_state``) for the caller to decide, and only a failure to connect (nothing
+sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (``connect``,
+``timeout``, ``reset`` or ``truncated``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests_cache import DO_NOT_CACHE, CacheMixin
+from requests_cache.backends.base import BaseCache
+from requests_cache.backends.sqlite import SQLiteCache
+from requests_cache.models.response import CachedResponse
+from requests_cache.policy import DEFAULT_IGNORED_PARAMS
+from requests_ratelimiter import LimiterMixin
+
+from propertykit import _policy as policy
+from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
+from propertykit.errors import (
+    ApiError,
+    BudgetExceeded,
+    NetworkError,
+    NotCached,
+    RateLimited,
+)
+from propertykit.usage import Usage
+
+__all__ = [
+    "API_KEY_HEADERS",
+    "CACHE_FILE_NAME",
+    "CachedLimiterSession",
+    "Transport",
+    "describe_cache",
+    "open_sqlite_cache",
+]
+
+logger = logging.getLogger("propertykit")
+
+#: Every spelling of the key header propertykit sends or requests-cache knows.
+API_KEY_HEADERS = ("x-api-key", "X-API-Key", "X-Api-Key")
+_KEY_HEADER = API_KEY_HEADERS[0]
+
+#: File name of the default SQLite cache inside the cache directory.
+CACHE_FILE_NAME = "http_cache.sqlite"
+
+#: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
+_LIMITER_TIMEOUT = "Rate limit not cleared"
+
+
+class _PathLimiterMixin(LimiterMixin):
+    """requests-ratelimiter's limiter, applied only to URLs under ``limited_prefix``.
+
+    Sits between the cache mixin and ``requests.Session``: cache hits never get here, so they
+    are free and never count against the limit.
+    """
+
+    limited_prefix: str | None = None
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        prefix = self.limited_prefix
+        if prefix is not None and (request.url or "").startswith(prefix):
+            response = super().send(request, **kwargs)
+        else:
+            response = requests.Session.send(self, request, **kwargs)
+        # Redirect history is stored with the response: keep the key out of it.
+        for earlier in response.history:
+            for name in API_KEY_HEADERS:
+                earlier.request.headers.pop(name, None)
+        return response
+
+
+class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
+    """requests-cache first (hits are free), then the suggest rate limit, then ``requests``.
+
+    Also drops the API key header on a redirect to another origin: ``requests`` strips only
+    ``Authorization`` there, never custom headers.
+    """
+
+    def rebuild_auth(
+        self, prepared_request: requests.PreparedRequest, response: requests.Response
+    ) -> None:
+        super().rebuild_auth(prepared_request, response)  # type: ignore[no-untyped-call]
+        old_url = response.request.url or ""
+        new_url = prepared_request.url or ""
+        if self.should_strip_auth(old_url, new_url):  # type: ignore[no-untyped-call]
+            for name in API_KEY_HEADERS:
+                prepared_request.headers.pop(name, None)
+
+
+def open_sqlite_cache(path: str | Path) -> SQLiteCache:
+    """Open (creating if needed) the SQLite cache file at ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> cache = open_sqlite_cache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
+    >>> len(cache.responses)
+    0
+    >>> cache.close()
+    """
+    path = Path(path).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SQLiteCache(path)
+
+
+def describe_cache(cache: BaseCache) -> dict[str, Any]:
+    """Entries, size on disk, oldest and newest entry, and path of a cache.
+
+    ``size_bytes`` and ``path`` are ``None`` for backends that are not files (e.g. Redis).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> cache = open_sqlite_cache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
+    >>> describe_cache(cache)["entries"]
+    0
+    >>> cache.close()
+    """
+    created = [response.created_at for response in cache.responses.values()]
+    path: Path | None = None
+    size: int | None = None
+    if isinstance(cache, SQLiteCache):
+        path = Path(cache.db_path)
+        size = sum(
+            p.stat().st_size
+            for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal")))
+            if p.exists()
+        )
+    return {
+        "entries": len(created),
+        "size_bytes": size,
+        "oldest": min(created) if created else None,
+        "newest": max(created) if created else None,
+        "path": str(path) if path else None,
+    }
+
+
+@dataclass
+class Transport:
+    """Sends requests for the client and enforces every transport rule.
+
+    Parameters
+    ----------
+    api_key
+        Sent only in the ``x-api-key`` header.
+    base_url
+        The service's root address.
+    cache
+        A requests-cache backend, or ``None`` for no caching.
+    expire_after
+        Freshness of cached property data (``None``: 7 days).
+    offline
+        Serve from the cache only; anything else raises ``NotCached`` and sends nothing.
+    endpoints
+        Paths of the service (the non-cacheable ones and the rate-limited suggest path).
+    retry
+        Retry bounds.
+    budget
+        Most billable requests to send over the network (``None``: no limit).
+    timeout
+        Seconds to wait for the service (connect and read).
+    sleep, wall_clock, monotonic, rng
+        Injected time and randomness; tests pass fakes so retries run instantly.
+    """
+
+    api_key: str
+    base_url: str
+    cache: BaseCache | None
+    expire_after: Any = None
+    offline: bool = False
+    endpoints: Endpoints = field(default_factory=Endpoints)
+    retry: policy.RetrySettings = field(default_factory=policy.RetrySettings)
+    budget: int | None = None
+    timeout: float = 30.0
+    close_cache: bool = True
+    sleep: Callable[[float], None] = time.sleep
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    monotonic: Callable[[], float] = time.monotonic
+    rng: random.Random = field(default_factory=random.Random)
+    usage: Usage = field(init=False)
+    session: CachedLimiterSession = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url.rstrip("/")
+        self.usage = Usage(budget=self.budget)
+        self.session = self._build_session()
+
+    def _build_session(self) -> CachedLimiterSession:
+        per_minute = self.endpoints.suggest_per_minute
+        session = CachedLimiterSession(
+            backend=self.cache if self.cache is not None else "memory",
+            expire_after=DEFAULT_EXPIRE_AFTER if self.expire_after is None else self.expire_after,
+            urls_expire_after=self._never_cached_patterns(),
+            allowable_codes=(200,),
+            allowable_methods=("GET",),
+            ignored_parameters=(*DEFAULT_IGNORED_PARAMS, *API_KEY_HEADERS),
+            filter_fn=_is_complete_answer,
+            # Offline replays answer even from entries past their expiry; online, never stale.
+            stale_if_error=self.offline,
+            autoclose=self.close_cache or self.cache is None,
+            per_minute=per_minute or 0,
+            max_delay=self.retry.max_wait,
+        )
+        session.limited_prefix = self.base_url + self.endpoints.suggest_path if per_minute else None
+        session.settings.only_if_cached = self.offline
+        session.settings.disabled = self.cache is None
+        session.headers[_KEY_HEADER] = self.api_key
+        session.headers["Accept"] = "application/json"
+        return session
+
+    def _never_cached_patterns(self) -> dict[str | re.Pattern[Any], Any]:
+        """Health, purchases and purchase status: never cached, matched exactly."""
+        root = re.escape(self.base_url)
+        paths = (
+            self.endpoints.health_path,
+            self.endpoints.purchase_path,
+            self.endpoints.status_path,
+        )
+        patterns: dict[str | re.Pattern[Any], Any] = {}
+        for path in paths:
+            segments = re.escape(path).replace(re.escape("{titleNumber}"), "[^/?#]+")
+            patterns[re.compile(f"^{root}{segments}(?:[?#]|$)")] = DO_NOT_CACHE
+        return patterns
+
+    # -- sending ----------------------------------------------------------------------------------
+
+    def fetch_json(
+        self,
+        path: str,
+        *,
+        endpoint: str,
+        params: Mapping[str, str | int] | None = None,
+        billable: bool = False,
+    ) -> Any:
+        """GET ``path`` and return its parsed JSON body (retrying a cut-off body)."""
+        response = self.fetch("GET", path, endpoint=endpoint, params=params, billable=billable)
+        return _parsed_body(response)
+
+    def fetch(
+        self,
+        method: str,
+        path: str,
+        *,
+        endpoint: str,
+        params: Mapping[str, str | int] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        billable: bool = False,
+        idempotent: bool = True,
+    ) -> requests.Response:
+        """Send one logical request, with retries, and return its 2xx response.
+
+        A 200 GET answer is only returned (and cached) when its body is complete JSON.
+
+        Raises
+        ------
+        NotCached
+            Offline and not in the cache; nothing was sent.
+        BudgetExceeded
+            Billable, not in the cache, and the budget is spent; nothing was sent.
+        ApiError
+            The service answered 4xx/5xx (after retries where the rules allow).
+        NetworkError
+            No complete answer, after retries where the rules allow.
+        """
+        url = self.base_url + path
+        if self.offline and method != "GET":
+            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
+        started = self.monotonic()
+        attempt = 0
+        while True:
+            cause: BaseException | None = None
+            try:
+                response = self._attempt(
+                    method, url, endpoint, params, json_body, headers, billable
+                )
+            except _Failed as failure:
+                cause = failure.cause
+                decision = policy.decide_on_failure(
+                    failure.kind,
+                    detail=self._redact(str(failure.cause)),
+                    url=url,
+                    attempt=attempt,
+                    elapsed=self.monotonic() - started,
+                    settings=self.retry,
+                    rng=self.rng,
+                    idempotent=idempotent,
+                )
+            else:
+                if 200 <= response.status_code < 300:
+                    return response
+                decision = policy.decide_on_response(
+                    self._error_of(response),
+                    attempt=attempt,
+                    elapsed=self.monotonic() - started,
+                    settings=self.retry,
+                    rng=self.rng,
+                    idempotent=idempotent,
+                )
+            if isinstance(decision, policy.Fail):
+                self.usage.record_error(endpoint)
+                logger.info("%s %s failed: %s", method, path, decision.error)
+                raise decision.error from cause
+            self.usage.record_retry(endpoint)
+            logger.info(
+                "%s %s: %s; retry %d in %.2f s",
+                method,
+                path,
+                decision.reason,
+                attempt + 1,
+                decision.delay,
+            )
+            self.sleep(decision.delay)
+            attempt += 1
+
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        endpoint: str,
+        params: Mapping[str, str | int] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        billable: bool,
+    ) -> requests.Response:
+        """One attempt: the response (any status), or raise ``_Failed``.
+
+        Also raises ``NotCached``/``BudgetExceeded`` (nothing sent), a client-side
+        ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
+        ``NetworkError`` for requests that cannot be sent at all (e.g. too many redirects).
+        """
+        budget_spent = (
+            billable and self.budget is not None and self.usage.billable_requests >= self.budget
+        )
+        try:
+            response = self.session.request(
+                method,
+                url,
+                params=params,
+                json=json_body,
+                headers=dict(headers or {}),
+                timeout=self.timeout,
+                only_if_cached=budget_spent and not self.offline,
+            )
+        except requests.exceptions.Timeout as exc:
+            if str(exc).startswith(_LIMITER_TIMEOUT):
+                self.usage.record_error(endpoint)
+                raise self._client_side_limit(url) from exc
+            kind: policy.FailureKind = (
+                "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "timeout"
+            )
+            self._count_failed_send(endpoint, billable, kind)
+            raise _Failed(kind, exc) from exc
+        except (
+            requests.exceptions.ChunkedEncodingError,
+            requests.exceptions.ContentDecodingError,
+        ) as exc:
+            self._count_failed_send(endpoint, billable, "truncated")
+            raise _Failed("truncated", exc) from exc
+        except requests.exceptions.ConnectionError as exc:
+            kind = "connect" if _never_connected(exc) else "reset"
+            self._count_failed_send(endpoint, billable, kind)
+            raise _Failed(kind, exc) from exc
+        except requests.exceptions.RequestException as exc:
+            self.usage.record_error(endpoint)
+            detail = self._redact(str(exc))
+            raise NetworkError(f"Request to {url} failed: {detail}", url=url) from exc
+
+        if (
+            isinstance(response, CachedResponse)
+            and response.status_code == 504
+            and response.reason == "Not Cached"
+        ):
+            self.usage.record_error(endpoint)
+            if self.offline:
+                raise NotCached(
+                    f"Offline, and {_path_of(url)} is not in the cache; nothing was sent"
+                )
+            raise BudgetExceeded(
+                f"Budget of {self.budget} billable requests is spent and {_path_of(url)} is not "
+                "in the cache; nothing was sent. Raise budget= to continue"
+            )
+        if getattr(response, "from_cache", False):
+            self.usage.record_cache_hit(endpoint)
+            logger.debug("%s %s: cache hit", method, _path_of(response.url))
+            return response
+        self.usage.record_sent(endpoint, billable=billable)
+        logger.debug("%s %s: %d", method, _path_of(response.url), response.status_code)
+        if method == "GET" and response.status_code == 200 and not _is_complete_answer(response):
+            raise _Failed("truncated", ValueError("the body is not complete JSON"))
+        return response
+
+    def _error_of(self, response: requests.Response) -> ApiError:
+        return policy.error_from_response(
+            response.status_code,
+            response.content,
+            response.headers,
+            url=response.url,
+            now=self.wall_clock(),
+            secrets=(self.api_key,),
+        )
+
+    def _count_failed_send(self, endpoint: str, billable: bool, kind: str) -> None:
+        if kind != "connect":  # the request may have reached the service
+            self.usage.record_sent(endpoint, billable=billable)
+
+    def _client_side_limit(self, url: str) -> RateLimited:
+        error = RateLimited(
+            429,
+            message=(
+                f"search-suggest limit of {self.endpoints.suggest_per_minute:g} per minute "
+                "reached on this client; nothing was sent"
+            ),
+            url=url,
+            hint=f"Wait up to a minute (longer than max_wait={self.retry.max_wait:g} s)",
+        )
+        return error
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self.api_key, "***") if self.api_key else text
+
+    # -- the cache --------------------------------------------------------------------------------
+
+    def cache_info(self) -> dict[str, Any]:
+        """See :func:`describe_cache`; all zero when caching is off."""
+        if self.cache is None:
+            return {"entries": 0, "size_bytes": None, "oldest": None, "newest": None, "path": None}
+        return describe_cache(self.session.cache)
+
+    def clear_cache(self) -> None:
+        """Delete every cached answer."""
+        self.session.cache.clear()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Release the connection pool, the cache connection and the limiter."""
+        self.session.close()  # type: ignore[no-untyped-call]
+
+
+class _Failed(Exception):
+    """No complete HTTP answer (internal: turned into a decision by ``Transport.fetch``)."""
+
+    def __init__(self, kind: policy.FailureKind, cause: BaseException) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.cause = cause
+
+
+_PARSED = "_propertykit_json"
+
+
+def _is_complete_answer(response: requests.Response) -> bool:
+    """requests-cache filter: store a 200 only when its body is whole, parseable JSON.
+
+    The parsed body is kept on the response so it is not parsed twice.
+    """
+    if getattr(response, "from_cache", False) or response.status_code != 200:
+        return True
+    if hasattr(response, _PARSED):
+        return True
+    content = response.content
+    length = response.headers.get("Content-Length")
+    if (
+        length is not None
+        and "Content-Encoding" not in response.headers
+        and (not length.isdigit() or int(length) != len(content))
+    ):
+        return False
+    try:
+        setattr(response, _PARSED, json.loads(content))
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _parsed_body(response: requests.Response) -> Any:
+    if hasattr(response, _PARSED):
+        return getattr(response, _PARSED)
+    return json.loads(response.content)
+
+
+def _never_connected(exc: requests.exceptions.ConnectionError) -> bool:
+    """True when the connection was refused or never made, so nothing was sent."""
+    text = repr(exc.args[0]) if exc.args else ""
+    return (
+        "NewConnectionError" in text
+        or "ConnectTimeoutError" in text
+        or ("Failed to establish" in text)
+    )
+
+
+def _path_of(url: str | None) -> str:
+    parts = urlsplit(url or "")
+    return parts.path + (f"?{parts.query}" if parts.query else "")
