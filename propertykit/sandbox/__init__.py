@@ -1,3 +1,78 @@
-"""A local, faithful implementation of the property-data service (work in progress)."""
+"""A local, faithful implementation of the property-data service: a real HTTP server on 127.0.0.1.
+
+>>> from propertykit import sandbox
+>>> with sandbox.serve() as sb:                                       # doctest: +SKIP
+...     requests.get(f"{sb.url}/v1/property/health", headers={"x-api-key": sb.api_key})
+
+Where the service leaves a gap, the sandbox picks the value below. propertykit never relies on
+these choices: each one is a setting of ``pk.Endpoints`` or ``pk.Client``.
+
+How the sandbox differs from the real service
+---------------------------------------------
+Keys
+    Two live keys (``pk_live_<32 hex>``) are made per run, on one account: ``api_key`` may do
+    everything; ``restricted_key`` gets 403 (``error`` as a plain string) on title-deed purchase
+    and purchase-status. Any other key, or none, gets 401.
+Credits (one account; both keys share balance, daily cap and suggest limit)
+    ======================================================  ================================
+    ``GET /v1/property/{locationIds}``                       1 credit per record returned
+                                                             (minimum 1 per request)
+    ``GET /v1/property/sources/{sourceIds}``                 1 credit per record on the page
+                                                             (minimum 1 per request)
+    ``POST /v1/title-deeds/{titleNumber}/purchase``          25 credits
+    health, search-suggest, purchase-status                  free
+    ======================================================  ================================
+
+    Only 200 and 202 answers are charged; 4xx/5xx never are, except a purchase whose error body
+    says ``"money_state": "charged"`` (forced outcomes and ``reset_after_charge`` faults). A
+    billable request the balance cannot cover gets 402 ``insufficient_credit`` (no Retry-After);
+    the same request succeeds after ``add_credit``. One that would take the day's spending past
+    the daily cap gets 429 ``rate_limit_exceeded`` with Retry-After = whole seconds to the next
+    midnight UTC; the balance is checked first. Days are UTC days of the sandbox clock.
+Search-suggest
+    ``GET /v1/property/suggest?q=<text>`` (free): case-insensitive prefix match on the display
+    address, postcode (with or without the space), town or street name; at most 10 results,
+    ``{locationId, displayAddress, postcode, town}``. Limited per account to 30 requests per
+    calendar minute of the sandbox clock by default; beyond that 429 ``rate_limit_exceeded``
+    with Retry-After = seconds to the end of the minute.
+Paging (sources)
+    ``limit`` defaults to 20; above 100 it is clamped to 100 (no error); ``limit`` < 1, negative
+    ``offset`` or non-integers give 400. ``nextOffset`` is always ``offset + size``; ``hasMore``
+    is false on the last page. ``totalSize`` counts distinct properties: several source ids of
+    one property give one record.
+Ids
+    At most 100 ids per request (400 ``too_many_ids`` beyond). Unknown ids are left out of the
+    result. Source ids must match ``<provider>::<id>`` (400 ``invalid_source_id`` otherwise).
+    ``attributes`` names top-level record fields (400 ``invalid_attribute`` for others);
+    ``propertyId`` and ``locationId`` are always kept.
+Title deeds
+    ``POST /v1/title-deeds/{titleNumber}/purchase`` (optional JSON body) answers 200
+    ``delivered``, or 202 ``delivering`` when a delivery delay is set; the deed is delivered when
+    the sandbox clock passes it. A repeat with the same ``Idempotency-Key`` replays the purchase
+    (header ``Idempotent-Replayed: true``, current delivery status) and never charges; the same
+    key for another title gets 409. A new key buys again and charges again. Unknown title: 404
+    with ``"money_state": "not_charged"``. ``GET .../purchase-status`` (free) reports
+    ``money_state``, ``status``, ``creditsCharged`` and every purchase of that title.
+403 versus 404
+    Any path under ``/v1/`` that is not one of the six endpoints above - or one of them with
+    another method (e.g. ``POST /v1/property/health``), or with an empty id segment - answers
+    403 ``{"message": "This endpoint is not available"}``, before the key is checked. Paths
+    outside ``/v1/`` answer 404 with the plain-text body ``Not Found``.
+Data
+    Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox.data`): money in
+    whole pounds, boundaries as GeoJSON Polygons for about half the records.
+Faults
+    ``inject_fault`` makes the next matching requests answer a 5xx (body as a JSON object, a JSON
+    string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body
+    shorter than its Content-Length (still charged: the server answered 200). Those faults act
+    before the key is checked. ``reset_after_charge`` charges a purchase and then drops the
+    connection. ``force_purchase_outcome`` makes purchases fail with a chosen ``money_state``.
+"""
 
 from __future__ import annotations
+
+from propertykit.sandbox.control import Sandbox, serve
+from propertykit.sandbox.data import generate_record, generate_records
+from propertykit.sandbox.state import Charge, RequestRecord
+
+__all__ = ["Charge", "RequestRecord", "Sandbox", "generate_record", "generate_records", "serve"]

@@ -1,0 +1,127 @@
+"""The sandbox's property catalogue: finds records by id, trims attributes, answers suggest.
+
+Records are generated on demand by :mod:`propertykit.sandbox.data` and memoised, so a sandbox of
+any size starts instantly; only search-suggest builds an index over every record, once per
+``(seed, n_properties)`` and process.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from propertykit.sandbox import data
+
+__all__ = ["ALWAYS_KEPT", "ATTRIBUTES", "MAX_SUGGESTIONS", "Catalogue"]
+
+#: Top-level record attributes the ``attributes`` query parameter may name.
+ATTRIBUTES = (
+    "propertyId", "locationId", "address", "spatial", "classificationCode", "propertyType",
+    "propertySubType", "roomDetails", "pricing", "marketStatus", "epc", "saleHistory", "tenure",
+    "councilTax", "tags", "floorAreaSqM", "plotSizeSqM", "yearBuilt", "lastUpdated",
+)  # fmt: skip
+#: Attributes returned whatever ``attributes`` says.
+ALWAYS_KEPT = ("propertyId", "locationId")
+#: Most suggestions one search-suggest answer holds.
+MAX_SUGGESTIONS = 10
+
+
+@lru_cache(maxsize=50_000)
+def _record(index: int, seed: int) -> dict[str, Any]:
+    return data.generate_record(index, seed)
+
+
+@lru_cache(maxsize=4)
+def _suggest_index(
+    seed: int, n_properties: int
+) -> tuple[tuple[tuple[str, ...], dict[str, str]], ...]:
+    entries = []
+    for index in range(n_properties):
+        address = _record(index, seed)["address"]
+        keys = tuple(
+            text.casefold()
+            for text in (
+                address["displayAddress"],
+                address["postcode"],
+                address["postcodeNoSpace"],
+                address["town"],
+                address["streetName"],
+            )
+        )
+        suggestion = {
+            "locationId": data.location_id(index),
+            "displayAddress": address["displayAddress"],
+            "postcode": address["postcode"],
+            "town": address["town"],
+        }
+        entries.append((keys, suggestion))
+    return tuple(entries)
+
+
+class Catalogue:
+    """The first ``n_properties`` records of the world ``seed``.
+
+    Examples
+    --------
+    >>> catalogue = Catalogue(seed=0, n_properties=10)
+    >>> [r["locationId"] for r in catalogue.by_location_ids(["L00000003", "nope"])]
+    ['L00000003']
+    """
+
+    def __init__(self, *, seed: int, n_properties: int) -> None:
+        if n_properties < 1:
+            raise ValueError("n_properties must be at least 1")
+        self.seed = seed
+        self.n_properties = n_properties
+
+    def _known(self, index: int | None) -> bool:
+        return index is not None and 0 <= index < self.n_properties
+
+    def record(self, index: int) -> dict[str, Any]:
+        """The record at ``index`` (shared: copy before changing it)."""
+        return _record(index, self.seed)
+
+    def by_location_ids(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Records for the known ids, once each, in the order asked; unknown ids are skipped."""
+        indexes = [data.index_from_location_id(value) for value in ids]
+        return [self.record(i) for i in dict.fromkeys(indexes) if i is not None and self._known(i)]
+
+    def by_source_ids(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Distinct records the source ids resolve to, in order of first mention."""
+        indexes = [data.index_from_source_id(value) for value in ids]
+        return [self.record(i) for i in dict.fromkeys(indexes) if i is not None and self._known(i)]
+
+    def title_index(self, title_number: str) -> int | None:
+        index = data.index_from_title_number(title_number, self.seed)
+        return index if self._known(index) else None
+
+    def suggest(self, q: str, limit: int = MAX_SUGGESTIONS) -> list[dict[str, str]]:
+        """Up to ``limit`` suggestions whose address, postcode, town or street starts with ``q``.
+
+        Examples
+        --------
+        >>> Catalogue(seed=0, n_properties=50).suggest("zzz")
+        []
+        """
+        prefix = q.strip().casefold()
+        found: list[dict[str, str]] = []
+        for keys, suggestion in _suggest_index(self.seed, self.n_properties):
+            if any(key.startswith(prefix) for key in keys):
+                found.append(dict(suggestion))
+                if len(found) >= limit:
+                    break
+        return found
+
+
+def select_attributes(record: dict[str, Any], attributes: tuple[str, ...] | None) -> dict[str, Any]:
+    """``record`` cut to ``attributes`` plus :data:`ALWAYS_KEPT`; all of it when ``None``.
+
+    Examples
+    --------
+    >>> select_attributes({"locationId": "L1", "epc": None, "tags": {}}, ("tags",))
+    {'locationId': 'L1', 'tags': {}}
+    """
+    if attributes is None:
+        return record
+    wanted = set(attributes).union(ALWAYS_KEPT)
+    return {name: value for name, value in record.items() if name in wanted}
