@@ -26,7 +26,7 @@ def all_cache_bytes(folder: Path) -> bytes:
 
 def test_no_cache_file_holds_the_key(fresh_sandbox, make_client, cache_file):
     sb = fresh_sandbox
-    client = make_client(sb, endpoints=None)
+    client = make_client(sb)
     client.property_records(sb.location_ids[:3])
     client.source_records(sb.source_ids[:4], page_size=2)
     client.suggest("Mill")

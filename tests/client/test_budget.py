@@ -1,0 +1,72 @@
+"""budget=N refuses, before sending, the billable request that would pass N; cache hits are free."""
+
+from __future__ import annotations
+
+import pytest
+
+from propertykit.errors import BudgetExceeded, ConfigError
+
+
+def lookups(sb):
+    return [r for r in sb.requests if r.path.startswith("/v1/property/L")]
+
+
+def test_the_request_past_the_budget_is_refused_before_sending(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    client = make_client(sb, budget=2)
+    with pytest.raises(BudgetExceeded, match="Budget of 2") as caught:
+        client.property_records(sb.location_ids[:130])  # three batches
+    assert len(lookups(sb)) == 2
+    assert len(caught.value.partial.records) == 100
+    assert caught.value.partial.remaining_ids == sb.location_ids[100:130]
+    assert client.usage.billable_requests == 2
+    assert client.usage.budget_left == 0
+
+
+def test_cache_hits_never_count_against_the_budget(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    client = make_client(sb, budget=1)
+    first = client.property_records(sb.location_ids[:2])
+    for _ in range(3):
+        assert client.property_records(sb.location_ids[:2]) == first
+    with pytest.raises(BudgetExceeded):
+        client.property_records(sb.location_ids[2:4])
+    assert len(lookups(sb)) == 1
+    assert client.usage.cache_hits == 3
+
+
+def test_budget_zero_answers_only_from_the_cache(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    with make_client(sb) as warm:
+        records = warm.property_records(sb.location_ids[:2])
+    sb.reset_log()
+    client = make_client(sb, budget=0)
+    assert client.property_records(sb.location_ids[:2]) == records
+    with pytest.raises(BudgetExceeded):
+        client.property_records(sb.location_ids[5:6])
+    assert sb.requests == []
+
+
+def test_free_endpoints_do_not_use_the_budget(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    client = make_client(sb, budget=0)
+    client.health()
+    client.suggest("Mill")
+    assert client.usage.billable_requests == 0
+    assert client.usage.requests_sent == 2
+
+
+def test_which_endpoints_are_billable_is_configurable(fresh_sandbox, make_client):
+    import propertykit as pk
+
+    sb = fresh_sandbox
+    client = make_client(sb, budget=0, endpoints=pk.Endpoints(billable_endpoints={"suggest"}))
+    client.property_records(sb.location_ids[:1])
+    with pytest.raises(BudgetExceeded):
+        client.suggest("Mill")
+
+
+@pytest.mark.parametrize("budget", [-1, 1.5, "10", True])
+def test_a_nonsense_budget_is_a_config_error(fresh_sandbox, make_client, budget):
+    with pytest.raises(ConfigError, match="budget"):
+        make_client(fresh_sandbox, budget=budget)
