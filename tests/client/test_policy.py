@@ -151,45 +151,33 @@ def test_non_idempotent_requests_never_retry_an_answer():
     assert isinstance(decide(error(503), idempotent=False), policy.Fail)
 
 
-def test_network_failure_before_connecting_is_retried_even_for_a_purchase():
-    decision = policy.decide_on_failure(
-        "connect",
-        detail="refused",
+def fail_over(kind, *, attempt: int = 0, idempotent: bool = True):
+    return policy.decide_on_failure(
+        kind,
+        detail="connection trouble",
         url="http://x/p",
-        attempt=0,
+        attempt=attempt,
         elapsed=0.0,
         settings=SETTINGS,
         rng=random.Random(0),
-        idempotent=False,
+        idempotent=idempotent,
     )
-    assert isinstance(decision, policy.Retry)
+
+
+def test_network_failure_before_connecting_is_retried_even_for_a_purchase():
+    assert isinstance(fail_over("connect", idempotent=False), policy.Retry)
 
 
 @pytest.mark.parametrize("kind", ["timeout", "reset", "truncated"])
 def test_failure_after_sending_is_retried_only_when_idempotent(kind):
-    common = {
-        "detail": "x",
-        "url": "http://x/p",
-        "attempt": 0,
-        "elapsed": 0.0,
-        "settings": SETTINGS,
-        "rng": random.Random(0),
-    }
-    assert isinstance(policy.decide_on_failure(kind, idempotent=True, **common), policy.Retry)
-    failed = policy.decide_on_failure(kind, idempotent=False, **common)
+    assert isinstance(fail_over(kind, idempotent=True), policy.Retry)
+    failed = fail_over(kind, idempotent=False)
     assert isinstance(failed, policy.Fail)
     assert isinstance(failed.error, NetworkError)
+    assert failed.error.kind == kind
 
 
 def test_network_failure_gives_up_after_max_retries_and_says_so():
-    decision = policy.decide_on_failure(
-        "reset",
-        detail="connection reset",
-        url="http://x/p",
-        attempt=3,
-        elapsed=1.0,
-        settings=SETTINGS,
-        rng=random.Random(0),
-    )
+    decision = fail_over("reset", attempt=3)
     assert isinstance(decision, policy.Fail)
     assert "after 4 attempts" in str(decision.error)
