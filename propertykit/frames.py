@@ -1,0 +1,491 @@
+"""Property records -> typed pandas DataFrames: the main table, sale histories and EPC data.
+
+The main table (:func:`frame`) has one row per record and always the same columns, in the order of
+:data:`COLUMNS`: nested objects flatten to json_normalize-style dotted names (``address.postcode``,
+``epc.currentEnergyRating``); ``spatial.boundary`` stays one column holding the raw value as
+served; ``saleHistory`` stays a list column (Arrow-backed ``list<struct<date: string, price:
+double, propertyType: string, newBuild: bool>>``; each cell a list of dicts) until
+:func:`explode_sales`.
+
+Types
+-----
+============================  ======================================================================
+fields                        dtype
+============================  ======================================================================
+ids, address, text            ``str`` (pandas' string dtype; missing is NaN)
+counts, years, efficiencies   ``Int64`` (nullable)
+money, areas, coordinates     ``float64`` (missing is NaN; money exactly as served, see below)
+tags                          ``boolean`` (nullable)
+date-times                    ``datetime64[us, UTC]`` (a time without an offset is read as UTC)
+dates (``YYYY-MM-DD``)        ``datetime64[us]``
+EPC ratings                   ordered ``category`` A < B < ... < G (label order, so ``min()`` is the
+                              most efficient rating and ``rating <= "C"`` means C or better)
+council-tax band              ordered ``category`` A < ... < I
+types, statuses, tenure,      ``category`` of the values seen, sorted (the service gives no
+currency                      complete lists)
+============================  ======================================================================
+
+Untidy data never raises. Absent keys, null objects and values of the wrong type become missing;
+a value is coerced only when its reading is unambiguous: an integer where text is expected becomes
+its decimal text; a numeric string (``"12"``, ``" 3.5 "``) where a number is expected becomes the
+number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a flag is expected become the flag;
+EPC ratings and bands are stripped and upper-cased. As in Python, numpy and Arrow, ``true`` and
+``false`` where a number is expected read as 1 and 0 (checking for them would cost a third of the
+time of :func:`frame`). A fraction where an integer is expected, text that is not a number or a
+``YYYY-MM-DD`` date or an ISO 8601 date-time, and an object or list where a value is expected,
+are missing. In ``saleHistory`` a value that is not a list is missing, and
+:func:`explode_sales` skips entries that are not objects. Keys the interface does not name are
+dropped. Integers pass through ``float64`` on the way in, so values beyond 2**53 are not exact
+(no field of the interface comes near).
+
+Money
+-----
+The interface does not state the unit of its monetary numbers. They are kept as served; the unit
+and currency go in ``df.attrs``: ``currency`` (the one ISO code of ``pricing.currency``, or
+``None`` when absent or mixed) and ``money_unit`` (``"major"`` e.g. pounds, or ``"minor"`` e.g.
+pence), with ``money_unit_assumed`` saying whether it was assumed (``frame(money_unit=None)``) or
+given. When the unit is assumed and the median sale price looks like pence, :func:`frame` warns
+with :class:`MinorUnitsWarning`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = [
+    "COLUMNS",
+    "EPC_COLUMNS",
+    "EPC_RATINGS",
+    "PENCE_MEDIAN_THRESHOLD",
+    "SALES_COLUMNS",
+    "TAX_BANDS",
+    "MinorUnitsWarning",
+    "epc_table",
+    "explode_sales",
+    "frame",
+]
+
+#: EPC ratings in category order (A, the most efficient, first).
+EPC_RATINGS = ("A", "B", "C", "D", "E", "F", "G")
+#: Council-tax bands in category order (I exists in Wales only).
+TAX_BANDS = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
+#: A median sale price above this (5 million in major units) is taken as a sign of minor units.
+PENCE_MEDIAN_THRESHOLD = 5_000_000
+
+
+class MinorUnitsWarning(UserWarning):
+    """Prices look like minor units (pence) although major units (pounds) were assumed."""
+
+
+# -- the schema ------------------------------------------------------------------------------
+
+TEXT, CATEGORY, INT, NUMBER, FLAG, DATE, DATETIME, RAW, LIST = (
+    "text", "category", "int", "number", "flag", "date", "datetime", "raw", "list"
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Field:
+    path: tuple[str, ...]
+    kind: str
+    levels: tuple[str, ...] | None = None  # ordered categories; None: unordered, as seen
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path)
+
+
+def _fields(
+    prefix: str, kind: str, names: str, levels: tuple[str, ...] | None = None
+) -> list[_Field]:
+    return [_Field((prefix, n) if prefix else (n,), kind, levels) for n in names.split()]
+
+
+_ADDRESS = "displayAddress postcode streetName streetNumber locality town county postcodeNoSpace"
+_RECORD_FIELDS: list[_Field] = [
+    *_fields("", TEXT, "propertyId locationId"),
+    *_fields("address", TEXT, _ADDRESS + " outcode incode country"),
+    *_fields("spatial", NUMBER, "lat lng"),
+    _Field(("spatial", "boundary"), RAW),
+    *_fields("", TEXT, "classificationCode"),
+    *_fields("", CATEGORY, "propertyType propertySubType"),
+    *_fields("roomDetails", INT, "beds baths receptions"),
+    *_fields("pricing", NUMBER, "currentSalePrice currentRentPrice estimatedSaleValue"),
+    *_fields("pricing", NUMBER, "estimatedRentValue pricePerSqFt"),
+    *_fields("pricing", CATEGORY, "currency"),
+    *_fields("marketStatus", CATEGORY, "forSale forRent"),
+    *_fields("marketStatus", DATETIME, "listingDate soldDate"),
+    *_fields("marketStatus", INT, "daysOnMarket"),
+    *_fields("epc", CATEGORY, "currentEnergyRating potentialEnergyRating", EPC_RATINGS),
+    *_fields("epc", INT, "currentEnergyEfficiency potentialEnergyEfficiency"),
+    *_fields("epc", DATE, "validFrom validTo"),
+    _Field(("saleHistory",), LIST),
+    *_fields("tenure", CATEGORY, "type"),
+    *_fields("tenure", INT, "leaseYearsRemaining"),
+    *_fields("tenure", NUMBER, "groundRent serviceCharge"),
+    *_fields("councilTax", CATEGORY, "taxBand", TAX_BANDS),
+    *_fields("councilTax", NUMBER, "annualCharge"),
+    *_fields("councilTax", TEXT, "localAuthority"),
+    *_fields("tags", FLAG, "newBuild chainFree auction sharedOwnership retirement cashBuyersOnly"),
+    *_fields("tags", FLAG, "investment"),
+    *_fields("", NUMBER, "floorAreaSqM plotSizeSqM"),
+    *_fields("", INT, "yearBuilt"),
+    *_fields("", DATETIME, "lastUpdated"),
+]
+_SALE_FIELDS: list[_Field] = [
+    *_fields("", DATE, "date"),
+    *_fields("", NUMBER, "price"),
+    *_fields("", CATEGORY, "propertyType"),
+    *_fields("", FLAG, "newBuild"),
+]
+
+#: Columns of :func:`frame`, in order.
+COLUMNS: tuple[str, ...] = tuple(f.name for f in _RECORD_FIELDS)
+#: Columns of :func:`explode_sales`, in order.
+SALES_COLUMNS: tuple[str, ...] = (
+    "propertyId", "date", "price", "propertyType", "newBuild",
+    "address.postcode", "address.outcode", "address.town", "councilTax.localAuthority",
+)  # fmt: skip
+#: Columns of :func:`epc_table`, in order.
+EPC_COLUMNS: tuple[str, ...] = (
+    "propertyId", "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
+    "potentialEnergyEfficiency", "efficiencyGap", "validFrom", "validTo", "validToday",
+)  # fmt: skip
+
+# Arrow reads each leaf as text, float64 or bool. Integers go through float64 because Arrow
+# truncates 2.5 to 2 when it reads int64.
+_ARROW_LEAF = {TEXT: pa.string(), CATEGORY: pa.string(), DATE: pa.string(), DATETIME: pa.string()}
+_ARROW_LEAF |= {INT: pa.float64(), NUMBER: pa.float64(), FLAG: pa.bool_()}
+_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
+_STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
+_PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
+    pa.string(): {str, type(None)},
+    pa.float64(): {int, float, bool, type(None)},
+    pa.bool_(): {bool, type(None)},
+}
+
+
+def _arrow_type(fields: list[_Field], sale: pa.DataType | None = None) -> pa.StructType:
+    """The struct type Arrow reads ``fields`` as (nested one level, as served)."""
+    top: list[pa.Field | str] = []
+    nested: dict[str, list[pa.Field]] = {}
+    for f in fields:
+        if f.kind == RAW:
+            continue
+        leaf = pa.field(f.path[-1], pa.list_(sale) if f.kind == LIST else _ARROW_LEAF[f.kind])
+        if len(f.path) == 1:
+            top.append(leaf)
+        else:
+            if f.path[0] not in nested:
+                top.append(f.path[0])
+            nested.setdefault(f.path[0], []).append(leaf)
+    return pa.struct([pa.field(x, pa.struct(nested[x])) if isinstance(x, str) else x for x in top])
+
+
+_SALE_TYPE = _arrow_type(_SALE_FIELDS)
+_RECORD_TYPE = _arrow_type(_RECORD_FIELDS, _SALE_TYPE)
+_SALES_LIST = pa.list_(_SALE_TYPE)
+
+
+# -- reading values: Arrow at once, else per object, else per value ----------------------------
+
+
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    if type(value) is dict:
+        return value
+    return dict(value) if isinstance(value, Mapping) else None
+
+
+def _get(parent: dict[str, Any] | None, key: str) -> Any:
+    return None if parent is None else parent.get(key)
+
+
+def _coerce_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _coerce_number(value: Any) -> float | None:
+    if not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value.strip() if isinstance(value, str) else value)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _coerce_flag(value: Any) -> bool | None:
+    if isinstance(value, str):
+        return {"true": True, "false": False}.get(value.strip().lower())
+    return bool(value) if isinstance(value, int | float) and value in (0, 1) else None
+
+
+_COERCE: dict[pa.DataType, Callable[[Any], Any]] = {
+    pa.string(): _coerce_text,
+    pa.float64(): _coerce_number,
+    pa.bool_(): _coerce_flag,
+}
+
+
+def _read(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    """Read Python values as ``arrow_type``; whatever Arrow refuses is narrowed down and coerced."""
+    nested = isinstance(arrow_type, pa.StructType | pa.ListType)
+    if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
+        try:
+            return pa.array(values, type=arrow_type)
+        except _ARROW_ERRORS:
+            pass
+    if isinstance(arrow_type, pa.ListType):  # keep lists; drop entries that are not objects
+        offsets: list[int] = [0]
+        items: list[Any] = []
+        for value in values:
+            if isinstance(value, list | tuple):
+                items.extend(item for item in value if isinstance(item, Mapping))
+            offsets.append(len(items))
+        mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
+        elements = _read(items, arrow_type.value_type)
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
+    if isinstance(arrow_type, pa.StructType):
+        parents = [_as_dict(v) for v in values]
+        children = [_read([_get(p, f.name) for p in parents], f.type) for f in arrow_type]
+        mask = pa.array([p is None for p in parents], type=pa.bool_())
+        return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
+    return pa.array([_COERCE[arrow_type](v) for v in values], type=arrow_type)
+
+
+def _flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
+    """Leaf arrays by dotted name (a parent's nulls carried down)."""
+    columns: dict[str, pa.Array] = {}
+    for child, values in zip(array.type, array.flatten(), strict=True):
+        if isinstance(child.type, pa.StructType):
+            columns |= _flatten(values, f"{prefix}{child.name}.")
+        else:
+            columns[prefix + child.name] = values
+    return columns
+
+
+def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
+    """Whole, finite numbers within int64 as ``Int64``; anything else missing."""
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(numbers) & (numbers == np.trunc(numbers)) & (np.abs(numbers) < 2.0**63)
+    values = np.where(ok, numbers, 0.0).astype(np.int64)
+    return pd.arrays.IntegerArray(values, ~ok)
+
+
+def _categories(text: pd.Series, levels: tuple[str, ...] | None) -> pd.Categorical:
+    if levels is None:
+        return pd.Categorical(text)  # categories: the values seen, sorted
+    return pd.Categorical(text.str.strip().str.upper(), categories=list(levels), ordered=True)
+
+
+def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
+    """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
+    texts = pa.table(
+        {f.name: arrow[f.name] for f in fields if f.kind in (TEXT, CATEGORY, DATETIME)}
+    )
+    text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
+    columns: dict[str, Any] = {}
+    for f in fields:
+        if f.kind == TEXT:
+            columns[f.name] = text[f.name].array
+        elif f.kind == CATEGORY:
+            columns[f.name] = _categories(text[f.name], f.levels)
+        elif f.kind == DATETIME:
+            parsed = pd.to_datetime(text[f.name], format="ISO8601", utc=True, errors="coerce")
+            columns[f.name] = parsed.astype("datetime64[us, UTC]").array
+        elif f.kind == DATE:
+            day = pc.strptime(arrow[f.name], format="%Y-%m-%d", unit="us", error_is_null=True)
+            columns[f.name] = day.to_pandas().astype("datetime64[us]").array
+        elif f.kind in (INT, NUMBER):
+            numbers = np.array(arrow[f.name].to_numpy(zero_copy_only=False), dtype=np.float64)
+            columns[f.name] = _integers(numbers) if f.kind == INT else numbers
+        elif f.kind == FLAG:
+            columns[f.name] = pd.array(arrow[f.name], dtype=pd.BooleanDtype())
+        elif f.kind == LIST:
+            columns[f.name] = pd.arrays.ArrowExtensionArray(arrow[f.name])
+    return columns
+
+
+def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
+    """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
+    spatial = (None if r is None else r.get("spatial") for r in rows)
+    boundary = (s.get("boundary") if isinstance(s, Mapping) else None for s in spatial)
+    return np.fromiter(boundary, dtype=object, count=len(rows))
+
+
+# -- public -----------------------------------------------------------------------------------
+
+
+def frame(
+    records: Iterable[Mapping[str, Any]], *, money_unit: Literal["major", "minor"] | None = None
+) -> pd.DataFrame:
+    """One typed row per property record, always with the columns of :data:`COLUMNS`.
+
+    Parameters
+    ----------
+    records
+        Property records as the service returns them (parsed JSON objects). Anything that is not
+        an object becomes a row of missing values.
+    money_unit
+        The unit of the service's monetary numbers, which its interface does not state:
+        ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
+        (:class:`MinorUnitsWarning`) when the median sale price looks like pence. Values are
+        never converted; the unit is recorded in ``df.attrs["money_unit"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns and dtypes as in the module docstring; ``attrs`` holds ``currency``,
+        ``money_unit`` and ``money_unit_assumed``.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> df = pk.frame([{"propertyId": "PK1", "epc": {"currentEnergyRating": "c"}, "extra": 1}])
+    >>> df.loc[0, "epc.currentEnergyRating"], len(df.columns) == len(pk.frames.COLUMNS)
+    ('C', True)
+    """
+    rows: list[Any] = list(records)
+    if set(map(type, rows)) - {dict}:
+        rows = [_as_dict(r) for r in rows]
+    columns = _typed(_RECORD_FIELDS, _flatten(_read(rows, _RECORD_TYPE)))
+    columns["spatial.boundary"] = _boundaries(rows)
+    df = pd.DataFrame(columns, columns=list(COLUMNS))
+    currencies = df["pricing.currency"].dropna().unique()
+    df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
+    df.attrs["money_unit"] = money_unit or "major"
+    df.attrs["money_unit_assumed"] = money_unit is None
+    if money_unit is None:
+        _warn_if_minor_units(df)
+    return df
+
+
+def _warn_if_minor_units(df: pd.DataFrame) -> None:
+    prices = pd.concat([df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"]]).dropna()
+    median = float(prices.median()) if len(prices) else math.nan
+    if median > PENCE_MEDIAN_THRESHOLD:
+        warnings.warn(
+            f"The median sale price is {median:,.0f}, which looks like minor units (pence), not "
+            "pounds. Values are kept as served; pass money_unit='minor' to pk.frame to record "
+            "that, or divide the money columns by 100.",
+            MinorUnitsWarning,
+            stacklevel=3,
+        )
+
+
+def _column(df: pd.DataFrame, name: str) -> pd.Series:
+    """``df[name]``, or a missing column of the type :func:`frame` gives it."""
+    if name in df.columns:
+        return df[name]
+    return _EMPTY[name].reindex(df.index)
+
+
+def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per sale in ``saleHistory``, with the property's id and address for grouping.
+
+    Parameters
+    ----------
+    df
+        A frame from :func:`frame`. Non-list ``saleHistory`` values and entries that are not
+        objects are skipped; fields of a sale follow the same rules as :func:`frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SALES_COLUMNS`: ``propertyId``, ``date`` (``datetime64[us]``), ``price``
+        (``float64``, as served), ``propertyType`` (``category``, as recorded for that sale),
+        ``newBuild`` (``boolean``), ``address.postcode``, ``address.outcode``, ``address.town``,
+        ``councilTax.localAuthority``. Rows keep the order of properties, then of their
+        histories. ``attrs`` are copied from ``df``.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> sale = {"date": "2020-05-01", "price": 250000}
+    >>> df = pk.frame([{"propertyId": "PK1", "saleHistory": [sale]}])
+    >>> pk.frames.explode_sales(df)[["propertyId", "price"]].to_dict("records")
+    [{'propertyId': 'PK1', 'price': 250000.0}]
+    """
+    histories = _column(df, "saleHistory")
+    lists: pa.Array | None = None
+    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it
+        with contextlib.suppress(*_ARROW_ERRORS, pa.ArrowNotImplementedError):
+            served = pa.array(histories.array)
+            if isinstance(served, pa.ChunkedArray):
+                served = served.combine_chunks()
+            lists = served.cast(_SALES_LIST)
+    if lists is None:  # e.g. a column of raw lists
+        lists = _read(histories.tolist(), _SALES_LIST)
+    owners = pc.list_parent_indices(lists)
+    sales = pc.list_flatten(lists)
+    valid = sales.is_valid()
+    owners, sales = owners.filter(valid), sales.filter(valid)
+    result = pd.DataFrame(_typed(_SALE_FIELDS, _flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
+    taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
+    for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
+        carried = _column(df, name).take(taken).reset_index(drop=True)
+        result.insert(0 if position == 0 else len(result.columns), name, carried)
+    result.attrs = dict(df.attrs)
+    return result
+
+
+def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -> pd.DataFrame:
+    """One row per property: EPC ratings, efficiencies, the gap between them, and validity.
+
+    Parameters
+    ----------
+    df
+        A frame from :func:`frame`.
+    today
+        The day ``validToday`` is judged on (default: today in UTC).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`EPC_COLUMNS`. ``efficiencyGap`` is potential minus current efficiency;
+        ``validToday`` is ``validFrom <= today <= validTo`` with missing dates unknown (so an
+        expired certificate is ``False`` even without ``validFrom``). ``attrs`` copied from
+        ``df``; the index is ``df``'s.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> epc = {"currentEnergyEfficiency": 60, "potentialEnergyEfficiency": 80,
+    ...        "validFrom": "2020-01-01", "validTo": "2030-01-01"}
+    >>> table = pk.frames.epc_table(pk.frame([{"epc": epc}]), today="2025-06-01")
+    >>> int(table.loc[0, "efficiencyGap"]), bool(table.loc[0, "validToday"])
+    (20, True)
+    """
+    day = pd.Timestamp.now(tz="UTC").tz_localize(None) if today is None else pd.Timestamp(today)
+    if day.tzinfo is not None:
+        day = day.tz_convert("UTC").tz_localize(None)
+    day = day.normalize()
+    table = pd.DataFrame(index=df.index)
+    table["propertyId"] = _column(df, "propertyId")
+    for name in EPC_COLUMNS[1:5] + EPC_COLUMNS[6:8]:
+        table[name] = _column(df, "epc." + name)
+    table.insert(
+        5, "efficiencyGap", table["potentialEnergyEfficiency"] - table["currentEnergyEfficiency"]
+    )
+    started = pd.array(table["validFrom"] <= day, dtype="boolean")
+    started[table["validFrom"].isna().to_numpy()] = pd.NA
+    ongoing = pd.array(table["validTo"] >= day, dtype="boolean")
+    ongoing[table["validTo"].isna().to_numpy()] = pd.NA
+    table["validToday"] = started & ongoing
+    table.attrs = dict(df.attrs)
+    return table
+
+
+_EMPTY = frame([])
