@@ -82,8 +82,8 @@ class _PathLimiterMixin(LimiterMixin):
     limited_prefix: str | None = None
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
-        prefix = self.limited_prefix
-        if prefix is not None and (request.url or "").startswith(prefix):
+        prefix, url = self.limited_prefix, request.url or ""
+        if prefix is not None and url.startswith(prefix) and url[len(prefix) :][:1] in ("", "?"):
             response = super().send(request, **kwargs)
         else:
             response = requests.Session.send(self, request, **kwargs)
