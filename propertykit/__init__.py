@@ -12,6 +12,7 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from propertykit.client import Client
 from propertykit.config import Endpoints
 from propertykit.errors import (
     ApiError,
@@ -31,6 +32,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
+from propertykit.usage import Usage
 
 try:
     __version__ = version("propertykit")
@@ -44,6 +46,7 @@ __all__ = [
     "ApiError",
     "AuthenticationError",
     "BudgetExceeded",
+    "Client",
     "ConfigError",
     "DailyCapReached",
     "Endpoints",
@@ -58,6 +61,7 @@ __all__ = [
     "PurchaseUncertain",
     "RateLimited",
     "ServerError",
+    "Usage",
     "__version__",
 ]
 
