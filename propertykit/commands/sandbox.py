@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"API key: {sandbox.api_key}", flush=True)
             print(f"Key without title-deed access: {sandbox.restricted_key}", flush=True)
             print("Press Ctrl+C to stop.", flush=True)
-            while not stop.wait(0.5):
+            while not stop.wait(0.2):
                 pass
     finally:
         for sig, handler in previous.items():

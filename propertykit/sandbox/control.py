@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import TracebackType
 
 from propertykit.sandbox import data
@@ -25,6 +25,11 @@ from propertykit.sandbox.state import (
 __all__ = ["Sandbox", "serve"]
 
 Now = datetime | Callable[[], datetime] | None
+
+
+@lru_cache(maxsize=4)
+def _title_numbers(seed: int, n_properties: int) -> tuple[str, ...]:
+    return tuple(data.title_number(i, seed) for i in range(n_properties))
 
 
 def _non_negative(name: str, value: float) -> None:
@@ -92,7 +97,7 @@ class Sandbox:
                 self._port, self._state, Router(self._state, self._catalogue)
             )
             self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
             )
             self._thread.start()
         return self
@@ -140,7 +145,7 @@ class Sandbox:
     @cached_property
     def title_numbers(self) -> list[str]:
         """One title number per property, in index order."""
-        return [data.title_number(i, self.seed) for i in range(self.n_properties)]
+        return list(_title_numbers(self.seed, self.n_properties))
 
     def source_ids_for(self, index: int) -> list[str]:
         """All (two to four) source ids that resolve to the property at ``index``."""

@@ -127,7 +127,7 @@ class Router:
 
     def dispatch(self, request: Request) -> Reply:
         """Answer a request whose path starts with ``/v1/``."""
-        segments = [unquote(part) for part in request.path.strip("/").split("/")]
+        segments = [unquote(part) for part in request.path[1:].split("/")]
         for method, template, handler in self.routes:
             if len(template) != len(segments):
                 continue

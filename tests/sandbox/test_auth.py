@@ -1,4 +1,4 @@
-"""Authentication: the x-api-key header, 401 for missing or invalid keys, 403 without deed access."""
+"""Authentication: x-api-key, 401 for a missing or invalid key, 403 without title-deed access."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Credits and the daily cap: what each endpoint costs, 402, 429 to midnight UTC, nothing for errors."""
+"""Credits and the daily cap: costs per endpoint, 402, 429 until midnight UTC, errors free."""
 
 from __future__ import annotations
 
@@ -44,7 +44,12 @@ def test_ledger_names_key_endpoint_and_time(api: Api) -> None:
     api.sb.set_now(NOON)
     api.get("/v1/property/" + api.sb.location_ids[0], key=api.sb.restricted_key)
     [charge] = api.sb.ledger
-    assert (charge.key_name, charge.endpoint, charge.credits, charge.at) == ("restricted", "property", 1, NOON)
+    assert (charge.key_name, charge.endpoint, charge.credits, charge.at) == (
+        "restricted",
+        "property",
+        1,
+        NOON,
+    )
 
 
 def test_402_without_retry_after_when_balance_too_low(api: Api) -> None:

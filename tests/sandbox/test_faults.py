@@ -15,11 +15,16 @@ from .conftest import Api
         ("object", lambda r: r.json()["error"]["code"] == "service_unavailable"),
         ("string", lambda r: isinstance(r.json()["error"], str)),
         ("text", lambda r: r.text == "Service Unavailable"),
-        ("html", lambda r: r.text.startswith("<html>") and "text/html" in r.headers["Content-Type"]),
+        (
+            "html",
+            lambda r: r.text.startswith("<html>") and "text/html" in r.headers["Content-Type"],
+        ),
         ("empty", lambda r: r.content == b""),
     ],
 )
-def test_error_fault_answers_5xx_in_the_chosen_body_shape(api: Api, shape: str, check: object) -> None:
+def test_error_fault_answers_5xx_in_the_chosen_body_shape(
+    api: Api, shape: str, check: object
+) -> None:
     api.sb.inject_fault("error", body=shape)
     answer = api.get("/v1/property/health")
     assert answer.status_code == 503

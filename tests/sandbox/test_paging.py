@@ -40,7 +40,12 @@ def test_percent_encoded_ids_are_decoded(shared_api: Api) -> None:
 
 def test_sources_default_page_size_is_20(shared_api: Api) -> None:
     body = _sources(shared_api, shared_api.sb.source_ids[:30])
-    assert (body["size"], body["totalSize"], body["hasMore"], body["nextOffset"]) == (20, 30, True, 20)
+    assert (body["size"], body["totalSize"], body["hasMore"], body["nextOffset"]) == (
+        20,
+        30,
+        True,
+        20,
+    )
 
 
 def test_limit_above_100_is_clamped_to_100(shared_api: Api) -> None:
@@ -69,7 +74,9 @@ def test_offset_past_the_end_gives_an_empty_last_page(shared_api: Api) -> None:
     assert (body["result"], body["size"], body["hasMore"], body["totalSize"]) == ([], 0, False, 5)
 
 
-@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": "ten"}, {"offset": -1}, {"offset": "1.5"}])
+@pytest.mark.parametrize(
+    "params", [{"limit": 0}, {"limit": "ten"}, {"offset": -1}, {"offset": "1.5"}]
+)
 def test_invalid_limit_or_offset_is_400(shared_api: Api, params: dict[str, object]) -> None:
     answer = shared_api.get("/v1/property/sources/" + shared_api.sb.source_ids[0], params=params)
     assert answer.status_code == 400
@@ -92,7 +99,8 @@ def test_attributes_restrict_keys_but_keep_the_ids(shared_api: Api) -> None:
 
 def test_unknown_attribute_is_400(shared_api: Api) -> None:
     answer = shared_api.get(
-        "/v1/property/sources/" + shared_api.sb.source_ids[0], params={"attributes": "address,colour"}
+        "/v1/property/sources/" + shared_api.sb.source_ids[0],
+        params={"attributes": "address,colour"},
     )
     assert answer.status_code == 400
     assert "colour" in answer.json()["error"]["message"]

@@ -10,7 +10,11 @@ def test_instant_purchase_is_200_delivered_and_charged(api: Api) -> None:
     answer = api.buy(title, "once")
     assert answer.status_code == 200
     result = answer.json()["result"]
-    assert (result["titleNumber"], result["status"], result["money_state"]) == (title, "delivered", "charged")
+    assert (result["titleNumber"], result["status"], result["money_state"]) == (
+        title,
+        "delivered",
+        "charged",
+    )
     assert result["creditsCharged"] == 25
     assert result["document"]["titleNumber"] == title
     assert [(c.title_number, c.idempotency_key) for c in api.sb.ledger] == [(title, "once")]

@@ -1,0 +1,118 @@
+"""``propertykit sandbox`` from the shell: prints URL and key, serves, exits cleanly on a signal."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from propertykit.commands.sandbox import parse_fault
+from propertykit.errors import InvalidInput
+
+
+def _start(*extra: str) -> tuple[subprocess.Popen[str], str, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "propertykit.cli", "sandbox", "--port", "0", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = key = ""
+    for line in process.stdout:  # the command flushes each line
+        if line.startswith("Sandbox of the property-data service at "):
+            url = line.rsplit(" ", 1)[1].strip()
+        if line.startswith("API key: "):
+            key = line.removeprefix("API key: ").strip()
+            break
+    assert url and key, process.stderr.read() if process.stderr else ""
+    return process, url, key
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    process, url, key = _start("--seed", "3")
+    yield process, url, key
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=10)
+    for stream in (process.stdout, process.stderr):
+        if stream:
+            stream.close()
+
+
+def test_cli_health_is_401_without_key_and_200_with_the_printed_one(
+    served: tuple[subprocess.Popen[str], str, str],
+) -> None:
+    _, url, key = served
+    assert url.startswith("http://127.0.0.1:")
+    assert requests.get(f"{url}/v1/property/health", timeout=10).status_code == 401
+    answer = requests.get(f"{url}/v1/property/health", headers={"x-api-key": key}, timeout=10)
+    assert answer.status_code == 200
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_cli_exits_cleanly_on_sigint_and_sigterm(
+    served: tuple[subprocess.Popen[str], str, str], sig: signal.Signals
+) -> None:
+    process, url, _ = served
+    process.send_signal(sig)
+    assert process.wait(timeout=20) == 0
+    assert process.stderr is not None
+    assert "Traceback" not in process.stderr.read()
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{url}/v1/property/health", timeout=5)
+
+
+def test_cli_fault_flags_make_the_first_requests_fail() -> None:
+    process, url, key = _start("--fault", "error:2:status=502:body=text")
+    try:
+        statuses = [
+            requests.get(
+                f"{url}/v1/property/health", headers={"x-api-key": key}, timeout=10
+            ).status_code
+            for _ in range(3)
+        ]
+        assert statuses == [502, 502, 200]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("reset", {"kind": "reset"}),
+        ("slow:1:delay=2.5", {"kind": "slow", "count": 1, "delay": 2.5}),
+        (
+            "error:3:path=/sources/:body=html",
+            {"kind": "error", "count": 3, "path_contains": "/sources/", "body": "html"},
+        ),
+    ],
+)
+def test_parse_fault_reads_kind_count_and_options(text: str, expected: dict[str, object]) -> None:
+    assert parse_fault(text) == expected
+
+
+@pytest.mark.parametrize("text", ["error:many", "error:1:colour=red", "slow:1:delay=soon"])
+def test_parse_fault_refuses_what_it_cannot_read(text: str) -> None:
+    with pytest.raises(InvalidInput):
+        parse_fault(text)
+
+
+def test_cli_refuses_an_unknown_fault_kind() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "propertykit.cli", "sandbox", "--fault", "explode"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "explode" in result.stderr
