@@ -188,7 +188,7 @@ class Transport:
         Injected time and randomness; tests pass fakes so retries run instantly.
     """
 
-    api_key: str
+    api_key: str = field(repr=False)
     base_url: str
     cache: BaseCache | None
     expire_after: Any = None

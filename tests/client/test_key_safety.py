@@ -56,6 +56,8 @@ def test_repr_shows_no_part_of_the_key(fresh_sandbox, make_client):
     sb = fresh_sandbox
     client = make_client(sb)
     shown = repr(client) + str(client) + repr(client.usage) + client.usage._repr_html_()
+    # The internals a user meets in a debugger or a traceback's locals, too.
+    shown += repr(client._transport) + repr(vars(client))
     assert sb.api_key[-4:] not in shown
     assert sb.api_key[8:16] not in shown
     assert "api_key='***'" in repr(client)
