@@ -33,6 +33,8 @@ from propertykit.usage import Usage
 if TYPE_CHECKING:
     import pandas as pd
 
+    from propertykit.deeds import Purchase
+
 __all__ = ["Client"]
 
 #: Characters kept readable in an encoded id (``provider::id``); everything else reserved or
@@ -337,25 +339,71 @@ class Client:
         records = _records_of(body)
         return records if records or not isinstance(body, list) else list(body)
 
-    def buy_title_deed(self, title_number: str, **payload: Any) -> Any:
-        """Buy a title deed (issue 4: not implemented by the client issue).
+    def buy_title_deed(
+        self, title_number: str, *, buy_again: bool = False, **payload: Any
+    ) -> Purchase:
+        """Buy a title deed, charged at most once (see :mod:`propertykit.deeds`).
+
+        Every attempt carries the same ``Idempotency-Key``; the intent is written to the journal
+        before sending and the outcome after. A title already bought (per the journal or per
+        purchase-status) is returned as the earlier :class:`~propertykit.deeds.Purchase` with
+        ``previously_bought=True`` instead of being bought again.
+
+        Parameters
+        ----------
+        title_number
+            The title to buy.
+        buy_again
+            Buy even when the title was bought before (open intents are still resolved first).
+        **payload
+            JSON fields of the purchase request.
+
+        Returns
+        -------
+        Purchase
+            ``status`` ``"delivered"`` or ``"delivering"`` (poll with ``.refresh()`` /
+            ``.wait()``), ``money_state`` ``"charged"``.
+
+        Raises
+        ------
+        ApiError
+            With ``money_state`` ``"charged"`` (do not buy again) or ``"not_charged"``.
+        PurchaseUncertain
+            The outcome could not be established; call again later (it asks first).
 
         Examples
         --------
-        >>> client.buy_title_deed("NGL123456")  # doctest: +SKIP
+        >>> purchase = client.buy_title_deed("NGL123456")  # doctest: +SKIP
+        >>> purchase.status, purchase.money_state  # doctest: +SKIP
+        ('delivered', 'charged')
         """
-        # TODO(issue 4): wire to propertykit.deeds.buy_title_deed over Transport.send_once.
-        raise NotImplementedError("buy_title_deed arrives with the title-deed issue (issue 4)")
+        from propertykit import deeds
+
+        return deeds.buy_title_deed(
+            deeds.HttpPurchaseTransport(self._transport, self.endpoints),
+            deeds.Journal(self.journal),
+            title_number,
+            payload,
+            policy=deeds.RetryPolicy(self._transport.retry, self._transport.rng),
+            buy_again=buy_again,
+            sleep=self._transport.sleep,
+        )
 
     def purchase_status(self, title_number: str) -> dict[str, Any]:
-        """The purchase-status answer for a title (issue 4: not implemented by the client issue).
+        """The raw purchase-status answer for a title (never cached).
+
+        Its shape is not specified by the service; ``money_state`` is read from wherever it is
+        with :func:`propertykit.deeds.read_money_state`.
 
         Examples
         --------
-        >>> client.purchase_status("NGL123456")  # doctest: +SKIP
+        >>> client.purchase_status("NGL123456")["result"]["money_state"]  # doctest: +SKIP
+        'charged'
         """
-        # TODO(issue 4): wire to propertykit.deeds.purchase_status.
-        raise NotImplementedError("purchase_status arrives with the title-deed issue (issue 4)")
+        from propertykit import deeds
+
+        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
+        return deeds.purchase_status(transport, title_number)
 
     # -- helpers ----------------------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ from propertykit.config import Endpoints
 from propertykit.errors import (
     ApiError,
     DailyCapReached,
+    InvalidInput,
     NetworkError,
     PropertyKitError,
     PurchaseUncertain,
@@ -63,13 +64,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HttpPurchaseTransport",
+    "Journal",
     "NotAnswered",
     "Purchase",
     "PurchaseTransport",
     "RetryPolicy",
     "Sent",
     "buy_title_deed",
+    "check_title_number",
     "purchase_status",
+    "read_delivery_status",
+    "read_money_state",
 ]
 
 logger = logging.getLogger("propertykit")
@@ -336,8 +341,25 @@ def buy_title_deed(
     >>> purchase.status                                                      # doctest: +SKIP
     'delivered'
     """
-    flow = _Flow(transport, journal, title_number, policy or RetryPolicy(), sleep)
+    flow = _Flow(
+        transport, journal, check_title_number(title_number), policy or RetryPolicy(), sleep
+    )
     return flow.run(dict(payload or {}), buy_again=buy_again)
+
+
+def check_title_number(title_number: object) -> str:
+    """The title number, or :class:`~propertykit.errors.InvalidInput` before anything is sent.
+
+    Examples
+    --------
+    >>> check_title_number("NGL123456")
+    'NGL123456'
+    """
+    if not isinstance(title_number, str) or not title_number.strip():
+        raise InvalidInput(f"A title number must be a non-empty string, got {title_number!r}")
+    if title_number != title_number.strip() or any(ch in title_number for ch in "/?#,"):
+        raise InvalidInput(f"Title number {title_number!r} contains spaces or separators")
+    return title_number
 
 
 def purchase_status(transport: PurchaseTransport, title_number: str) -> dict[str, Any]:
@@ -352,7 +374,7 @@ def purchase_status(transport: PurchaseTransport, title_number: str) -> dict[str
     >>> purchase_status(client_transport, "NGL123456")["result"]["money_state"]  # doctest: +SKIP
     'charged'
     """
-    body = transport.fetch_status(title_number)
+    body = transport.fetch_status(check_title_number(title_number))
     return body if isinstance(body, dict) else {"body": body}
 
 

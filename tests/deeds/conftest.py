@@ -10,34 +10,28 @@ from typing import Any
 
 import pytest
 
-from propertykit import deeds
 from propertykit.client import Client
+from propertykit.deeds import Purchase
 from propertykit.journal import Journal
 from propertykit.sandbox import Sandbox
 
 
 @dataclass
 class Buyer:
-    """A client on a sandbox, with its own journal file and a sleep that only records."""
+    """A client on a sandbox, with its own journal file and a sleep that only records.
+
+    ``journal`` reads the same file the client writes, so tests can see what it recorded.
+    """
 
     client: Client
     journal: Journal
     sleeps: list[float] = field(default_factory=list)
 
-    def buy(self, title_number: str, **payload: Any) -> deeds.Purchase:
-        return deeds.buy_title_deed(
-            deeds.HttpPurchaseTransport(self.client._transport, self.client.endpoints),
-            self.journal,
-            title_number,
-            {k: v for k, v in payload.items() if k != "buy_again"},
-            policy=deeds.RetryPolicy(self.client._transport.retry, random.Random(0)),
-            buy_again=bool(payload.get("buy_again", False)),
-            sleep=self.sleeps.append,
-        )
+    def buy(self, title_number: str, **payload: Any) -> Purchase:
+        return self.client.buy_title_deed(title_number, **payload)
 
     def status(self, title_number: str) -> dict[str, Any]:
-        transport = deeds.HttpPurchaseTransport(self.client._transport, self.client.endpoints)
-        return deeds.purchase_status(transport, title_number)
+        return self.client.purchase_status(title_number)
 
 
 BuyerFactory = Callable[..., Buyer]

@@ -8,6 +8,8 @@ from propertykit.errors import (
     ApiError,
     DailyCapReached,
     InsufficientCredit,
+    InvalidInput,
+    NotCached,
     PermissionDenied,
     PurchaseUncertain,
     ServerError,
@@ -398,3 +400,39 @@ def test_journal_never_holds_the_api_key(fresh_sandbox: Sandbox, make_buyer: Buy
     content = buyer.journal.path.read_bytes()
     assert sb.api_key.encode() not in content
     assert b"my-ref" in content  # the payload is recorded with the intent
+
+
+@pytest.mark.parametrize("title", ["", "  ", "NGL 1/2", "A,B", None])
+def test_bad_title_number_is_refused_before_any_request(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, title: object
+) -> None:
+    buyer = make_buyer(fresh_sandbox)
+    with pytest.raises(InvalidInput):
+        buyer.buy(title)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        buyer.status(title)  # type: ignore[arg-type]
+    assert fresh_sandbox.requests == []
+
+
+def test_purchase_status_returns_the_raw_body(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[27]
+    buyer = make_buyer(sb)
+    assert buyer.status(title)["result"]["money_state"] == "not_charged"
+    purchase = buyer.buy(title)
+    body = buyer.status(title)
+    assert body["success"] is True
+    assert body["result"]["money_state"] == "charged"
+    assert body["result"]["purchases"][0]["idempotencyKey"] == purchase.idempotency_key
+
+
+def test_offline_client_sends_no_purchase(fresh_sandbox: Sandbox, make_buyer: BuyerFactory) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[28]
+    buyer = make_buyer(sb, offline=True)
+    with pytest.raises(NotCached):
+        buyer.buy(title)
+    with pytest.raises(NotCached):
+        buyer.buy(title, buy_again=True)
+    assert sb.requests == []
+    assert charges(sb, title) == []
