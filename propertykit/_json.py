@@ -44,8 +44,8 @@ def loads(data: bytes | bytearray | str) -> Any:
 
     Raises
     ------
-    json.JSONDecodeError
-        The body is not JSON (a ``ValueError``).
+    ValueError
+        The body is not JSON (``json.JSONDecodeError``) or not text (``UnicodeDecodeError``).
 
     Examples
     --------

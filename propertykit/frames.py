@@ -287,13 +287,15 @@ def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
 def _categories(text: pd.Series, levels: tuple[str, ...] | None) -> pd.Categorical:
     if levels is None:
         return pd.Categorical(text)  # categories: the values seen, sorted
-    return pd.Categorical(text.str.strip().str.upper(), categories=list(levels), ordered=True)
+    letters = text.str.strip().str.upper()
+    letters = letters.where(letters.isin(levels))  # anything else is missing, not an error
+    return pd.Categorical(letters, categories=list(levels), ordered=True)
 
 
 def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
     """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
     texts = pa.table(
-        {f.name: arrow[f.name] for f in fields if f.kind in (TEXT, CATEGORY, DATETIME)}
+        {f.name: arrow[f.name] for f in fields if f.kind in (TEXT, CATEGORY, DATE, DATETIME)}
     )
     text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
     columns: dict[str, Any] = {}
@@ -305,9 +307,9 @@ def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
         elif f.kind == DATETIME:
             parsed = pd.to_datetime(text[f.name], format="ISO8601", utc=True, errors="coerce")
             columns[f.name] = parsed.astype("datetime64[us, UTC]").array
-        elif f.kind == DATE:
-            day = pc.strptime(arrow[f.name], format="%Y-%m-%d", unit="us", error_is_null=True)
-            columns[f.name] = day.to_pandas().astype("datetime64[us]").array
+        elif f.kind == DATE:  # pandas, not Arrow's strptime, which rolls 30 February over
+            day = pd.to_datetime(text[f.name], format="%Y-%m-%d", errors="coerce")
+            columns[f.name] = day.astype("datetime64[us]").array
         elif f.kind in (INT, NUMBER):
             numbers = np.array(arrow[f.name].to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers

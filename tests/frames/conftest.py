@@ -1,0 +1,23 @@
+"""Fixtures for the frames tests: a sample of the sandbox's synthetic records and its frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import propertykit.accessor  # noqa: F401  (registers df.pk)
+from propertykit.frames import frame
+from propertykit.sandbox.data import generate_records
+
+
+@pytest.fixture(scope="session")
+def records() -> list[dict[str, Any]]:
+    """400 realistic records: every field of the interface, some null or absent."""
+    return generate_records(400, seed=3)
+
+
+@pytest.fixture(scope="session")
+def df(records: list[dict[str, Any]]) -> pd.DataFrame:
+    return frame(records)
