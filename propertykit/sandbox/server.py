@@ -11,6 +11,7 @@ import socket
 import struct
 import sys
 import time
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -60,6 +61,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: the request log is ``Sandbox.requests``."""
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The ``Date`` header follows the sandbox clock, as Retry-After and the daily cap do."""
+        return format_datetime(self.server.state.clock.now(), usegmt=True)
 
     def do_GET(self) -> None:
         self._answer()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -145,16 +145,15 @@ def test_a_429_longer_than_max_wait_raises_without_sleeping(fresh_sandbox, make_
 
 def test_daily_cap_429_stops_without_sleeping(fresh_sandbox, make_client, sleeps):
     sb = fresh_sandbox
+    sb.set_now(datetime(2025, 6, 2, 20, 48, tzinfo=UTC))
     sb.set_daily_cap(3)
     client = make_client(sb, max_wait=86_400)  # even a patient client does not wait for midnight
     client.property_records(sb.location_ids[:3])
     with pytest.raises(DailyCapReached) as caught:
         client.property_records(sb.location_ids[3:5])
     error = caught.value
-    now = sb.now()
-    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
-    assert error.resets_at == midnight
-    assert str(error).startswith("Daily credit cap reached; resets at 00:00 UTC (in ")
+    assert error.resets_at == datetime(2025, 6, 3, tzinfo=UTC)
+    assert str(error).startswith("Daily credit cap reached; resets at 00:00 UTC (in 3 h 12 min)")
     assert error.code == "rate_limit_exceeded"
     assert sleeps == []
     assert len(lookups(sb)) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 from .conftest import NOON, Api
 
@@ -79,6 +80,14 @@ def test_daily_cap_429_retry_after_counts_to_midnight_utc(api: Api) -> None:
     assert answer.headers["Retry-After"] == "3600"
     assert answer.json()["error"]["code"] == "rate_limit_exceeded"
     assert api.sb.credits_charged == 5
+
+
+def test_date_header_follows_the_sandbox_clock(api: Api) -> None:
+    # A client reads "now" from Date to tell a daily-cap Retry-After from a short one.
+    api.sb.set_now(datetime(2025, 6, 2, 23, 0, 0, tzinfo=UTC))
+    answer = api.get("/v1/property/health")
+    sent = parsedate_to_datetime(answer.headers["Date"])
+    assert sent.date() == api.sb.now().date() and sent.hour == 23
 
 
 def test_daily_cap_message_states_the_limit(api: Api) -> None:
