@@ -133,6 +133,7 @@ def decide_after_attempt(
     money_state: str | None = None,
     retry_after: float | None = None,
     daily_cap: bool = False,
+    transport_retried: bool = False,
     attempt: int,
     policy: RetryPolicy,
 ) -> Decision:
@@ -148,6 +149,9 @@ def decide_after_attempt(
         ``money_state`` read from an error body (``None`` when the body had none).
     retry_after, daily_cap
         ``Retry-After`` seconds of a 429, and whether it is the daily credit cap.
+    transport_retried
+        The HTTP layer already retried a failure to connect as often as the policy allows
+        (so it is not retried again here).
     attempt
         How many purchase requests have been made so far, this one included (1-based).
     policy
@@ -162,6 +166,8 @@ def decide_after_attempt(
     """
     if isinstance(outcome, str):
         if outcome in NOT_SENT_FAILURES:
+            if transport_retried:
+                return Raise("not_charged", f"could not connect ({outcome}); nothing was sent")
             return _retry_or_raise(attempt, policy, None, f"could not connect ({outcome})")
         return AskStatus(f"the request was sent but no complete answer came back ({outcome})")
     if 200 <= outcome < 300:

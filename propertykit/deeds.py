@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -104,10 +103,14 @@ class Sent:
 
 @dataclass(frozen=True)
 class NotAnswered:
-    """No complete answer: ``kind`` says whether the request could have reached the service."""
+    """No complete answer: ``kind`` says whether the request could have reached the service.
+
+    ``retried`` is true when the HTTP layer already retried a failure to connect.
+    """
 
     kind: str
     error: PropertyKitError
+    retried: bool = False
 
 
 class PurchaseTransport(Protocol):
@@ -171,7 +174,8 @@ class HttpPurchaseTransport:
         except ApiError as exc:
             return Sent(exc.status_code, _parse(exc.body), exc)
         except NetworkError as exc:
-            return NotAnswered(_failure_kind(exc), exc)
+            # _http retries a failure to connect (nothing sent) itself, within max_retries.
+            return NotAnswered(_failure_kind(exc), exc, retried=True)
         return Sent(response.status_code, _parse(response.text))
 
     def fetch_status(self, title_number: str) -> Any:
@@ -190,16 +194,9 @@ def _parse(text: str) -> Any:
         return text
 
 
-_FAILURE_IN_MESSAGE = re.compile(r"\((connect|timeout|reset|truncated): ")
-
-
 def _failure_kind(error: NetworkError) -> str:
     """How the request failed; anything not known to be ``connect`` may have been sent."""
-    kind = getattr(error, "kind", None)
-    if isinstance(kind, str):
-        return kind
-    found = _FAILURE_IN_MESSAGE.search(str(error))
-    return found.group(1) if found else "no_answer"
+    return error.kind or "no_answer"
 
 
 # -- the result -------------------------------------------------------------------------------
@@ -462,7 +459,12 @@ class _Flow:
             body: Any = None
             if isinstance(result, NotAnswered):
                 failure: PropertyKitError | None = result.error
-                decision = decide_after_attempt(result.kind, attempt=attempt, policy=self.policy)
+                decision = decide_after_attempt(
+                    result.kind,
+                    transport_retried=result.retried,
+                    attempt=attempt,
+                    policy=self.policy,
+                )
             else:
                 body, failure = result.body, result.error
                 decision = decide_after_attempt(

@@ -116,6 +116,11 @@ def test_connect_failure_never_sent_so_retries_then_raises_not_charged(kind: str
     assert isinstance(last, Raise) and last.money_state == "not_charged"
 
 
+def test_connect_failure_already_retried_by_the_transport_is_not_retried_again() -> None:
+    decision = decide_after_attempt("connect", transport_retried=True, attempt=1, policy=policy(3))
+    assert isinstance(decision, Raise) and decision.money_state == "not_charged"
+
+
 def test_status_charged_and_delivered_is_success() -> None:
     assert decide_after_status("charged", "delivered", attempt=1, policy=policy()) == Delivered()
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+from types import SimpleNamespace
+
 import pytest
 
 from propertykit.errors import (
@@ -9,6 +12,7 @@ from propertykit.errors import (
     DailyCapReached,
     InsufficientCredit,
     InvalidInput,
+    NetworkError,
     NotCached,
     PermissionDenied,
     PurchaseUncertain,
@@ -436,3 +440,19 @@ def test_offline_client_sends_no_purchase(fresh_sandbox: Sandbox, make_buyer: Bu
         buyer.buy(title, buy_again=True)
     assert sb.requests == []
     assert charges(sb, title) == []
+
+
+def test_service_unreachable_raises_not_charged_and_records_it(make_buyer: BuyerFactory) -> None:
+    with socket.socket() as probe:  # a loopback port with nobody listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    buyer = make_buyer(
+        SimpleNamespace(url=f"http://127.0.0.1:{port}", api_key="pk_live_unreachable"),
+        max_retries=1,
+    )
+    with pytest.raises(NetworkError) as caught:
+        buyer.buy("NGL1", buy_again=True)
+    assert caught.value.kind == "connect"
+    assert "NOT charged" in str(caught.value)
+    [record] = buyer.journal.purchases()
+    assert record.money_state == "not_charged"
