@@ -63,6 +63,7 @@ __all__ = [
     "ServerError",
     "Usage",
     "__version__",
+    "sandbox",
 ]
 
 
