@@ -1,0 +1,195 @@
+"""propertykit's tables against the json_normalize route, on 100,000 synthetic records.
+
+(a) the usual route: ``pd.json_normalize(records)`` for the main table, plus
+    ``pd.json_normalize(records, record_path="saleHistory", meta=["propertyId"])`` for the sales
+    (given only the records that have a history: the call raises on the others);
+(b) propertykit: ``pk.frame(records)`` + ``.pk.sales()`` + ``.pk.epc()``.
+
+Both from parsed records, and from the raw response bytes (``json.loads`` + (a) against
+``propertykit._json.loads`` + (b)). Each measurement runs in a fresh subprocess, the sides
+alternating over several rounds; medians are printed with their ratios.
+
+Time is wall-clock (``time.perf_counter``) around the work only. Memory is the peak resident set
+size of the child during the work minus its resident size just before (the input already
+loaded): the kernel's high-water mark (``VmHWM``) is reset through ``/proc/self/clear_refs``
+first, so this counts everything, Arrow's buffers included (tracemalloc would miss them).
+Where that reset is not allowed, the figure is ``ru_maxrss`` minus the size before, and says so.
+
+A last child times decoding alone: ``json.loads`` with the garbage collector on and paused, and
+``orjson`` if it can be imported.
+
+    python benchmarks/frames.py [--records 100000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SIDES = ("json_normalize", "propertykit")
+MODES = ("records", "bytes")
+
+
+def _rss_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise LookupError(field)
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def _naive(records: list[dict[str, Any]]) -> int:
+    import pandas as pd
+
+    main = pd.json_normalize(records)
+    with_history = [r for r in records if r.get("saleHistory") is not None]
+    sales = pd.json_normalize(with_history, record_path="saleHistory", meta=["propertyId"])
+    return len(main) + len(sales)
+
+
+def _propertykit(records: list[dict[str, Any]]) -> int:
+    import propertykit.accessor  # noqa: F401  (df.pk)
+    from propertykit.frames import frame
+
+    df = frame(records)
+    return len(df) + len(df.pk.sales()) + len(df.pk.epc())
+
+
+def child(side: str, mode: str, path: str) -> None:
+    """Run one side once and print JSON: seconds, peak MiB over the input, how peak was read."""
+    import pandas  # noqa: F401  (imports are not part of the work)
+
+    import propertykit.frames  # noqa: F401
+    from propertykit._json import loads
+
+    body = Path(path).read_bytes()
+    records = json.loads(body)["result"] if mode == "records" else None
+    work = _naive if side == "json_normalize" else _propertykit
+    gc.collect()
+    before = _rss_kib("VmRSS")
+    exact = _reset_peak()
+    started = time.perf_counter()
+    if records is None:
+        decoded = json.loads(body) if side == "json_normalize" else loads(body)
+        rows = work(decoded["result"])
+    else:
+        rows = work(records)
+    seconds = time.perf_counter() - started
+    peak = _rss_kib("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": seconds, "mib": (peak - before) / 1024, "rows": rows, "exact": exact}))
+
+
+def decode_child(path: str) -> None:
+    """Print seconds to decode the body: json.loads with gc on / paused, orjson if present."""
+    body = Path(path).read_bytes()
+    timings: dict[str, float] = {}
+    decoders: dict[str, Any] = {"json.loads": json.loads, "json.loads, gc paused": json.loads}
+    try:
+        import orjson
+
+        decoders["orjson.loads"] = orjson.loads
+        decoders["orjson.loads, gc paused"] = orjson.loads
+    except ImportError:
+        pass
+    for name, decode in decoders.items():
+        runs = []
+        for _ in range(3):
+            gc.collect()
+            paused = "paused" in name
+            if paused:
+                gc.disable()
+            started = time.perf_counter()
+            value = decode(body)
+            runs.append(time.perf_counter() - started)
+            gc.enable()
+            del value
+        timings[name] = statistics.median(runs)
+    print(json.dumps(timings))
+
+
+def _run(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
+    )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--child", nargs=3, metavar=("SIDE", "MODE", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument("--decode", metavar="PATH", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return 0
+    if args.decode:
+        decode_child(args.decode)
+        return 0
+
+    from propertykit.sandbox.data import generate_records
+
+    print(f"generating {args.records:,} records with propertykit.sandbox.data ...", flush=True)
+    envelope = {"success": True, "result": generate_records(args.records), "hasMore": False}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "page.json"
+        path.write_bytes(json.dumps(envelope).encode())
+        print(f"response body: {path.stat().st_size / 2**20:,.0f} MiB", flush=True)
+        del envelope
+        results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for round_number in range(args.rounds):
+            for mode in MODES:
+                order = SIDES if round_number % 2 == 0 else SIDES[::-1]
+                for side in order:
+                    result = _run("--child", side, mode, str(path))
+                    results.setdefault((side, mode), []).append(result)
+                    print(
+                        f"  round {round_number + 1} {mode:7} {side:14} "
+                        f"{result['seconds']:6.2f} s {result['mib']:7.0f} MiB",
+                        flush=True,
+                    )
+        decoding = _run("--decode", str(path))
+
+    exact = all(r["exact"] for runs in results.values() for r in runs)
+    memory = "peak RSS over input (VmHWM reset)" if exact else "ru_maxrss over input"
+    print(f"\n{args.records:,} records, medians of {args.rounds} rounds; memory = {memory}")
+    print(f"{'from':8} {'side':15} {'seconds':>8} {'MiB':>7}")
+    medians: dict[tuple[str, str], tuple[float, float]] = {}
+    for (side, mode), runs in results.items():
+        seconds = statistics.median(r["seconds"] for r in runs)
+        mib = statistics.median(r["mib"] for r in runs)
+        medians[side, mode] = (seconds, mib)
+        print(f"{mode:8} {side:15} {seconds:8.2f} {mib:7.0f}")
+    for mode in MODES:
+        naive_s, naive_mib = medians["json_normalize", mode]
+        ours_s, ours_mib = medians["propertykit", mode]
+        print(
+            f"from {mode}: propertykit is {naive_s / ours_s:.1f}x faster and uses "
+            f"{ours_mib / naive_mib:.2f} of the peak memory"
+        )
+    print("\ndecoding the body alone (median of 3):")
+    for name, seconds in decoding.items():
+        print(f"  {name:26} {seconds:6.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
