@@ -173,7 +173,7 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (hatched), each bar in
+        Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (pale), each bar in
         its band's official colour (:data:`EPC_COLOURS`).
 
     Examples
@@ -192,7 +192,9 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
         return _empty_figure(title, "no EPC ratings to plot")
     colours = [EPC_COLOURS[band] for band in _BANDS]
     figure = go.Figure()
-    for name, counts, pattern in (("Current", current, ""), ("Potential", potential, "/")):
+    # potential bars are pale with a solid outline (plotly.js warns on hatch patterns combined
+    # with per-bar colours, so no patterns)
+    for name, counts, opacity in (("Current", current, 1.0), ("Potential", potential, 0.45)):
         share = counts / max(int(counts.sum()), 1)
         figure.add_trace(
             go.Bar(
@@ -202,8 +204,8 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
                 customdata=share.to_numpy(),
                 marker={
                     "color": colours,
-                    "line": {"color": "#333333", "width": 1},
-                    "pattern": {"shape": pattern, "fgcolor": "#333333", "solidity": 0.25},
+                    "opacity": opacity,
+                    "line": {"color": colours, "width": 2},
                 },
                 hovertemplate=(
                     f"{name} rating %{{x}}: %{{y:,}} properties"
