@@ -66,7 +66,9 @@ Faults
     string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body
     shorter than its Content-Length (still charged: the server answered 200). Those faults act
     before the key is checked. ``reset_after_charge`` charges a purchase and then drops the
-    connection. ``force_purchase_outcome`` makes purchases fail with a chosen ``money_state``.
+    connection; ``slow_after_charge`` charges it, logs it, and holds the answer for ``delay``
+    seconds (a client can be killed in between). ``force_purchase_outcome`` makes purchases
+    fail with a chosen ``money_state``.
 """
 
 from __future__ import annotations

@@ -39,13 +39,17 @@ _SOURCE_ID = re.compile(r"^[A-Za-z0-9_.-]+::[^\s:,/]+$")
 
 @dataclass
 class Reply:
-    """An answer to write: status, body, headers; ``action`` "send", "reset" or "truncate"."""
+    """An answer to write: status, body, headers; ``action`` "send", "reset" or "truncate".
+
+    ``delay``: seconds to hold the answer after the request is logged (``slow_after_charge``).
+    """
 
     status: int
     body: bytes = b""
     content_type: str | None = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
     action: str = "send"
+    delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -385,8 +389,13 @@ class Router:
                     money_state=forced.money_state,
                 )
             reply = self._purchase_reply(entry, replayed=False)
-            if self.state.take_fault(request.path, kinds=("reset_after_charge",)) is not None:
+            fault = self.state.take_fault(
+                request.path, kinds=("reset_after_charge", "slow_after_charge")
+            )
+            if fault is not None and fault.kind == "reset_after_charge":
                 reply.action = "reset"
+            elif fault is not None:
+                reply.delay = fault.delay
             return reply
 
     def purchase_status(self, request: Request, params: list[str]) -> Reply:

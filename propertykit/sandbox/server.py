@@ -105,6 +105,8 @@ class _Handler(BaseHTTPRequestHandler):
         state.log_request(
             RequestRecord(self.command, path, query, 0 if reply.action == "reset" else reply.status)
         )
+        if reply.delay > 0:  # charged and logged; the answer is held back
+            time.sleep(reply.delay)
         self._write(reply)
 
     def _write(self, reply: Reply) -> None:

@@ -30,7 +30,7 @@ __all__ = [
     "seconds_to_midnight",
 ]
 
-FAULT_KINDS = ("error", "reset", "slow", "truncate", "reset_after_charge")
+FAULT_KINDS = ("error", "reset", "slow", "truncate", "reset_after_charge", "slow_after_charge")
 FAULT_BODIES = ("object", "string", "text", "html", "empty")
 MONEY_STATES = ("charged", "not_charged", "unknown")
 
