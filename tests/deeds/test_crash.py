@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -27,13 +28,22 @@ CHILD = textwrap.dedent(
     def die(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
 
-    module, owner, method = sys.argv[4].rsplit(".", 2)
-    setattr(getattr(importlib.import_module(module), owner), method, die)
+    if sys.argv[4]:
+        module, owner, method = sys.argv[4].rsplit(".", 2)
+        setattr(getattr(importlib.import_module(module), owner), method, die)
     client = Client(base_url=sys.argv[1], cache=False, journal=sys.argv[2])
     client.buy_title_deed(sys.argv[3])
     print("survived", flush=True)
     """
 )
+
+
+def child_command(sb: Sandbox, journal: Path, title: str, die_in: str) -> list[str]:
+    return [sys.executable, "-c", CHILD, sb.url, str(journal), title, die_in]
+
+
+def child_env(sb: Sandbox) -> dict[str, str]:
+    return {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}  # never on the command line
 
 
 def run_child(
@@ -44,10 +54,9 @@ def run_child(
     die_in: str = "propertykit.journal.Journal.record_outcome",
 ) -> subprocess.CompletedProcess[str]:
     """Run a buying kernel that SIGKILLs itself on entering ``die_in``."""
-    env = {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}  # never on the command line
     return subprocess.run(
-        [sys.executable, "-c", CHILD, sb.url, str(journal), title, die_in],
-        env=env,
+        child_command(sb, journal, title, die_in),
+        env=child_env(sb),
         capture_output=True,
         text=True,
         timeout=60,
@@ -104,3 +113,39 @@ def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
     assert purchase.idempotency_key == open_intent.idempotency_key
     assert [c.idempotency_key for c in charges(sb, title)] == [open_intent.idempotency_key]
     assert purchase_posts(sb, title) == 1
+
+
+def test_killed_by_another_process_while_waiting_for_the_answer(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[42]
+    # The sandbox charges, then holds the answer back: the child is waiting when it is killed.
+    sb.inject_fault("slow_after_charge", delay=20, path_contains=f"/{title}/purchase")
+    journal = tmp_path / "title-deeds.jsonl"
+    child = subprocess.Popen(
+        child_command(sb, journal, title, die_in=""),
+        env=child_env(sb),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(1200):  # wait (at most ~60 s) for the charge, not for a set time
+            if charges(sb, title) or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert child.poll() is None, child.communicate()
+        assert len(charges(sb, title)) == 1
+    finally:
+        child.kill()  # SIGKILL
+        child.communicate()
+    assert child.returncode == -signal.SIGKILL
+
+    buyer = make_buyer(sb, journal=journal)
+    [open_intent] = buyer.journal.open_intents()
+    purchase = buyer.buy(title)
+
+    assert purchase.previously_bought
+    assert purchase.idempotency_key == open_intent.idempotency_key
+    assert purchase_posts(sb, title) == 1
+    assert len(charges(sb, title)) == 1
