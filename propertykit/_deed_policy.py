@@ -34,6 +34,7 @@ __all__ = [
     "find_field",
     "read_delivery_status",
     "read_money_state",
+    "read_purchase_keys",
 ]
 
 MONEY_STATES = ("charged", "not_charged", "unknown")
@@ -294,3 +295,30 @@ def read_delivery_status(body: Any) -> str | None:
         lambda value: value in DELIVERY_STATES,
     )
     return str(value) if value is not None else None
+
+
+def read_purchase_keys(body: Any) -> set[str] | None:
+    """Idempotency keys of the charged purchases a purchase-status body lists, if it lists any.
+
+    ``None`` means the body names no keys at all (its shape is not specified), so nothing can
+    be concluded about a particular key.
+
+    Examples
+    --------
+    >>> read_purchase_keys({"result": {"purchases": [{"idempotencyKey": "k1"}]}})
+    {'k1'}
+    >>> read_purchase_keys({"result": {"money_state": "charged"}}) is None
+    True
+    """
+    keys: set[str] = set()
+    queue: list[Any] = [body]
+    while queue:
+        node = queue.pop()
+        if isinstance(node, Mapping):
+            for name in ("idempotencyKey", "idempotency_key"):
+                if isinstance(node.get(name), str):
+                    keys.add(node[name])
+            queue.extend(node.values())
+        elif isinstance(node, list):
+            queue.extend(node)
+    return keys or None

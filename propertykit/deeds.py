@@ -46,6 +46,7 @@ from propertykit._deed_policy import (
     decide_after_status,
     read_delivery_status,
     read_money_state,
+    read_purchase_keys,
 )
 from propertykit.config import Endpoints
 from propertykit.errors import (
@@ -56,7 +57,7 @@ from propertykit.errors import (
     PropertyKitError,
     PurchaseUncertain,
 )
-from propertykit.journal import Journal
+from propertykit.journal import Journal, PurchaseRecord
 
 if TYPE_CHECKING:
     from propertykit._http import Transport
@@ -396,7 +397,9 @@ class _Flow:
     def run(self, payload: dict[str, Any], *, buy_again: bool) -> Purchase:
         open_intents = self.journal.open_intents(service=self.service, title_number=self.title)
         if open_intents:
-            return self.resume(open_intents[-1].idempotency_key, payload)
+            resumed = self.resume(open_intents, payload)
+            if resumed is not None:
+                return resumed
         if not buy_again:
             recorded = self.journal.charged(service=self.service, title_number=self.title)
             if recorded is not None:
@@ -431,16 +434,42 @@ class _Flow:
             exc.args = (exc._describe(),)
             raise
 
-    def resume(self, key: str, payload: dict[str, Any]) -> Purchase:
-        """An earlier purchase of this title never recorded its outcome: ask before anything."""
+    def resume(
+        self, open_intents: list[PurchaseRecord], payload: dict[str, Any]
+    ) -> Purchase | None:
+        """Earlier purchases of this title never recorded an outcome: ask before anything.
+
+        Returns the purchase, or ``None`` when purchase-status showed none of the open intents
+        was charged (they are closed as ``not_charged``) and the title was bought by another
+        purchase; the caller then treats the title as already bought (or buys again).
+        """
         logger.info("resolving an open purchase intent for %s via purchase-status", self.title)
         body, failure = self.ask_status()
+        money_state = read_money_state(body)
+        listed = read_purchase_keys(body) if money_state == "charged" else None
+        latest = open_intents[-1].idempotency_key
+        for record in open_intents:
+            charged = listed is not None and record.idempotency_key in listed
+            if money_state == "not_charged" and record.idempotency_key != latest:
+                self.close_not_charged(record.idempotency_key, "purchase-status: not charged")
+            elif listed is not None and not charged:
+                self.close_not_charged(record.idempotency_key, "purchase-status lists no charge")
+        if listed is not None and latest not in listed:
+            charged_keys = [r.idempotency_key for r in open_intents if r.idempotency_key in listed]
+            if not charged_keys:
+                return None
+            latest = charged_keys[-1]
         decision = decide_after_status(
-            read_money_state(body), read_delivery_status(body), attempt=0, policy=self.policy
+            money_state, read_delivery_status(body), attempt=0, policy=self.policy
         )
         if isinstance(decision, RetryAfter):
-            return self.send(key, payload, attempt=0)
-        return self.act(decision, key, body, failure, previous=True)
+            return self.send(latest, payload, attempt=0)
+        return self.act(decision, latest, body, failure, previous=True)
+
+    def close_not_charged(self, key: str, detail: str) -> None:
+        self.journal.record_outcome(
+            self.title, key, service=self.service, money_state="not_charged", detail=detail
+        )
 
     def send(self, key: str, payload: dict[str, Any], *, attempt: int) -> Purchase:
         while True:

@@ -17,6 +17,7 @@ from propertykit._deed_policy import (
     decide_after_status,
     read_delivery_status,
     read_money_state,
+    read_purchase_keys,
 )
 from propertykit._policy import RetrySettings
 
@@ -183,3 +184,9 @@ def test_delivery_status_ignores_unrelated_status_fields() -> None:
     body = {"status": "ok", "result": {"status": "delivering", "purchases": [{"status": "x"}]}}
     assert read_delivery_status(body) == "delivering"
     assert read_delivery_status({"status": "ok"}) is None
+
+
+def test_purchase_keys_are_read_only_when_the_body_lists_them() -> None:
+    body = {"result": {"purchases": [{"idempotencyKey": "a"}, {"idempotency_key": "b"}]}}
+    assert read_purchase_keys(body) == {"a", "b"}
+    assert read_purchase_keys({"result": {"money_state": "charged"}}) is None

@@ -456,3 +456,36 @@ def test_service_unreachable_raises_not_charged_and_records_it(make_buyer: Buyer
     assert "NOT charged" in str(caught.value)
     [record] = buyer.journal.purchases()
     assert record.money_state == "not_charged"
+
+
+def test_open_intent_never_charged_is_closed_when_status_lists_other_purchases_only(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[29]
+    buyer = make_buyer(sb)
+    first = buyer.buy(title)
+    buyer.journal.record_intent(title, "second-copy-never-sent", service=sb.url)
+    again = buyer.buy(title)
+    assert again.previously_bought
+    assert again.idempotency_key == first.idempotency_key
+    assert purchase_posts(sb, title) == 1
+    closed = {r.idempotency_key: r.money_state for r in buyer.journal.purchases()}
+    assert closed == {first.idempotency_key: "charged", "second-copy-never-sent": "not_charged"}
+    # and with buy_again, a second copy is bought once, under a new key
+    second = buyer.buy(title, buy_again=True)
+    assert second.idempotency_key not in (first.idempotency_key, "second-copy-never-sent")
+    assert len(charges(sb, title)) == 2
+
+
+def test_several_open_intents_not_charged_send_once_under_the_latest_key(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[30]
+    buyer = make_buyer(sb)
+    buyer.journal.record_intent(title, "older", service=sb.url)
+    buyer.journal.record_intent(title, "latest", service=sb.url)
+    purchase = buyer.buy(title)
+    assert purchase.idempotency_key == "latest"
+    assert [c.idempotency_key for c in charges(sb, title)] == ["latest"]
+    states = {r.idempotency_key: r.money_state for r in buyer.journal.purchases()}
+    assert states == {"older": "not_charged", "latest": "charged"}
