@@ -216,7 +216,8 @@ def buy_title_deed(
     flow = _Flow(
         transport, journal, check_title_number(title_number), policy or RetryPolicy(), sleep
     )
-    return flow.run(dict(payload or {}), buy_again=buy_again)
+    with journal.lock():  # kernels sharing the journal buy one at a time
+        return flow.run(dict(payload or {}), buy_again=buy_again)
 
 
 def check_title_number(title_number: object) -> str:

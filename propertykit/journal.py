@@ -20,6 +20,7 @@ import json
 import logging
 import os
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,11 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from propertykit import config
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: purchases are not serialised across kernels
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "JOURNAL_FILENAME",
@@ -197,6 +203,25 @@ class Journal:
         return f"Journal({str(self.path)!r})"
 
     # -- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold an exclusive lock on this journal, across processes, while a purchase runs.
+
+        Two kernels buying through the same journal take turns, so the second sees what the
+        first bought. (POSIX ``flock`` on a ``.lock`` file beside the journal; on platforms
+        without it this is a no-op.)
+        """
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def append(self, event: JournalEvent) -> None:
         """Append one event, flushed and fsynced before returning."""

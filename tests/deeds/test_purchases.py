@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -489,3 +490,16 @@ def test_several_open_intents_not_charged_send_once_under_the_latest_key(
     assert [c.idempotency_key for c in charges(sb, title)] == ["latest"]
     states = {r.idempotency_key: r.money_state for r in buyer.journal.purchases()}
     assert states == {"older": "not_charged", "latest": "charged"}
+
+
+def test_two_kernels_sharing_a_journal_buy_the_same_title_once(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[31]
+    sb.set_latency(0.2)  # both would pass the status check before either buys, without the lock
+    buyers = [make_buyer(sb), make_buyer(sb)]  # same journal file, separate clients
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        purchases = list(pool.map(lambda buyer: buyer.buy(title), buyers))
+    assert len(charges(sb, title)) == 1
+    assert purchase_posts(sb, title) == 1
+    assert sorted(p.previously_bought for p in purchases) == [False, True]
