@@ -10,6 +10,13 @@ sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cac
 it is dropped when a redirect leaves the origin; it is scrubbed from redirect history before a
 response is stored; it is blanked out of error bodies; and no log line or repr shows it.
 
+Threads: one :class:`Transport` may be used from several threads at once (the bulk runner of
+:mod:`propertykit.bulk` does): its usage counters take a lock, a billable request reserves its
+place in the ``budget`` before it is sent (so N threads never overspend by N - 1), and the
+connection pool holds ``pool_size`` connections. The SQLite cache is opened in WAL mode so
+several kernels can share one file. With a Redis ``limiter_redis`` connection, the search-suggest
+limit is counted in Redis, shared by every client (and kernel) using it.
+
 For title-deed purchases (a ``POST`` with an ``Idempotency-Key``), call
 :meth:`Transport.fetch` with ``idempotent=False``: it is never cached, an error answer is raised
 as is (with ``money_state``) for the caller to decide, and only a failure to connect (nothing
@@ -23,8 +30,10 @@ import json
 import logging
 import random
 import re
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+from requests.adapters import HTTPAdapter
 from requests_cache import DO_NOT_CACHE, CacheMixin
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
@@ -67,6 +77,9 @@ _KEY_HEADER = API_KEY_HEADERS[0]
 
 #: File name of the default SQLite cache inside the cache directory.
 CACHE_FILE_NAME = "http_cache.sqlite"
+
+#: Milliseconds a kernel waits for another kernel's write to the shared SQLite file.
+_SQLITE_BUSY_MS = 30_000
 
 #: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
 _LIMITER_TIMEOUT = "Rate limit not cleared"
@@ -115,6 +128,9 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
 def open_sqlite_cache(path: str | Path) -> SQLiteCache:
     """Open (creating if needed) the SQLite cache file at ``path``.
 
+    The file is in WAL mode (readers never block the writer) with a busy timeout, so several
+    kernels on one machine may share it while they write. Not for network file systems.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -125,7 +141,7 @@ def open_sqlite_cache(path: str | Path) -> SQLiteCache:
     """
     path = Path(path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
-    return SQLiteCache(path)
+    return SQLiteCache(path, wal=True, busy_timeout=_SQLITE_BUSY_MS)
 
 
 def describe_cache(cache: BaseCache) -> dict[str, Any]:
@@ -160,6 +176,30 @@ def describe_cache(cache: BaseCache) -> dict[str, Any]:
     }
 
 
+class _SharedUsage(Usage):
+    """:class:`Usage` whose counters may be updated from several threads at once."""
+
+    def __init__(self, budget: int | None = None) -> None:
+        super().__init__(budget=budget)
+        self.lock = threading.RLock()
+
+    def record_sent(self, endpoint: str, *, billable: bool) -> None:
+        with self.lock:
+            super().record_sent(endpoint, billable=billable)
+
+    def record_cache_hit(self, endpoint: str) -> None:
+        with self.lock:
+            super().record_cache_hit(endpoint)
+
+    def record_retry(self, endpoint: str) -> None:
+        with self.lock:
+            super().record_retry(endpoint)
+
+    def record_error(self, endpoint: str) -> None:
+        with self.lock:
+            super().record_error(endpoint)
+
+
 @dataclass
 class Transport:
     """Sends requests for the client and enforces every transport rule.
@@ -184,6 +224,11 @@ class Transport:
         Most billable requests to send over the network (``None``: no limit).
     timeout
         Seconds to wait for the service (connect and read).
+    pool_size
+        Connections kept open to the service (at least the number of threads sending at once).
+    limiter_redis
+        A ``redis.Redis`` connection: count the search-suggest limit there, shared by every
+        client using the same Redis (``None``: in this process only).
     sleep, wall_clock, monotonic, rng
         Injected time and randomness; tests pass fakes so retries run instantly.
     """
@@ -198,6 +243,8 @@ class Transport:
     budget: int | None = None
     timeout: float = 30.0
     close_cache: bool = True
+    pool_size: int = 10
+    limiter_redis: Any = field(default=None, repr=False)
     sleep: Callable[[float], None] = time.sleep
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     monotonic: Callable[[], float] = time.monotonic
@@ -207,7 +254,11 @@ class Transport:
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
-        self.usage = Usage(budget=self.budget)
+        usage = _SharedUsage(budget=self.budget)
+        self.usage = usage
+        # Billable requests on their way, not yet counted in usage (see _budget_slot).
+        self._reserved = 0
+        self._budget_changed = threading.Condition(usage.lock)
         self.session = self._build_session()
 
     def _build_session(self) -> CachedLimiterSession:
@@ -225,13 +276,25 @@ class Transport:
             autoclose=self.close_cache or self.cache is None,
             per_minute=per_minute or 0,
             max_delay=self.retry.max_wait,
+            **self._limiter_backend(),
         )
+        adapter = HTTPAdapter(pool_maxsize=max(1, self.pool_size))
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
         session.limited_prefix = self.base_url + self.endpoints.suggest_path if per_minute else None
         session.settings.only_if_cached = self.offline
         session.settings.disabled = self.cache is None
         session.headers[_KEY_HEADER] = self.api_key
         session.headers["Accept"] = "application/json"
         return session
+
+    def _limiter_backend(self) -> dict[str, Any]:
+        """Where the suggest limit is counted: in memory, or in the shared Redis."""
+        if self.limiter_redis is None:
+            return {}
+        from propertykit._team import shared_limiter_settings
+
+        return shared_limiter_settings(self.limiter_redis, self.base_url)
 
     def _never_cached_patterns(self) -> dict[str | re.Pattern[Any], Any]:
         """Health, purchases and purchase status: never cached, matched exactly."""
@@ -354,9 +417,47 @@ class Transport:
         ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
         ``NetworkError`` for requests that cannot be sent at all (e.g. too many redirects).
         """
-        budget_spent = (
-            billable and self.budget is not None and self.usage.billable_requests >= self.budget
-        )
+        with self._budget_slot(billable) as may_send:
+            return self._attempt_within_budget(
+                method, url, endpoint, params, json_body, headers, billable, may_send
+            )
+
+    @contextmanager
+    def _budget_slot(self, billable: bool) -> Iterator[bool]:
+        """Whether a billable attempt may go to the network; if so, its place is held meanwhile.
+
+        With several threads, a place is reserved before sending and released once the attempt
+        is counted, so the budget is never overspent. A thread finding every place reserved
+        waits for those attempts to end (some may be cache hits and give their place back).
+        """
+        if not billable or self.budget is None:
+            yield True
+            return
+        with self._budget_changed:
+            while self._reserved and self.usage.billable_requests + self._reserved >= self.budget:
+                self._budget_changed.wait()
+            allowed = self.usage.billable_requests + self._reserved < self.budget
+            if allowed:
+                self._reserved += 1
+        try:
+            yield allowed
+        finally:
+            if allowed:
+                with self._budget_changed:
+                    self._reserved -= 1
+                    self._budget_changed.notify_all()
+
+    def _attempt_within_budget(
+        self,
+        method: str,
+        url: str,
+        endpoint: str,
+        params: Mapping[str, str | int] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        billable: bool,
+        may_send: bool,
+    ) -> requests.Response:
         try:
             response = self.session.request(
                 method,
@@ -365,7 +466,7 @@ class Transport:
                 json=json_body,
                 headers=dict(headers or {}),
                 timeout=self.timeout,
-                only_if_cached=budget_spent and not self.offline,
+                only_if_cached=not may_send and not self.offline,
             )
         except requests.exceptions.Timeout as exc:
             if str(exc).startswith(_LIMITER_TIMEOUT):
@@ -445,6 +546,22 @@ class Transport:
         return text.replace(self.api_key, "***") if self.api_key else text
 
     # -- the cache --------------------------------------------------------------------------------
+
+    def cached_json(self, path: str, params: Mapping[str, str | int] | None = None) -> Any:
+        """The parsed body the cache would answer a GET of ``path`` with, or ``None``.
+
+        Nothing is sent and nothing is counted: a dry run asks this. An entry past its expiry
+        counts as missing online (it would be fetched again) and as present offline.
+        """
+        response = self.session.request(
+            "GET", self.base_url + path, params=params, only_if_cached=True, timeout=self.timeout
+        )
+        if not getattr(response, "from_cache", False) or response.status_code != 200:
+            return None
+        try:
+            return _parsed_body(response)
+        except ValueError:
+            return None
 
     def cache_info(self) -> dict[str, Any]:
         """See :func:`describe_cache`; all zero when caching is off."""

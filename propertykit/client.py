@@ -9,25 +9,26 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlencode
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from requests_cache.backends.base import BaseCache
 
+from propertykit import _team
 from propertykit._http import CACHE_FILE_NAME, Transport, open_sqlite_cache
+from propertykit._lookups import Lookups, records_of
 from propertykit._policy import RetrySettings
+from propertykit.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.config import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_OFFLINE,
-    MAX_URL_LENGTH,
     Endpoints,
     cache_dir,
 )
-from propertykit.errors import ConfigError, InvalidInput, PartialResult, PropertyKitError
+from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 from propertykit.usage import Usage
 
 if TYPE_CHECKING:
@@ -37,12 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Client"]
 
-#: Characters kept readable in an encoded id (``provider::id``); everything else reserved or
-#: unsafe is percent-encoded.
-_SAFE_IN_ID = ":"
+#: Characters an id may not hold (they separate ids and path segments).
 _FORBIDDEN_IN_ID = frozenset(",/")
-#: Room left in a URL for the query string of a sources page (limit, a large offset, attributes).
-_LARGEST_OFFSET = 10**12
 
 
 class Client:
@@ -56,8 +53,10 @@ class Client:
         The service's root address; else ``PROPERTYKIT_BASE_URL``.
     cache
         ``True``: a SQLite file in the cache directory (``PROPERTYKIT_CACHE_DIR``); a path (a
-        file, or a folder to hold ``http_cache.sqlite``); ``False``: no cache; or a
-        requests-cache backend object (e.g. ``RedisCache`` for a team).
+        file, or a folder to hold ``http_cache.sqlite``); ``False``: no cache; a Redis address
+        (``"redis://host:6379/0"``) or a requests-cache backend object (e.g. ``RedisCache``)
+        for a team. With Redis, the search-suggest limit is counted there too, shared by every
+        kernel using it.
     expire_after
         How long property data stays fresh (default 7 days); health, purchases and purchase
         status are never cached.
@@ -76,6 +75,9 @@ class Client:
         Progress bars on calls spanning several requests (``None``: in notebooks and terminals).
     timeout
         Seconds to wait for the service.
+    max_in_flight
+        Most requests on their way at once when a lookup spans several batches (default 4);
+        1 sends them one after another.
     journal
         Title-deed purchase journal file (default: in the cache directory).
 
@@ -102,6 +104,7 @@ class Client:
         budget: int | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
         _sleep: Callable[[float], None] | None = None,
         _clock: Callable[[], datetime] | None = None,
@@ -118,11 +121,13 @@ class Client:
         _check_number("max_retries", max_retries, minimum=0, integer=True)
         _check_number("max_wait", max_wait, minimum=0)
         _check_number("timeout", timeout, minimum=0, exclusive=True)
+        _check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
         if budget is not None:
             _check_number("budget", budget, minimum=0, integer=True)
         self.endpoints = endpoints or Endpoints()
         self.offline = bool(offline)
         self.progress = progress
+        self.max_in_flight = max_in_flight
         self.journal = Path(journal).expanduser() if journal is not None else None
         backend, owned = _open_cache(cache)
         self._cache_label = _describe_cache_setting(cache, backend)
@@ -144,8 +149,11 @@ class Client:
             budget=budget,
             timeout=float(timeout),
             close_cache=owned,
+            pool_size=max(10, max_in_flight),
+            limiter_redis=_team.redis_connection_of(backend),
             **extra,
         )
+        self._lookups = Lookups(self._transport, self.endpoints)
 
     # -- housekeeping -----------------------------------------------------------------------------
 
@@ -227,24 +235,14 @@ class Client:
         """
         ids = _clean_ids(location_ids, source=False)
         params = _attribute_params(self.endpoints, attributes)
-        batches = list(self._batches(ids, self.endpoints.properties_path, "{locationIds}", params))
-        records: list[dict[str, Any]] = []
+        batches = self._lookups.property_batches(ids, params)
         with self._progress_bar(len(batches), "properties") as bar:
-            for index, (_batch, path) in enumerate(batches):
-                try:
-                    body = self._transport.fetch_json(
-                        path,
-                        endpoint="properties",
-                        params=params,
-                        billable=self._billable("properties"),
-                    )
-                except PropertyKitError as exc:
-                    remaining = [i for b, _ in batches[index:] for i in b]
-                    exc.partial = PartialResult(records=records, remaining_ids=remaining)
-                    raise
-                records.extend(_records_of(body))
-                bar.update(1)
-        return records
+            return run_batches(
+                batches,
+                lambda batch: self._lookups.fetch_properties(batch, params),
+                max_in_flight=self.max_in_flight,
+                progress=bar,
+            )
 
     def source_records(
         self,
@@ -264,42 +262,93 @@ class Client:
         >>> records = client.source_records(["zoopla::123"], page_size=50)  # doctest: +SKIP
         """
         ids = _clean_ids(source_ids, source=True)
-        if page_size is not None:
-            _check_number("page_size", page_size, minimum=1, integer=True, error=InvalidInput)
-        if max_results is not None:
-            _check_number("max_results", max_results, minimum=0, integer=True, error=InvalidInput)
+        _check_paging(page_size, max_results)
         base_params = _attribute_params(self.endpoints, attributes)
-        reserve = dict(base_params)
-        reserve[self.endpoints.offset_param] = _LARGEST_OFFSET
-        reserve[self.endpoints.limit_param] = page_size or max_results or 0
-        batches = list(self._batches(ids, self.endpoints.sources_path, "{sourceIds}", reserve))
-        records: list[dict[str, Any]] = []
+        batches = self._lookups.source_batches(ids, base_params, page_size, max_results)
+        collected = 0
+
+        def fetch(batch: Batch) -> list[dict[str, Any]]:
+            nonlocal collected  # only used one batch at a time (max_results set)
+            left = None if max_results is None else max_results - collected
+            records = self._lookups.fetch_sources(batch, base_params, page_size, left)
+            collected += len(records)
+            return records
+
+        def enough() -> bool:
+            return max_results is not None and collected >= max_results
+
+        # With max_results, batches go one after another so no more is paid for than needed.
+        in_flight = self.max_in_flight if max_results is None else 1
         with self._progress_bar(len(batches), "sources") as bar:
-            for index, (_batch, path) in enumerate(batches):
-                cursor = _Cursor()
-                try:
-                    self._fetch_pages(path, base_params, page_size, max_results, records, cursor)
-                except PropertyKitError as exc:
-                    remaining = [i for b, _ in batches[index:] for i in b]
-                    exc.partial = PartialResult(
-                        records=records, remaining_ids=remaining, resume_offset=cursor.offset
-                    )
-                    raise
-                bar.update(1)
-                if max_results is not None and len(records) >= max_results:
-                    break
-        return records
+            return run_batches(batches, fetch, max_in_flight=in_flight, progress=bar, stop=enough)
+
+    @overload
+    def properties(
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        dry_run: Literal[False] = ...,
+    ) -> pd.DataFrame: ...
+
+    @overload
+    def properties(
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
 
     def properties(
-        self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
-    ) -> pd.DataFrame:
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = None,
+        dry_run: bool = False,
+    ) -> pd.DataFrame | DryRun:
         """Property records by location id, as a DataFrame (see :func:`propertykit.frame`).
+
+        Many ids are batched and sent ``max_in_flight`` at a time; calling again after an
+        interruption sends only what the cache does not hold yet (see :mod:`propertykit.bulk`).
+        ``dry_run=True`` sends nothing and returns a :class:`~propertykit.bulk.DryRun`: the
+        requests (and billable requests) the call would send given what is cached.
 
         Examples
         --------
         >>> df = client.properties(["L1", "L2"])  # doctest: +SKIP
+        >>> client.properties(many_ids, dry_run=True)  # doctest: +SKIP
+        <DryRun properties: 100,000 ids in 2,000 batches; 1,200 requests to send ...>
         """
+        if dry_run:
+            params = _attribute_params(self.endpoints, attributes)
+            ids = _clean_ids(location_ids, source=False)
+            return self._lookups.plan_properties(
+                self._lookups.property_batches(ids, params), params
+            )
         return _to_frame(self.property_records(location_ids, attributes=attributes))
+
+    @overload
+    def sources(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        page_size: int | None = ...,
+        max_results: int | None = ...,
+        dry_run: Literal[False] = ...,
+    ) -> pd.DataFrame: ...
+
+    @overload
+    def sources(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        page_size: int | None = ...,
+        max_results: int | None = ...,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
 
     def sources(
         self,
@@ -308,13 +357,23 @@ class Client:
         attributes: Iterable[str] | None = None,
         page_size: int | None = None,
         max_results: int | None = None,
-    ) -> pd.DataFrame:
+        dry_run: bool = False,
+    ) -> pd.DataFrame | DryRun:
         """Property records by source id, as a DataFrame (see :meth:`source_records`).
+
+        ``dry_run=True`` sends nothing and returns a :class:`~propertykit.bulk.DryRun`; pages
+        not yet cached are counted once each, with an upper bound when ``page_size`` is given.
 
         Examples
         --------
         >>> df = client.sources(["zoopla::1"], attributes=["address", "epc"])  # doctest: +SKIP
         """
+        if dry_run:
+            ids = _clean_ids(source_ids, source=True)
+            _check_paging(page_size, max_results)
+            params = _attribute_params(self.endpoints, attributes)
+            batches = self._lookups.source_batches(ids, params, page_size, max_results)
+            return self._lookups.plan_sources(batches, params, page_size, max_results)
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
@@ -336,7 +395,7 @@ class Client:
             params={self.endpoints.suggest_query_param: query, **params},
             billable=self._billable("suggest"),
         )
-        records = _records_of(body)
+        records = records_of(body)
         return records if records or not isinstance(body, list) else list(body)
 
     def buy_title_deed(
@@ -410,63 +469,6 @@ class Client:
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
 
-    def _batches(
-        self, ids: list[str], template: str, placeholder: str, params: Mapping[str, Any]
-    ) -> Iterator[tuple[list[str], str]]:
-        """Split ids into requests of at most ``batch_size`` ids and a URL under the limit."""
-        query = urlencode(params)
-        room = MAX_URL_LENGTH - 1 - len(self.base_url) - len(template) + len(placeholder)
-        room -= len(query) + 1 if query else 0
-        batch: list[str] = []
-        length = 0
-        for item in ids:
-            encoded = quote(item, safe=_SAFE_IN_ID)
-            extra = len(encoded) + (1 if batch else 0)
-            if batch and (len(batch) >= self.endpoints.batch_size or length + extra > room):
-                yield batch, template.replace(placeholder, _join(batch))
-                batch, length, extra = [], 0, len(encoded)
-            if extra > room:
-                raise InvalidInput(f"Id {item!r} is too long for one request URL")
-            batch.append(item)
-            length += extra
-        if batch:
-            yield batch, template.replace(placeholder, _join(batch))
-
-    def _fetch_pages(
-        self,
-        path: str,
-        base_params: Mapping[str, Any],
-        page_size: int | None,
-        max_results: int | None,
-        records: list[dict[str, Any]],
-        cursor: _Cursor,
-    ) -> None:
-        """Append pages to ``records`` while ``hasMore``; ``cursor`` holds the offset asked."""
-        while True:
-            params = dict(base_params)
-            params[self.endpoints.offset_param] = cursor.offset
-            limit = page_size
-            if max_results is not None:
-                left = max_results - len(records)
-                if left <= 0:
-                    return
-                limit = min(limit, left) if limit is not None else left  # pay for no more
-            if limit is not None:
-                params[self.endpoints.limit_param] = limit
-            body = self._transport.fetch_json(
-                path, endpoint="sources", params=params, billable=self._billable("sources")
-            )
-            page = _records_of(body)
-            records.extend(page)
-            if not (isinstance(body, dict) and body.get("hasMore")):
-                return
-            next_offset = body.get("nextOffset")
-            if not isinstance(next_offset, int) or isinstance(next_offset, bool):
-                next_offset = cursor.offset + len(page)
-            if next_offset <= cursor.offset or not page:
-                return  # the service would send the same page again
-            cursor.offset = next_offset
-
     def _progress_bar(self, total: int, what: str) -> Any:
         from tqdm.auto import tqdm
 
@@ -475,13 +477,6 @@ class Client:
 
 
 # -- module helpers -------------------------------------------------------------------------------
-
-
-class _Cursor:
-    """Offset of the page being asked for (where to resume when it fails)."""
-
-    def __init__(self) -> None:
-        self.offset = 0
 
 
 def _setting(value: str | None, env: str, what: str, argument: str) -> str:
@@ -512,6 +507,13 @@ def _check_number(
         raise error(f"{name} must be {kind} {sign} {minimum:g}, got {value!r}")
 
 
+def _check_paging(page_size: int | None, max_results: int | None) -> None:
+    if page_size is not None:
+        _check_number("page_size", page_size, minimum=1, integer=True, error=InvalidInput)
+    if max_results is not None:
+        _check_number("max_results", max_results, minimum=0, integer=True, error=InvalidInput)
+
+
 def _open_cache(cache: object) -> tuple[BaseCache | None, bool]:
     """(backend, whether the client owns and closes it)."""
     if cache is False or cache is None:
@@ -520,13 +522,16 @@ def _open_cache(cache: object) -> tuple[BaseCache | None, bool]:
         return open_sqlite_cache(cache_dir() / CACHE_FILE_NAME), True
     if isinstance(cache, BaseCache):
         return cache, False
+    if _team.is_redis_url(cache):
+        return _team.redis_cache(str(cache)), True
     if isinstance(cache, str | os.PathLike):
         path = Path(cache).expanduser()
         if path.is_dir() or str(cache).endswith(("/", os.sep)):
             path = path / CACHE_FILE_NAME
         return open_sqlite_cache(path), True
     raise ConfigError(
-        f"cache must be True, False, a path or a requests-cache backend, got {type(cache).__name__}"
+        "cache must be True, False, a path, a redis:// address or a requests-cache backend, "
+        f"got {type(cache).__name__}"
     )
 
 
@@ -534,7 +539,10 @@ def _describe_cache_setting(cache: object, backend: BaseCache | None) -> str:
     if backend is None:
         return "off"
     db_path = getattr(backend, "db_path", None)
-    return str(db_path) if db_path is not None else type(backend).__name__
+    if db_path is not None:
+        return str(db_path)
+    redis = _team.redis_connection_of(backend)
+    return _team.describe_redis(redis) if redis is not None else type(backend).__name__
 
 
 def _clean_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
@@ -566,10 +574,6 @@ def _clean_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
     return list(seen)
 
 
-def _join(ids: list[str]) -> str:
-    return ",".join(quote(item, safe=_SAFE_IN_ID) for item in ids)
-
-
 def _attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) -> dict[str, Any]:
     if attributes is None:
         return {}
@@ -577,16 +581,6 @@ def _attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) ->
     if not names or not all(isinstance(n, str) and n and "," not in n for n in names):
         raise InvalidInput(f"attributes must be non-empty names without commas, got {names!r}")
     return {endpoints.attributes_param: ",".join(names)}
-
-
-def _records_of(body: Any) -> list[dict[str, Any]]:
-    """The records of an envelope (``result`` a list or one record) or of a bare list."""
-    result = body.get("result") if isinstance(body, dict) else body
-    if isinstance(result, dict):
-        return [result]
-    if isinstance(result, list):
-        return [item for item in result if isinstance(item, dict)]
-    return []
 
 
 def _to_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
