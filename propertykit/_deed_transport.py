@@ -111,7 +111,7 @@ class HttpPurchaseTransport:
                 endpoint="purchase",
                 json_body=dict(payload) if payload else None,
                 headers={"Idempotency-Key": idempotency_key},
-                billable=True,
+                billable="purchase" in self.endpoints.billable_endpoints,
                 idempotent=False,
             )
         except ApiError as exc:
@@ -123,7 +123,11 @@ class HttpPurchaseTransport:
 
     def fetch_status(self, title_number: str) -> Any:
         path = _title_path(self.endpoints.status_path, title_number)
-        return self.http.fetch_json(path, endpoint="purchase-status")
+        return self.http.fetch_json(
+            path,
+            endpoint="purchase_status",
+            billable="purchase_status" in self.endpoints.billable_endpoints,
+        )
 
 
 def _title_path(template: str, title_number: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from propertykit.errors import (
     ApiError,
+    BudgetExceeded,
     DailyCapReached,
     InsufficientCredit,
     InvalidInput,
@@ -503,3 +504,27 @@ def test_two_kernels_sharing_a_journal_buy_the_same_title_once(
     assert len(charges(sb, title)) == 1
     assert purchase_posts(sb, title) == 1
     assert sorted(p.previously_bought for p in purchases) == [False, True]
+
+
+def test_purchases_count_as_billable_and_status_checks_do_not_by_default(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb = fresh_sandbox
+    buyer = make_buyer(sb)
+    buyer.buy(sb.title_numbers[32])
+    usage = buyer.client.usage
+    assert usage.billable_requests == 1
+    assert usage.requests_sent == 2  # the status check, then the purchase
+
+
+def test_budget_refuses_a_purchase_before_sending(
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[33]
+    buyer = make_buyer(sb, budget=0)
+    with pytest.raises(BudgetExceeded):
+        buyer.buy(title)
+    assert purchase_posts(sb, title) == 0
+    assert charges(sb, title) == []
+    [record] = buyer.journal.purchases(title_number=title)
+    assert record.money_state == "not_charged"
