@@ -19,7 +19,8 @@ The rules, from the service interface:
   nothing is sent again;
 * a title already bought (per the journal or per purchase-status) is not bought again: the
   recorded purchase is returned with ``previously_bought=True`` (``buy_again=True`` overrides);
-  an open intent left by a crashed kernel is resolved through purchase-status first.
+  an open intent left by a crashed kernel is resolved through purchase-status first;
+* kernels sharing one journal file buy one at a time (a cross-process lock on the journal).
 """
 
 from __future__ import annotations
