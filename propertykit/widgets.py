@@ -64,6 +64,9 @@ class LookupForm(Form):
         Seconds typing must pause before search-suggest is asked.
     min_suggest_chars
         Shortest text that is sent to search-suggest.
+    suggest_per_minute
+        Most search-suggest requests per minute from this form; default: the client's
+        ``endpoints.suggest_per_minute``. Above the limit suggestions pause (nothing waits).
     scheduler, clock
         How delayed calls are run (default: a timer thread) and the clock of the suggest rate
         window (default: ``time.monotonic``); tests inject both.
@@ -96,6 +99,7 @@ class LookupForm(Form):
         *,
         suggest_delay: float = 0.4,
         min_suggest_chars: int = 3,
+        suggest_per_minute: float | None = None,
         scheduler: Scheduler = start_timer,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -104,7 +108,8 @@ class LookupForm(Form):
         self.figures: dict[str, go.Figure] = {}
         self.min_suggest_chars = min_suggest_chars
         self._credit_problem: str | None = None
-        self._rate = RateWindow(client.endpoints.suggest_per_minute, clock=clock)
+        limit = suggest_per_minute or client.endpoints.suggest_per_minute
+        self._rate = RateWindow(limit, clock=clock)
         self._debounce: Debouncer[str] = Debouncer(suggest_delay, self.suggest, scheduler=scheduler)
         self._build()
 

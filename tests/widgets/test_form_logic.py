@@ -1,0 +1,93 @@
+"""The plain logic under the forms: reading pasted ids, debouncing, the suggest rate window."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from propertykit._forms import Debouncer, RateWindow, parse_ids, start_timer
+
+from .conftest import FakeClock, ManualScheduler
+
+
+def test_ids_one_per_line_or_comma_separated_mixed_kinds_in_order():
+    parsed = parse_ids(" L2 ,L1\r\n\nrightmove::9; zoopla::1,L2 ,, ")
+    assert parsed.location_ids == ["L2", "L1"]
+    assert parsed.source_ids == ["rightmove::9", "zoopla::1"]
+    assert parsed.invalid == []
+    assert parsed.count == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("L 1", "contains ' '"),
+        ("a/b", "contains '/'"),
+        ("::12", "not of the form <provider>::<id>"),
+        ("zoopla::", "not of the form <provider>::<id>"),
+        ("rightmove:12", "single ':'"),
+    ],
+)
+def test_invalid_ids_come_with_a_reason(text, reason):
+    parsed = parse_ids(text)
+    assert parsed.count == 0
+    [(item, said)] = parsed.invalid
+    assert item == text and reason in said
+
+
+@given(st.lists(st.from_regex(r"[A-Za-z0-9]{1,8}(::[A-Za-z0-9]{1,8})?", fullmatch=True)))
+def test_any_well_formed_ids_round_trip(ids):
+    parsed = parse_ids("\n".join(ids))
+    unique = list(dict.fromkeys(ids))
+    assert parsed.invalid == []
+    assert parsed.location_ids == [i for i in unique if "::" not in i]
+    assert parsed.source_ids == [i for i in unique if "::" in i]
+
+
+def test_debouncer_runs_only_the_last_value_once_typing_pauses():
+    scheduler = ManualScheduler()
+    seen: list[str] = []
+    debounce = Debouncer(0.3, seen.append, scheduler=scheduler)
+    for text in ("M", "Mi", "Mil"):
+        debounce(text)
+    assert scheduler.run_pending() == 1
+    assert seen == ["Mil"]
+    debounce("Mill")
+    debounce.cancel()
+    assert scheduler.run_pending() == 0
+
+
+def test_default_scheduler_is_a_timer_thread_that_fires_in_the_background():
+    fired = threading.Event()
+    seen: list[str] = []
+
+    def record(value: str) -> None:
+        seen.append(value)
+        fired.set()
+
+    debounce = Debouncer(0.05, record, scheduler=start_timer)
+    debounce("first")
+    debounce("second")
+    assert fired.wait(timeout=10)
+    debounce.cancel()
+    assert seen == ["second"]
+
+
+def test_rate_window_refuses_beyond_the_limit_and_reopens_after_a_minute():
+    clock = FakeClock()
+    window = RateWindow(3, clock=clock)
+    assert [window.acquire() for _ in range(3)] == [0.0, 0.0, 0.0]
+    clock.advance(20)
+    assert window.acquire() == 40.0
+    clock.advance(40)  # the three calls of second 0 have left the window
+    assert [window.acquire() for _ in range(3)] == [0.0, 0.0, 0.0]
+    clock.advance(1)
+    assert window.acquire() == 59.0
+
+
+def test_rate_window_without_limit_never_refuses():
+    window = RateWindow(None, clock=FakeClock())
+    assert all(window.acquire() == 0.0 for _ in range(1000))

@@ -1,0 +1,226 @@
+"""PurchaseForm driven from Python: confirm with the cost, then the outcome and the money.
+
+The sandbox charges 25 credits per title deed; its ledger says what was really charged.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from propertykit.journal import Journal
+from propertykit.sandbox import Sandbox
+from propertykit.widgets import PurchaseForm
+
+from .conftest import requests_to, text_of
+
+NOON = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
+
+
+def purchase_charges(sb: Sandbox, title: str) -> int:
+    return sum(1 for charge in sb.ledger if charge.title_number == title)
+
+
+def posts(sb: Sandbox) -> int:
+    return sum(1 for r in requests_to(sb, "/purchase") if r.method == "POST")
+
+
+def buy(form: PurchaseForm, title: str) -> None:
+    form.title.value = title
+    form.buy_button.click()
+    form.confirm_button.click()
+
+
+def test_buy_asks_for_confirmation_stating_the_cost_and_sends_nothing(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[1]
+    form = PurchaseForm(make_client(sb), cost=25)
+    form.title.value = title
+    form.buy_button.click()
+    confirmation = text_of(form.confirmation.value)
+    assert confirmation.startswith(f"Buy the title deed for {title}? This costs 25 credits.")
+    assert form.confirm_box.layout.display is None  # shown
+    assert form.buy_button.disabled
+    assert posts(sb) == 0
+
+    form.cancel_button.click()
+    assert form.confirm_box.layout.display == "none"
+    assert "Cancelled: nothing was bought and you were not charged" in text_of(form.message.value)
+    assert posts(sb) == 0 and sb.ledger == []
+
+
+def test_unknown_cost_is_said_plainly():
+    form = PurchaseForm.__new__(PurchaseForm)
+    form.cost = None
+    assert form.cost_text().startswith("The cost is unknown: the service does not state")
+    form.cost = "£3.00"
+    assert form.cost_text() == "This costs £3.00."
+
+
+def test_unknown_cost_wording_in_the_confirmation(sandbox, make_client):
+    form = PurchaseForm(make_client(sandbox))
+    form.title.value = sandbox.title_numbers[2]
+    form.buy_button.click()
+    assert "The cost is unknown" in text_of(form.confirmation.value)
+
+
+def test_empty_title_is_refused_before_confirmation(sandbox, make_client):
+    form = PurchaseForm(make_client(sandbox))
+    form.buy_button.click()
+    assert text_of(form.message.value) == "Type a title number first."
+    assert form.confirm_box.layout.display == "none"
+
+
+def test_delivered(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[3]
+    form = PurchaseForm(make_client(sb), cost=25)
+    buy(form, title)
+    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert form.value is not None and form.value.status == "delivered"
+    assert form.money_state == "charged"
+    assert purchase_charges(sb, title) == 1
+
+
+def test_buying_the_same_title_again_charges_nothing(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[4]
+    form = PurchaseForm(make_client(sb))
+    buy(form, title)
+    buy(form, title)
+    assert "was bought before" in text_of(form.message.value)
+    assert "nothing was bought or charged now" in text_of(form.message.value)
+    assert purchase_charges(sb, title) == 1
+
+
+def test_delivering_shows_progress_until_delivered(fresh_sandbox, make_client, scheduler, clock):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[5]
+    sb.set_now(NOON)
+    sb.set_delivery_delay(30)
+    form = PurchaseForm(
+        make_client(sb), scheduler=scheduler, clock=clock, poll_interval=10, timeout=300
+    )
+    buy(form, title)
+    assert text_of(form.message.value).startswith("You were charged; the deed is being delivered")
+    assert form.value.status == "delivering"
+    assert form.progress.layout.display is None
+    assert [call.delay for call in scheduler.pending] == [10]
+
+    clock.advance(10)
+    sb.advance(10)
+    scheduler.run_pending()
+    assert form.value.status == "delivering"
+    assert form.progress.value == 1
+
+    clock.advance(25)
+    sb.advance(25)
+    scheduler.run_pending()
+    assert form.value.status == "delivered"
+    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert form.progress.layout.display == "none"
+    assert scheduler.pending == []
+    assert purchase_charges(sb, title) == 1
+
+
+def test_delivery_still_running_at_timeout_says_charged_and_offers_a_check(
+    fresh_sandbox, make_client, scheduler, clock
+):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[6]
+    sb.set_now(NOON)
+    sb.set_delivery_delay(3600)
+    form = PurchaseForm(
+        make_client(sb), scheduler=scheduler, clock=clock, poll_interval=30, timeout=60
+    )
+    buy(form, title)
+    for _ in range(2):
+        clock.advance(30)
+        scheduler.run_pending()
+    message = text_of(form.message.value)
+    assert message.startswith("You were charged; the deed is being delivered: still on its way")
+    assert "do not buy again" in message
+    assert scheduler.pending == []
+    assert form.check_button.layout.display is None
+
+    sb.advance(3600)
+    form.check_button.click()
+    assert text_of(form.message.value) == (
+        f"Purchase status of {title}: You were charged; the deed has been delivered."
+    )
+
+
+def test_error_after_charging_says_charged(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[7]
+    sb.force_purchase_outcome("charged", status=500)
+    form = PurchaseForm(make_client(sb))
+    buy(form, title)
+    message = text_of(form.message.value)
+    assert message.startswith("You were charged; the deed is being delivered — do not buy it again")
+    assert form.money_state == "charged"
+    assert purchase_charges(sb, title) == 1
+    assert posts(sb) == 1
+    assert "Traceback" not in form.message.value
+
+
+def test_402_says_not_charged(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[8]
+    sb.set_balance(0)
+    form = PurchaseForm(make_client(sb))
+    buy(form, title)
+    message = text_of(form.message.value)
+    assert message.startswith("You were not charged. The account has too little credit (HTTP 402)")
+    assert form.money_state == "not_charged"
+    assert sb.ledger == []
+    assert form.check_button.layout.display == "none"
+
+
+def test_403_key_without_title_deeds_says_not_charged(sandbox, make_client):
+    form = PurchaseForm(make_client(sandbox, api_key=sandbox.restricted_key))
+    buy(form, sandbox.title_numbers[9])
+    message = text_of(form.message.value)
+    assert message.startswith("You were not charged. This key may not use this endpoint (HTTP 403)")
+    assert "does not have access to title deeds" in message
+
+
+def test_unknown_outcome_says_so_and_the_check_resolves_it(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[10]
+    client = make_client(sb, max_retries=1)
+    # A kernel died after sending a purchase: its intent is open, and purchase-status is down.
+    Journal(client.journal).record_intent(title, "key-from-a-dead-kernel", service=sb.url)
+    sb.inject_fault("error", status=503, count=100, path_contains="/purchase-status")
+    form = PurchaseForm(client)
+    buy(form, title)
+    message = text_of(form.message.value)
+    assert message.startswith(
+        "We could not establish whether you were charged — check again before retrying"
+    )
+    assert form.money_state == "unknown"
+    assert form.check_button.layout.display is None
+    assert posts(sb) == 0  # never sent blindly
+
+    form.check_button.click()  # the status endpoint is still failing
+    assert text_of(form.message.value).startswith("We could not establish whether you were charged")
+
+    sb.clear_faults()
+    form.check_button.click()
+    assert text_of(form.message.value) == (
+        f"Purchase status of {title}: You were not charged: no purchase of {title} is recorded, "
+        "so it is safe to buy it."
+    )
+    assert form.money_state == "not_charged"
+    assert form.check_button.layout.display == "none"
+
+
+def test_unknown_answer_resolved_by_purchase_status_as_charged(fresh_sandbox, make_client):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[12]
+    sb.force_purchase_outcome("unknown", status=500, charged=True)
+    form = PurchaseForm(make_client(sb))
+    buy(form, title)
+    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert form.money_state == "charged"
+    assert posts(sb) == 1 and purchase_charges(sb, title) == 1
+
+
+def test_check_for_a_title_never_bought_says_safe_to_buy(sandbox, make_client):
+    form = PurchaseForm(make_client(sandbox))
+    form.title.value = sandbox.title_numbers[11]
+    form.check_button.click()
+    assert text_of(form.message.value).endswith(
+        "You were not charged: no purchase of "
+        f"{sandbox.title_numbers[11]} is recorded, so it is safe to buy it."
+    )
