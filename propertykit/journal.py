@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -195,9 +195,14 @@ class Journal:
     ['NGL1']
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, clock: Any = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self.path = Path(path) if path is not None else default_journal_path()
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
