@@ -78,6 +78,10 @@ def redis_cache(
             raise ConfigError("A Redis cache needs a redis://, rediss:// or unix:// address")
         connection = redis.Redis.from_url(connection)
     cache: RedisCache = backends.RedisCache(namespace=namespace, connection=connection, **kwargs)
+    built: Any = cache.responses
+    cache.responses = _responses_storage(backends)(
+        namespace, connection=built.connection, ttl=built.ttl, ttl_offset=built.ttl_offset
+    )
     return cache
 
 
@@ -138,6 +142,23 @@ def shared_limiter_settings(connection: Redis, base_url: str) -> dict[str, Any]:
         "bucket_class": RedisBucket,
         "bucket_kwargs": {"redis": connection, "bucket_key": bucket_key},
     }
+
+
+def _responses_storage(backends: Any) -> Any:
+    """requests-cache's ``RedisDict``, writing expiring entries with ``SET ... EX``.
+
+    requests-cache calls ``SETEX``, which redis-py 8 deprecates (a warning on every write).
+    """
+
+    class RedisResponses(backends.RedisDict):  # type: ignore[misc]
+        def __setitem__(self, key: str, item: Any) -> None:
+            expires_delta = getattr(item, "expires_delta", None)
+            ttl_seconds = None if expires_delta is None else expires_delta + self.ttl_offset
+            if not (self.ttl and ttl_seconds is not None and ttl_seconds > 0):
+                ttl_seconds = None
+            self.connection.set(self._bkey(key), self.serialize(item), ex=ttl_seconds)
+
+    return RedisResponses
 
 
 def _require_redis() -> tuple[Any, Any]:

@@ -538,11 +538,11 @@ def _open_cache(cache: object) -> tuple[BaseCache | None, bool]:
 def _describe_cache_setting(cache: object, backend: BaseCache | None) -> str:
     if backend is None:
         return "off"
-    db_path = getattr(backend, "db_path", None)
-    if db_path is not None:
-        return str(db_path)
     redis = _team.redis_connection_of(backend)
-    return _team.describe_redis(redis) if redis is not None else type(backend).__name__
+    if redis is not None:
+        return _team.describe_redis(redis)
+    db_path = getattr(backend, "db_path", None)
+    return str(db_path) if db_path is not None else type(backend).__name__
 
 
 def _clean_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
