@@ -14,6 +14,7 @@ from typing import Any
 
 from propertykit.client import Client
 from propertykit.config import Endpoints
+from propertykit.deeds import Purchase
 from propertykit.errors import (
     ApiError,
     AuthenticationError,
@@ -58,6 +59,7 @@ __all__ = [
     "PartialResult",
     "PermissionDenied",
     "PropertyKitError",
+    "Purchase",
     "PurchaseUncertain",
     "RateLimited",
     "ServerError",
