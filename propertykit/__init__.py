@@ -1,4 +1,4 @@
-"""propertykit: property records from a credit-metered HTTP/JSON service into pandas, plotly and geopandas.
+"""propertykit: property records from a credit-metered service into pandas, plotly and geopandas.
 
 >>> import propertykit as pk
 >>> with pk.sandbox.serve() as sb:                                  # doctest: +SKIP
@@ -12,6 +12,7 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from propertykit import accessor as _accessor  # noqa: F401  (registers df.pk)
 from propertykit.client import Client
 from propertykit.config import Endpoints
 from propertykit.deeds import Purchase
@@ -33,6 +34,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
+from propertykit.frames import frame
 from propertykit.usage import Usage
 
 try:
@@ -65,6 +67,7 @@ __all__ = [
     "ServerError",
     "Usage",
     "__version__",
+    "frame",
     "sandbox",
 ]
 

@@ -29,6 +29,7 @@ from propertykit.config import (
     cache_dir,
 )
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
+from propertykit.frames import frame
 from propertykit.usage import Usage
 
 if TYPE_CHECKING:
@@ -326,7 +327,7 @@ class Client:
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
-        return _to_frame(self.property_records(location_ids, attributes=attributes))
+        return frame(self.property_records(location_ids, attributes=attributes))
 
     @overload
     def sources(
@@ -377,7 +378,7 @@ class Client:
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
-        return _to_frame(records)
+        return frame(records)
 
     def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
         """Search-suggest (rate limited per minute on the client; answers are cached).
@@ -581,16 +582,6 @@ def _attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) ->
     if not names or not all(isinstance(n, str) and n and "," not in n for n in names):
         raise InvalidInput(f"attributes must be non-empty names without commas, got {names!r}")
     return {endpoints.attributes_param: ",".join(names)}
-
-
-def _to_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    try:
-        from propertykit.frames import frame
-    except ImportError:  # frames.py (issue 5) not there yet: a plain first version
-        import pandas as pd
-
-        return pd.json_normalize(records)
-    return frame(records)
 
 
 def _interactive() -> bool:
