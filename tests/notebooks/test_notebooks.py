@@ -1,0 +1,87 @@
+"""The four notebooks: committed without outputs, and each runs top to bottom on the sandbox.
+
+Each notebook starts its own sandbox inside its kernel (no key in the environment) and keeps
+its cache in a temporary folder. Executed with nbclient, which needs ``ipykernel``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NAMES = (
+    "01-quickstart",
+    "02-price-and-epc-trends",
+    "03-maps-for-reports",
+    "04-title-deeds",
+)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: Notebooks whose last code cell shows a form.
+ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds"}
+#: Seconds one cell may take before the run fails (the slowest takes a few seconds).
+CELL_TIMEOUT = 180
+
+
+def read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def test_every_notebook_is_there():
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_without_outputs(name):
+    notebook = read(name)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{name}: a cell has outputs; strip them"
+            assert cell.execution_count is None, f"{name}: a cell has an execution count"
+    assert "widgets" not in notebook.metadata, f"{name}: widget state is saved; clear it"
+
+
+@pytest.fixture
+def sandbox_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No key, no service address: the notebooks start a sandbox. The user cache is untouched."""
+    for name in ("PROPERTYKIT_API_KEY", "PROPERTYKIT_BASE_URL", "PROPERTYKIT_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    return tmp_path
+
+
+def execute(name: str, workdir: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    notebook = read(name)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(workdir)}},
+    )
+    client.execute()
+    return notebook
+
+
+def outputs(notebook: nbformat.NotebookNode) -> list[dict]:
+    return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
+    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
+    notebook = execute(name, sandbox_environment)
+    shown = outputs(notebook)
+    assert not [o for o in shown if o.output_type == "error"]
+    stderr = "".join(o.get("text", "") for o in shown if o.get("name") == "stderr")
+    assert "Warning" not in stderr, stderr
+    assert "pk_live_" not in str(shown), "an API key was shown"
+    assert not (sandbox_environment / "cache").exists(), "the notebook wrote to the user cache"
+    last_code = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
+    shows_a_form = any(WIDGET_VIEW in o.get("data", {}) for o in last_code.outputs)
+    assert shows_a_form == (name in ENDS_WITH_A_FORM)
