@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import shape
 
@@ -177,6 +177,9 @@ rings = st.lists(st.tuples(coordinate, coordinate).map(list), min_size=3, max_si
 
 
 @settings(max_examples=60, deadline=None)
+@example(
+    [[[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 0.0]]]]
+)  # shared edge
 @given(st.lists(st.lists(rings, min_size=1, max_size=3), min_size=1, max_size=20))
 def test_vectorised_polygons_match_shapely_shape(polygons: list[list[list[list[float]]]]) -> None:
     mappings = [{"type": "Polygon", "coordinates": rings} for rings in polygons]
