@@ -89,8 +89,9 @@ def read_boundaries(
     --------
     >>> from propertykit.geo import read_boundaries
     >>> square = [[-0.1, 51.5], [-0.09, 51.5], [-0.09, 51.51], [-0.1, 51.51]]
-    >>> read_boundaries([square, "POINT (-0.1 51.5)", None]).geom_type.tolist()
-    ['Polygon', 'Point', None]
+    >>> shapes = read_boundaries([square, "POINT (-0.1 51.5)", None])
+    >>> shapes.geom_type.tolist()[:2], shapes.isna().tolist()
+    (['Polygon', 'Point'], [False, False, True])
     """
     index = values.index if isinstance(values, pd.Series) else None
     items = list(values)
@@ -145,7 +146,7 @@ def to_geodataframe(
     >>> from propertykit.geo import to_geodataframe
     >>> df = pd.DataFrame({"spatial.lat": [51.5, None], "spatial.lng": [-0.12, None]})
     >>> gdf = to_geodataframe(df)
-    >>> gdf.geometry.x.iloc[0], gdf.crs.to_epsg(), gdf.geometry.isna().tolist()
+    >>> float(gdf.geometry.x.iloc[0]), gdf.crs.to_epsg(), gdf.geometry.isna().tolist()
     (-0.12, 4326, [False, True])
     """
     if geometry == "point":
