@@ -323,7 +323,9 @@ def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
 def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
     """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
     spatial = (None if r is None else r.get("spatial") for r in rows)
-    boundary = (s.get("boundary") if isinstance(s, Mapping) else None for s in spatial)
+    boundary = (
+        s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
+    )
     return np.fromiter(boundary, dtype=object, count=len(rows))
 
 
