@@ -92,7 +92,8 @@ def child(side: str, mode: str, path: str) -> None:
         rows = work(records)
     seconds = time.perf_counter() - started
     peak = _rss_kib("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "mib": (peak - before) / 1024, "rows": rows, "exact": exact}))
+    mib = (peak - before) / 1024
+    print(json.dumps({"seconds": seconds, "mib": mib, "rows": rows, "exact": exact}))
 
 
 def decode_child(path: str) -> None:
@@ -135,7 +136,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--child", nargs=3, metavar=("SIDE", "MODE", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("SIDE", "MODE", "PATH"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--decode", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
