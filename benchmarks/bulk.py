@@ -32,7 +32,7 @@ LATENCY = 0.05
 _SECOND_RUN = """
 import json, sys, time
 import propertykit as pk
-spec = json.loads(sys.argv[1])
+spec = json.loads(sys.stdin.read())
 started = time.perf_counter()
 with pk.Client(base_url=spec["url"], cache=spec["cache"], progress=False) as client:
     frame = client.properties(spec["ids"])
@@ -68,7 +68,7 @@ def second_process(sb: pk.sandbox.Sandbox, cache: Path, ids: list[str]) -> dict[
     spec = json.dumps({"url": sb.url, "cache": str(cache), "ids": ids})
     env = {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}
     done = subprocess.run(
-        [sys.executable, "-c", _SECOND_RUN, spec], env=env, capture_output=True, text=True
+        [sys.executable, "-c", _SECOND_RUN], input=spec, env=env, capture_output=True, text=True
     )
     if done.returncode:
         raise SystemExit(done.stderr)
