@@ -34,7 +34,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.frames import frame
+from propertykit.frames import MinorUnitsWarning, frame
 from propertykit.usage import Usage
 
 try:
@@ -55,6 +55,7 @@ __all__ = [
     "Endpoints",
     "InsufficientCredit",
     "InvalidInput",
+    "MinorUnitsWarning",
     "NetworkError",
     "NotCached",
     "NotFound",

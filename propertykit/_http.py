@@ -26,7 +26,6 @@ sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import re
@@ -49,6 +48,7 @@ from requests_cache.models.response import CachedResponse
 from requests_cache.policy import DEFAULT_IGNORED_PARAMS
 from requests_ratelimiter import LimiterMixin
 
+from propertykit import _json as fast_json
 from propertykit import _policy as policy
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import (
@@ -608,7 +608,7 @@ def _is_complete_answer(response: requests.Response) -> bool:
     ):
         return False
     try:
-        setattr(response, _PARSED, json.loads(content))
+        setattr(response, _PARSED, fast_json.loads(content))
     except (ValueError, RecursionError):
         return False
     return True
@@ -617,7 +617,7 @@ def _is_complete_answer(response: requests.Response) -> bool:
 def _parsed_body(response: requests.Response) -> Any:
     if hasattr(response, _PARSED):
         return getattr(response, _PARSED)
-    return json.loads(response.content)
+    return fast_json.loads(response.content)
 
 
 def _never_connected(exc: requests.exceptions.ConnectionError) -> bool:
