@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from propertykit import accessor as _accessor  # noqa: F401  (registers df.pk)
+from propertykit.bulk import DryRun
 from propertykit.client import Client
 from propertykit.config import Endpoints
 from propertykit.deeds import Purchase
@@ -43,7 +44,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0.0.0"
 
 # Submodules that pull in heavy or optional dependencies load on first touch.
-_LAZY_SUBMODULES = {"sandbox", "widgets"}
+_LAZY_SUBMODULES = {"export", "sandbox", "widgets"}
 
 __all__ = [
     "ApiError",
@@ -52,6 +53,7 @@ __all__ = [
     "Client",
     "ConfigError",
     "DailyCapReached",
+    "DryRun",
     "Endpoints",
     "InsufficientCredit",
     "InvalidInput",

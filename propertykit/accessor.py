@@ -1,12 +1,14 @@
 """The ``df.pk`` accessor: registered when this module is imported; it only delegates.
 
 Tables come from :mod:`propertykit.frames`, maps from :mod:`propertykit.geo`, figures from
-:mod:`propertykit.plots`; each is imported on first use so ``import propertykit`` stays light.
+:mod:`propertykit.plots`, partitioned datasets from :mod:`propertykit.export`; each is imported on first use so ``import propertykit`` stays light.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -109,3 +111,27 @@ class PropertyAccessor:
         from propertykit.plots import property_map
 
         return property_map(self._df, **kwargs)
+
+    def to_parquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+        """A Parquet dataset, one folder per outcode: :func:`propertykit.export.to_parquet`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> pk.frame(records).pk.to_parquet("portfolio/")  # doctest: +SKIP
+        """
+        from propertykit.export import to_parquet
+
+        return to_parquet(self._df, path, **kwargs)
+
+    def to_geoparquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+        """A GeoParquet dataset, one folder per outcode: :func:`propertykit.export.to_geoparquet`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> pk.frame(records).pk.to_geoparquet("portfolio-geo/")  # doctest: +SKIP
+        """
+        from propertykit.export import to_geoparquet
+
+        return to_geoparquet(self._df, path, **kwargs)

@@ -11,10 +11,15 @@ import propertykit as pk
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: conda-forge names that differ from PyPI's.
+CONDA_TO_PYPI = {"redis-py": "redis"}
+
+
 def _requirement(line: str) -> tuple[str, str]:
     match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", line)
     assert match, line
-    return match.group(1).lower().replace("_", "-"), match.group(2).replace(" ", "")
+    name = match.group(1).lower().replace("_", "-")
+    return CONDA_TO_PYPI.get(name, name), match.group(2).replace(" ", "")
 
 
 def _pyproject_requirements() -> set[tuple[str, str]]:

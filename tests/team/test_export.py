@@ -84,3 +84,11 @@ def test_geoparquet_reads_back_with_geopandas(portfolio, tmp_path):
     one_file = gpd.read_parquet(next(folder.rglob("*.parquet")))  # each file stands alone
     assert one_file.crs.to_epsg() == 4326
     assert set(one_file.geom_type) == {"Point"}
+
+
+def test_the_accessor_writes_the_same_datasets(portfolio, tmp_path):
+    folder = portfolio.pk.to_parquet(tmp_path / "via-accessor")
+    assert read_back(folder)["propertyId"].tolist() == sorted(portfolio["propertyId"])
+    geo_folder = portfolio.pk.to_geoparquet(tmp_path / "via-accessor-geo")
+    points = gpd.read_parquet(geo_folder)
+    assert points.crs.to_epsg() == 4326 and len(points) == len(portfolio)
