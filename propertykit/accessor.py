@@ -1,7 +1,8 @@
 """The ``df.pk`` accessor: registered when this module is imported; it only delegates.
 
 Tables come from :mod:`propertykit.frames`, maps from :mod:`propertykit.geo`, figures from
-:mod:`propertykit.plots`, partitioned datasets from :mod:`propertykit.export`; each is imported on first use so ``import propertykit`` stays light.
+:mod:`propertykit.plots`, partitioned datasets from :mod:`propertykit.export`; each is
+imported on first use so ``import propertykit`` stays light.
 """
 
 from __future__ import annotations
