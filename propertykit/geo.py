@@ -150,11 +150,11 @@ def to_geodataframe(
     (-0.12, 4326, [False, True])
     """
     if geometry == "point":
-        _require_columns(df, (lat, lng))
+        require_columns(df, (lat, lng))
         geometries = _read_points(df[lng], df[lat])
         data = df
     elif geometry == "boundary":
-        _require_columns(df, (boundary,))
+        require_columns(df, (boundary,))
         geometries = read_boundaries(df[boundary], crs=boundary_crs, repair=repair).to_crs(WGS84)
         data = df.drop(columns=[boundary])
     else:
@@ -470,7 +470,11 @@ def _warn_unread(unreadable: int, repaired: int, total: int, *, what: str, stack
     warnings.warn(GeometryWarning("; ".join(parts) + "."), stacklevel=stacklevel)
 
 
-def _require_columns(df: pd.DataFrame, columns: Sequence[str]) -> None:
+def require_columns(df: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Raise :class:`~propertykit.errors.InvalidInput` naming any of ``columns`` ``df`` lacks.
+
+    Shared inside the package (plots, maps), so not in ``__all__``.
+    """
     missing = [c for c in columns if c not in df.columns]
     if missing:
         from propertykit.errors import InvalidInput

@@ -20,7 +20,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from propertykit import plots
+from propertykit import _figures as shared
+from propertykit import maps, plots
 from propertykit.errors import InvalidInput
 
 __all__ = ["build_report", "write_report"]
@@ -178,7 +179,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
         (
             "Where the properties are",
-            lambda: plots.property_map(df, color="epc.currentEnergyRating"),
+            lambda: maps.property_map(df, color="epc.currentEnergyRating"),
         ),
     ]
     town = _busiest_boundary_town(df)
@@ -187,7 +188,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         wanted.append(
             (
                 f"Plot boundaries in {town}",
-                lambda: plots.property_map(
+                lambda: maps.property_map(
                     local, geometry="boundary", color="pricing.estimatedSaleValue"
                 ),
             )
@@ -215,7 +216,7 @@ def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
 
 
 def _summary_table(df: pd.DataFrame) -> str:
-    money = plots._money_unit(df)
+    money = shared.money_unit(df)
     rows: list[tuple[str, str]] = [("Properties", f"{len(df):,}")]
     if {"spatial.lat", "spatial.lng"} <= set(df.columns):
         located = int((df["spatial.lat"].notna() & df["spatial.lng"].notna()).sum())
@@ -226,12 +227,12 @@ def _summary_table(df: pd.DataFrame) -> str:
         rows.append(("Towns", f"{df['address.town'].nunique():,}"))
     for column in ("pricing.estimatedSaleValue", "pricing.currentSalePrice"):
         if column in df.columns and df[column].notna().any():
-            label = plots._label(column)
+            label = shared.label(column)
             rows.append(
                 (f"Median {label[:1].lower()}{label[1:]} ({money})", f"{df[column].median():,.0f}")
             )
     if "saleHistory" in df.columns:
-        sales = plots._sales(df)
+        sales = shared.sales(df)
         dated = sales["date"].dropna()
         span = f" ({dated.min():%Y} to {dated.max():%Y})" if len(dated) else ""
         rows.append(("Recorded sales", f"{len(sales):,}{span}"))
@@ -250,7 +251,7 @@ def _summary_table(df: pd.DataFrame) -> str:
 def _type_table(df: pd.DataFrame) -> str:
     if "propertyType" not in df.columns or df["propertyType"].isna().all():
         return "<p>No property types in the data.</p>"
-    money = plots._money_unit(df)
+    money = shared.money_unit(df)
     grouped = df.groupby(df["propertyType"].astype("object").fillna("not given"), sort=True)
     table = pd.DataFrame({"Properties": grouped.size()})
     if "pricing.estimatedSaleValue" in df.columns:

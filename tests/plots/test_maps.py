@@ -7,8 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from propertykit import plots
 from propertykit.errors import InvalidInput
-from propertykit.plots import EPC_COLOURS, property_map
+from propertykit.maps import EPC_COLOURS, property_map
 
 BASEMAP_LAYERS = ("land", "ocean", "lakes", "rivers", "countries", "coastlines", "subunits")
 
@@ -89,3 +90,10 @@ def test_maps_of_nothing_are_empty_figures_that_say_so(properties: pd.DataFrame)
 def test_colouring_by_a_missing_column_is_invalid_input(properties: pd.DataFrame) -> None:
     with pytest.raises(InvalidInput, match="colour"):
         property_map(properties, color="colour")
+
+
+def test_the_map_is_still_importable_from_plots() -> None:
+    # df.pk.map and user code do `from propertykit.plots import property_map`
+    assert plots.property_map is property_map
+    assert plots.EPC_COLOURS is EPC_COLOURS
+    assert {"property_map", "EPC_COLOURS"} <= set(plots.__all__)
