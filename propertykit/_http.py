@@ -176,30 +176,6 @@ def describe_cache(cache: BaseCache) -> dict[str, Any]:
     }
 
 
-class _SharedUsage(Usage):
-    """:class:`Usage` whose counters may be updated from several threads at once."""
-
-    def __init__(self, budget: int | None = None) -> None:
-        super().__init__(budget=budget)
-        self.lock = threading.RLock()
-
-    def record_sent(self, endpoint: str, *, billable: bool) -> None:
-        with self.lock:
-            super().record_sent(endpoint, billable=billable)
-
-    def record_cache_hit(self, endpoint: str) -> None:
-        with self.lock:
-            super().record_cache_hit(endpoint)
-
-    def record_retry(self, endpoint: str) -> None:
-        with self.lock:
-            super().record_retry(endpoint)
-
-    def record_error(self, endpoint: str) -> None:
-        with self.lock:
-            super().record_error(endpoint)
-
-
 @dataclass
 class Transport:
     """Sends requests for the client and enforces every transport rule.
@@ -254,7 +230,7 @@ class Transport:
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
-        usage = _SharedUsage(budget=self.budget)
+        usage = Usage(budget=self.budget)
         self.usage = usage
         # Billable requests on their way, not yet counted in usage (see _budget_slot).
         self._reserved = 0

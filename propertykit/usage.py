@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import threading
 from dataclasses import dataclass, fields
 
 import pandas as pd
@@ -26,6 +27,7 @@ class Usage:
     included); ``cache_hits`` answers served from the cache, which cost nothing;
     ``billable_requests`` network requests to billable endpoints (property lookups and
     purchases), the number a ``budget`` caps. ``by_endpoint`` is the same as a table.
+    Safe to update from several threads: ``lock`` guards every count.
 
     Examples
     --------
@@ -38,55 +40,60 @@ class Usage:
 
     def __init__(self, budget: int | None = None) -> None:
         self.budget = budget
+        self.lock = threading.RLock()
         self._by_endpoint: dict[str, _Counts] = {}
 
     # -- recording (called by the transport) ------------------------------------------------------
 
     def record_sent(self, endpoint: str, *, billable: bool) -> None:
         """Count one request sent over the network."""
-        counts = self._counts(endpoint)
-        counts.requests_sent += 1
-        if billable:
-            counts.billable_requests += 1
+        with self.lock:
+            counts = self._counts(endpoint)
+            counts.requests_sent += 1
+            if billable:
+                counts.billable_requests += 1
 
     def record_cache_hit(self, endpoint: str) -> None:
         """Count one answer served from the cache."""
-        self._counts(endpoint).cache_hits += 1
+        with self.lock:
+            self._counts(endpoint).cache_hits += 1
 
     def record_retry(self, endpoint: str) -> None:
         """Count one retry decided after a failure."""
-        self._counts(endpoint).retries += 1
+        with self.lock:
+            self._counts(endpoint).retries += 1
 
     def record_error(self, endpoint: str) -> None:
         """Count one call that ended in an error."""
-        self._counts(endpoint).errors += 1
+        with self.lock:
+            self._counts(endpoint).errors += 1
 
     # -- reading ----------------------------------------------------------------------------------
 
     @property
     def requests_sent(self) -> int:
         """Requests that went over the network, retries included."""
-        return sum(c.requests_sent for c in self._by_endpoint.values())
+        return self._total("requests_sent")
 
     @property
     def cache_hits(self) -> int:
         """Answers served from the cache (free)."""
-        return sum(c.cache_hits for c in self._by_endpoint.values())
+        return self._total("cache_hits")
 
     @property
     def billable_requests(self) -> int:
         """Network requests to billable endpoints (what ``budget`` caps)."""
-        return sum(c.billable_requests for c in self._by_endpoint.values())
+        return self._total("billable_requests")
 
     @property
     def retries(self) -> int:
         """Retries after 5xx answers, short 429s and network failures."""
-        return sum(c.retries for c in self._by_endpoint.values())
+        return self._total("retries")
 
     @property
     def errors(self) -> int:
         """Calls that ended in an error."""
-        return sum(c.errors for c in self._by_endpoint.values())
+        return self._total("errors")
 
     @property
     def budget_left(self) -> int | None:
@@ -107,11 +114,12 @@ class Usage:
         np.int64(1)
         """
         names = [f.name for f in fields(_Counts)]
-        rows = {
-            endpoint: [getattr(counts, name) for name in names]
-            for endpoint, counts in sorted(self._by_endpoint.items())
-        }
-        rows["total"] = [getattr(self, name) for name in names]
+        with self.lock:
+            rows = {
+                endpoint: [getattr(counts, name) for name in names]
+                for endpoint, counts in sorted(self._by_endpoint.items())
+            }
+            rows["total"] = [self._total(name) for name in names]
         table = pd.DataFrame.from_dict(rows, orient="index", columns=names, dtype="int64")
         table.index.name = "endpoint"
         return table
@@ -138,6 +146,10 @@ class Usage:
         return (
             f"<div><p><strong>propertykit usage</strong>: {html.escape(str(self))}</p>{table}</div>"
         )
+
+    def _total(self, name: str) -> int:
+        with self.lock:
+            return sum(getattr(counts, name) for counts in self._by_endpoint.values())
 
     def _counts(self, endpoint: str) -> _Counts:
         return self._by_endpoint.setdefault(endpoint, _Counts())
