@@ -31,11 +31,13 @@ from propertykit.errors import (
     PartialResult,
     PermissionDenied,
     PropertyKitError,
+    PropertyKitWarning,
     PurchaseUncertain,
     RateLimited,
     ServerError,
 )
 from propertykit.frames import MinorUnitsWarning, frame
+from propertykit.geo import GeometryWarning
 from propertykit.usage import Usage
 
 try:
@@ -55,6 +57,7 @@ __all__ = [
     "DailyCapReached",
     "DryRun",
     "Endpoints",
+    "GeometryWarning",
     "InsufficientCredit",
     "InvalidInput",
     "MinorUnitsWarning",
@@ -64,6 +67,7 @@ __all__ = [
     "PartialResult",
     "PermissionDenied",
     "PropertyKitError",
+    "PropertyKitWarning",
     "Purchase",
     "PurchaseUncertain",
     "RateLimited",

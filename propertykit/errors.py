@@ -18,6 +18,9 @@
         │   └── DailyCapReached      429  daily credit cap (.resets_at, midnight UTC)
         └── ServerError              5xx
 
+Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
+(prices that look like pence) and ``GeometryWarning`` (boundaries that could not be read).
+
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
 the HTTP boundary, and chained with ``raise ... from``. No message, repr or attribute ever holds
@@ -44,6 +47,7 @@ __all__ = [
     "PartialResult",
     "PermissionDenied",
     "PropertyKitError",
+    "PropertyKitWarning",
     "PurchaseUncertain",
     "RateLimited",
     "ServerError",
@@ -74,6 +78,10 @@ class PropertyKitError(Exception):
     """Root of every error propertykit raises."""
 
     partial: PartialResult | None = None
+
+
+class PropertyKitWarning(UserWarning):
+    """Root of every warning propertykit gives (filter them all with this class)."""
 
 
 class ConfigError(PropertyKitError):

@@ -63,6 +63,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from propertykit.errors import PropertyKitWarning
+
 __all__ = [
     "COLUMNS",
     "EPC_COLUMNS",
@@ -84,7 +86,7 @@ TAX_BANDS = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
 PENCE_MEDIAN_THRESHOLD = 5_000_000
 
 
-class MinorUnitsWarning(UserWarning):
+class MinorUnitsWarning(PropertyKitWarning):
     """Prices look like minor units (pence) although major units (pounds) were assumed."""
 
 

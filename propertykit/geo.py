@@ -41,6 +41,8 @@ import pyarrow as pa
 import shapely
 from pyproj import CRS
 
+from propertykit.errors import PropertyKitWarning
+
 __all__ = [
     "WGS84",
     "GeometryWarning",
@@ -55,7 +57,7 @@ _GeometryKind = Literal["point", "boundary"]
 _NestedPolicy = Literal["json", "keep", "drop"]
 
 
-class GeometryWarning(UserWarning):
+class GeometryWarning(PropertyKitWarning):
     """Some locations or boundaries could not be read and became missing geometries."""
 
 

@@ -64,7 +64,9 @@ def test_all_lists_every_public_name_and_nothing_missing() -> None:
 def test_every_error_is_a_propertykit_error() -> None:
     for name in pk.errors.__all__:
         obj = getattr(pk.errors, name)
-        if isinstance(obj, type) and issubclass(obj, BaseException):
+        if isinstance(obj, type) and issubclass(obj, Warning):
+            assert issubclass(obj, pk.PropertyKitWarning), name
+        elif isinstance(obj, type) and issubclass(obj, BaseException):
             assert issubclass(obj, pk.PropertyKitError), name
     assert issubclass(pk.InvalidInput, ValueError)
     assert issubclass(pk.DailyCapReached, pk.RateLimited)
@@ -77,3 +79,9 @@ def test_package_ships_py_typed() -> None:
 def test_console_script_is_declared() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["propertykit"] == "propertykit.cli:main"
+
+
+def test_every_warning_shares_one_base_users_can_filter() -> None:
+    assert issubclass(pk.MinorUnitsWarning, pk.PropertyKitWarning)
+    assert issubclass(pk.GeometryWarning, pk.PropertyKitWarning)
+    assert issubclass(pk.PropertyKitWarning, UserWarning)
