@@ -76,6 +76,7 @@ __all__ = [
     "__version__",
     "frame",
     "sandbox",
+    "widgets",
 ]
 
 
