@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from propertykit.client import _clean_ids
 from propertykit.errors import InvalidInput
+from propertykit.ids import validate_ids
 
 __all__ = [
     "Cancellable",
@@ -80,7 +80,7 @@ def parse_ids(text: str) -> ParsedIds:
         seen.add(item)
         is_source = "::" in item
         try:
-            _clean_ids([item], source=is_source)
+            validate_ids([item], source=is_source)
         except InvalidInput as exc:
             parsed.invalid.append((item, str(exc)))
             continue

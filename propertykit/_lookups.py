@@ -10,20 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from propertykit._http import Transport
 from propertykit.bulk import Batch, DryRun, PagePlan, plan
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
+from propertykit.ids import encode_id, join_ids
 
 __all__ = ["Lookups", "records_of"]
 
 Record = dict[str, Any]
 
-#: Characters kept readable in an encoded id (``provider::id``); everything else reserved or
-#: unsafe is percent-encoded.
-_SAFE_IN_ID = ":"
 #: Room left in a URL for the query string of a sources page (limit, a large offset, attributes).
 _LARGEST_OFFSET = 10**12
 
@@ -86,7 +84,7 @@ class Lookups:
         batch: list[str] = []
         length = 0
         for item in ids:
-            encoded = quote(item, safe=_SAFE_IN_ID)
+            encoded = encode_id(item)
             extra = len(encoded) + (1 if batch else 0)
             if batch and (len(batch) >= self.endpoints.batch_size or length + extra > room):
                 groups.append(batch)
@@ -98,7 +96,7 @@ class Lookups:
         if batch:
             groups.append(batch)
         return [
-            Batch(index, tuple(group), template.replace(placeholder, _join(group)))
+            Batch(index, tuple(group), template.replace(placeholder, join_ids(group)))
             for index, group in enumerate(groups)
         ]
 
@@ -253,7 +251,3 @@ def _next_offset(body: Any, offset: int, page: list[Record]) -> int | None:
     if next_offset <= offset or not page:
         return None  # the service would send the same page again
     return next_offset
-
-
-def _join(ids: list[str]) -> str:
-    return ",".join(quote(item, safe=_SAFE_IN_ID) for item in ids)

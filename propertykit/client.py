@@ -30,6 +30,7 @@ from propertykit.config import (
 )
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 from propertykit.frames import frame
+from propertykit.ids import validate_ids
 from propertykit.usage import Usage
 
 if TYPE_CHECKING:
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
     from propertykit.deeds import Purchase
 
 __all__ = ["Client"]
-
-#: Characters an id may not hold (they separate ids and path segments).
-_FORBIDDEN_IN_ID = frozenset(",/")
 
 
 class Client:
@@ -234,7 +232,7 @@ class Client:
         --------
         >>> records = client.property_records(["L1", "L2"])  # doctest: +SKIP
         """
-        ids = _clean_ids(location_ids, source=False)
+        ids = validate_ids(location_ids, source=False)
         params = _attribute_params(self.endpoints, attributes)
         batches = self._lookups.property_batches(ids, params)
         with self._progress_bar(len(batches), "properties") as bar:
@@ -262,7 +260,7 @@ class Client:
         --------
         >>> records = client.source_records(["zoopla::123"], page_size=50)  # doctest: +SKIP
         """
-        ids = _clean_ids(source_ids, source=True)
+        ids = validate_ids(source_ids, source=True)
         _check_paging(page_size, max_results)
         base_params = _attribute_params(self.endpoints, attributes)
         batches = self._lookups.source_batches(ids, base_params, page_size, max_results)
@@ -323,7 +321,7 @@ class Client:
         """
         if dry_run:
             params = _attribute_params(self.endpoints, attributes)
-            ids = _clean_ids(location_ids, source=False)
+            ids = validate_ids(location_ids, source=False)
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
@@ -370,7 +368,7 @@ class Client:
         >>> df = client.sources(["zoopla::1"], attributes=["address", "epc"])  # doctest: +SKIP
         """
         if dry_run:
-            ids = _clean_ids(source_ids, source=True)
+            ids = validate_ids(source_ids, source=True)
             _check_paging(page_size, max_results)
             params = _attribute_params(self.endpoints, attributes)
             batches = self._lookups.source_batches(ids, params, page_size, max_results)
@@ -544,35 +542,6 @@ def _describe_cache_setting(cache: object, backend: BaseCache | None) -> str:
         return _team.describe_redis(redis)
     db_path = getattr(backend, "db_path", None)
     return str(db_path) if db_path is not None else type(backend).__name__
-
-
-def _clean_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
-    """Validate ids (before anything is sent) and drop repeats, keeping the first order."""
-    if isinstance(ids, str):
-        ids = [ids]
-    try:
-        items = list(ids)
-    except TypeError:
-        raise InvalidInput(f"Expected an id or a list of ids, got {type(ids).__name__}") from None
-    kind = "source id" if source else "location id"
-    seen: dict[str, None] = {}
-    for item in items:
-        if not isinstance(item, str):
-            raise InvalidInput(f"Each {kind} must be a string, got {item!r}")
-        if not item:
-            raise InvalidInput(f"Empty {kind}")
-        bad = {ch for ch in item if ch in _FORBIDDEN_IN_ID or ch.isspace() or not ch.isprintable()}
-        if bad:
-            shown = ", ".join(repr(ch) for ch in sorted(bad))
-            raise InvalidInput(f"{kind.capitalize()} {item!r} contains {shown}")
-        if source:
-            provider, sep, rest = item.partition("::")
-            if not sep or not provider or not rest:
-                raise InvalidInput(f"Source id {item!r} is not of the form <provider>::<id>")
-        seen.setdefault(item, None)
-    if not seen:
-        raise InvalidInput(f"No {kind}s given")
-    return list(seen)
 
 
 def _attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) -> dict[str, Any]:
