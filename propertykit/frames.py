@@ -286,39 +286,65 @@ def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(values, ~ok)
 
 
-def _categories(text: pd.Series, levels: tuple[str, ...] | None) -> pd.Categorical:
-    if levels is None:
-        return pd.Categorical(text)  # categories: the values seen, sorted
-    letters = text.str.strip().str.upper()
-    letters = letters.where(letters.isin(levels))  # anything else is missing, not an error
-    return pd.Categorical(letters, categories=list(levels), ordered=True)
+def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorical:
+    """Categories of the values seen, sorted; or the ordered ``levels`` (stripped, upper-cased)."""
+    if levels is not None:  # anything that is not one of the levels is missing, not an error
+        letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
+        codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
+        return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
+    encoded = text.dictionary_encode()
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # by code point, as pandas
+    rank = np.empty(len(order) + 1, dtype=np.int64)
+    rank[order], rank[-1] = np.arange(len(order)), -1
+    codes = rank[encoded.indices.fill_null(-1).to_numpy()]  # -1 (missing) stays -1
+    names = pd.Index(encoded.dictionary.take(order), dtype=_STR_DTYPE)
+    return pd.Categorical.from_codes(codes, categories=names)
+
+
+def _times(text: pa.Array, kind: str) -> Any:
+    """Dates (``datetime64[us]``) or UTC date-times from text; anything not ISO 8601 missing.
+
+    Arrow's cast is tried first: it is strict (no 30 February, exact ``YYYY-MM-DD`` for dates)
+    and whatever it reads, pandas reads the same. When it refuses any value, pandas reads the
+    whole column, so the result never depends on which of the two did the work.
+    """
+    with contextlib.suppress(*_ARROW_ERRORS):
+        if kind == DATE:
+            return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
+        return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
+    served = pd.Series(text, dtype=_STR_DTYPE)
+    if kind == DATE:  # format as served; no date-times here
+        day = pd.to_datetime(served, format="%Y-%m-%d", errors="coerce")
+        return day.astype("datetime64[us]").array
+    parsed = pd.to_datetime(served, format="ISO8601", utc=True, errors="coerce")
+    return parsed.astype("datetime64[us, UTC]").array
+
+
+def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
+    missing = values.is_null().to_numpy(zero_copy_only=False)
+    return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
 
 
 def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
     """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
-    texts = pa.table(
-        {f.name: arrow[f.name] for f in fields if f.kind in (TEXT, CATEGORY, DATE, DATETIME)}
-    )
+    texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
     text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
     columns: dict[str, Any] = {}
-    for f in fields:
+    for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: see _boundaries
+        values = arrow[f.name]
         if f.kind == TEXT:
             columns[f.name] = text[f.name].array
         elif f.kind == CATEGORY:
-            columns[f.name] = _categories(text[f.name], f.levels)
-        elif f.kind == DATETIME:
-            parsed = pd.to_datetime(text[f.name], format="ISO8601", utc=True, errors="coerce")
-            columns[f.name] = parsed.astype("datetime64[us, UTC]").array
-        elif f.kind == DATE:  # pandas, not Arrow's strptime, which rolls 30 February over
-            day = pd.to_datetime(text[f.name], format="%Y-%m-%d", errors="coerce")
-            columns[f.name] = day.astype("datetime64[us]").array
+            columns[f.name] = _categories(values, f.levels)
+        elif f.kind in (DATE, DATETIME):
+            columns[f.name] = _times(values, f.kind)
         elif f.kind in (INT, NUMBER):
-            numbers = np.array(arrow[f.name].to_numpy(zero_copy_only=False), dtype=np.float64)
+            numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers
         elif f.kind == FLAG:
-            columns[f.name] = pd.array(arrow[f.name], dtype=pd.BooleanDtype())
+            columns[f.name] = _flags(values)
         elif f.kind == LIST:
-            columns[f.name] = pd.arrays.ArrowExtensionArray(arrow[f.name])
+            columns[f.name] = pd.arrays.ArrowExtensionArray(values)
     return columns
 
 
