@@ -18,7 +18,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,37 +27,13 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests._system import CHROMIUM, CHROMIUM_FLAGS, HOW_TO_GET_CHROMIUM, free_port, require
+
 QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "01-quickstart.ipynb"
 #: Upper bounds for things to happen (a failure past them, never a measured figure).
 SERVER_START_LIMIT = 120.0
 PAGE_LIMIT_MS = 180_000
 IDS = ("L00000001", "L00000002", "L00000003")
-
-
-def require(ready: bool, reason: str) -> None:
-    """Skip when ``ready`` is false, or fail under ``CI=true`` (those runs must test this)."""
-    if ready:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"end-to-end test cannot run under CI=true: {reason}")
-    pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
@@ -90,7 +65,7 @@ def lab(tmp_path: Path) -> Iterator[str]:
     )
     require(
         os.access(CHROMIUM, os.X_OK),
-        f"{CHROMIUM} not found: apt-get install chromium (`make test` does it when run as root)",
+        HOW_TO_GET_CHROMIUM,
     )
     root = tmp_path / "lab"
     root.mkdir()
@@ -157,7 +132,9 @@ def test_quickstart_in_jupyterlab_fetches_into_the_table(lab: str) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS), headless=True
+        )
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(PAGE_LIMIT_MS)

@@ -17,19 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--remote-debugging-pipe",
-    "--window-size=1280,1000",
-)
+from tests._system import CHROMIUM, CHROMIUM_FLAGS
+
+FLAGS = (*CHROMIUM_FLAGS, "--remote-debugging-pipe", "--window-size=1280,1000")
 
 
 class Browser:

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from propertykit.report import write_report
-from tests.report._cdp import CHROMIUM, Browser, launch
+from tests._system import CHROMIUM, HOW_TO_GET_CHROMIUM, require
+from tests.report._cdp import Browser, launch
 
 #: Draws every figure div's content and reads it back: SVG marks per figure, and the figures
 #: plotly knows about (``_fullLayout`` is set once a plot has been drawn).
@@ -56,14 +57,7 @@ async (png) => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not os.access(CHROMIUM, os.X_OK):
-        reason = (
-            f"{CHROMIUM} not found: install Debian's chromium package "
-            "(apt-get install chromium; `make test` does it when run as root)"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests must run under CI=true: {reason}")
-        pytest.skip(reason)
+    require(os.access(CHROMIUM, os.X_OK), HOW_TO_GET_CHROMIUM)
     with launch() as running:
         yield running
 
