@@ -167,8 +167,9 @@ class Client:
 
         Examples
         --------
-        >>> client.usage.requests_sent  # doctest: +SKIP
-        3
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.usage.requests_sent
+        1
         """
         return self._transport.usage
 
@@ -177,8 +178,9 @@ class Client:
 
         Examples
         --------
-        >>> client.cache_info()["entries"]  # doctest: +SKIP
-        40
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.cache_info()["entries"]
+        1
         """
         return self._transport.cache_info()
 
@@ -187,7 +189,10 @@ class Client:
 
         Examples
         --------
-        >>> client.clear_cache()  # doctest: +SKIP
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.clear_cache()
+        >>> client.cache_info()["entries"]
+        0
         """
         self._transport.clear_cache()
 
@@ -215,8 +220,8 @@ class Client:
 
         Examples
         --------
-        >>> client.health()  # doctest: +SKIP
-        {'success': True, ...}
+        >>> client.health()["status"]
+        'ok'
         """
         body = self._transport.fetch_json(
             self.endpoints.health_path, endpoint="health", billable=self._billable("health")
@@ -230,7 +235,9 @@ class Client:
 
         Examples
         --------
-        >>> records = client.property_records(["L1", "L2"])  # doctest: +SKIP
+        >>> records = client.property_records(sb.location_ids[:2])
+        >>> [record["locationId"] for record in records]
+        ['L00000000', 'L00000001']
         """
         ids = validate_ids(location_ids, source=False)
         params = _attribute_params(self.endpoints, attributes)
@@ -258,7 +265,9 @@ class Client:
 
         Examples
         --------
-        >>> records = client.source_records(["zoopla::123"], page_size=50)  # doctest: +SKIP
+        >>> records = client.source_records(sb.source_ids[:3], page_size=50)
+        >>> [record["locationId"] for record in records]
+        ['L00000000', 'L00000001', 'L00000002']
         """
         ids = validate_ids(source_ids, source=True)
         _check_paging(page_size, max_results)
@@ -315,9 +324,14 @@ class Client:
 
         Examples
         --------
-        >>> df = client.properties(["L1", "L2"])  # doctest: +SKIP
-        >>> client.properties(many_ids, dry_run=True)  # doctest: +SKIP
-        <DryRun properties: 100,000 ids in 2,000 batches; 1,200 requests to send ...>
+        >>> df = client.properties(sb.location_ids[:2])
+        >>> df["locationId"].tolist()
+        ['L00000000', 'L00000001']
+        >>> client.properties(sb.location_ids[:300], dry_run=True)
+        <DryRun properties: 300 ids in 6 batches; 6 requests to send (6 billable), 0 cached (free)>
+        >>> df = client.properties(sb.location_ids[:50])  # the first batch, now cached
+        >>> client.properties(sb.location_ids[:300], dry_run=True)
+        <DryRun properties: 300 ids in 6 batches; 5 requests to send (5 billable), 1 cached (free)>
         """
         if dry_run:
             params = _attribute_params(self.endpoints, attributes)
@@ -365,7 +379,9 @@ class Client:
 
         Examples
         --------
-        >>> df = client.sources(["zoopla::1"], attributes=["address", "epc"])  # doctest: +SKIP
+        >>> df = client.sources(sb.source_ids[:2], attributes=["address", "epc"])
+        >>> df["epc.currentEnergyRating"].tolist()
+        ['C', 'D']
         """
         if dry_run:
             ids = validate_ids(source_ids, source=True)
@@ -383,8 +399,8 @@ class Client:
 
         Examples
         --------
-        >>> client.suggest("Mill Lane")  # doctest: +SKIP
-        [{'displayAddress': ...}, ...]
+        >>> client.suggest("Mill Lane")[0]["displayAddress"]
+        'Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF'
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("suggest() needs a non-empty query string")
@@ -431,8 +447,8 @@ class Client:
 
         Examples
         --------
-        >>> purchase = client.buy_title_deed("NGL123456")  # doctest: +SKIP
-        >>> purchase.status, purchase.money_state  # doctest: +SKIP
+        >>> purchase = client.buy_title_deed(sb.title_numbers[0])
+        >>> purchase.status, purchase.money_state
         ('delivered', 'charged')
         """
         from propertykit import deeds
@@ -455,7 +471,10 @@ class Client:
 
         Examples
         --------
-        >>> client.purchase_status("NGL123456")["result"]["money_state"]  # doctest: +SKIP
+        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
+        'not_charged'
+        >>> purchase = client.buy_title_deed(sb.title_numbers[1])
+        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
         'charged'
         """
         from propertykit import deeds

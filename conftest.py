@@ -1,0 +1,77 @@
+"""The names every docstring example in ``propertykit/`` may use without setting them up.
+
+pytest runs the examples (``--doctest-modules``) with these names already defined:
+
+``pk``
+    The package: ``import propertykit as pk``.
+``sb``
+    A sandbox of the service (5,000 properties, seed 0), started once per session and only when
+    an example names ``sb`` or ``client``. Shared: read from it, never steer it. Use its ids
+    (``sb.location_ids``, ``sb.source_ids``, ``sb.title_numbers``), never made-up ones.
+``client``
+    A fresh ``pk.Client`` on ``sb`` for each example: its own SQLite cache and purchase journal
+    (so usage counts start at 0), no progress bars; closed afterwards.
+``records``
+    50 synthetic property records: ``pk.sandbox.generate_records(50)``.
+
+Each example runs in its own empty working directory (files it writes, e.g. ``"portfolio/"``,
+land there), with ``PROPERTYKIT_CACHE_DIR`` inside that temporary folder too. Test functions
+(``tests/``) are not affected: the fixture returns at once for anything but a docstring example.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+import propertykit as pk
+from propertykit.config import ENV_CACHE_DIR
+from propertykit.sandbox import Sandbox, generate_records
+
+#: An example's source that names one of these needs the sandbox.
+_NEEDS_SANDBOX = re.compile(r"\b(sb|client)\b")
+
+
+@pytest.fixture(scope="session")
+def _doctest_sandbox() -> Iterator[Sandbox]:
+    """The sandbox behind ``sb`` and ``client``; started the first time an example needs it."""
+    with pk.sandbox.serve() as sb:
+        yield sb
+
+
+@pytest.fixture(autouse=True)
+def _doctest_names(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fill ``doctest_namespace`` for one docstring example (see the module docstring)."""
+    item = request.node
+    if not isinstance(item, pytest.DoctestItem) or item.dtest is None:
+        yield
+        return
+    namespace: dict[str, object] = request.getfixturevalue("doctest_namespace")
+    monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+    tmp_path = request.getfixturevalue("tmp_path")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache-dir"))
+    names: dict[str, object] = {"pk": pk, "records": generate_records(50)}
+    client = None
+    if _NEEDS_SANDBOX.search("".join(example.source for example in item.dtest.examples)):
+        sb: Sandbox = request.getfixturevalue("_doctest_sandbox")
+        client = pk.Client(
+            sb.api_key,
+            sb.url,
+            cache=tmp_path / "http_cache.sqlite",
+            progress=False,
+            journal=tmp_path / "journal.jsonl",
+        )
+        names.update(sb=sb, client=client)
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        for name in names:
+            namespace.pop(name, None)
+        if client is not None:
+            client.close()
