@@ -89,7 +89,9 @@ class HttpPurchaseTransport:
 
     Examples
     --------
-    >>> transport = HttpPurchaseTransport(client._transport, pk.Endpoints())  # doctest: +SKIP
+    >>> transport = HttpPurchaseTransport(client._transport, client.endpoints)
+    >>> transport.fetch_status(sb.title_numbers[8])["result"]["money_state"]
+    'not_charged'
     """
 
     def __init__(self, http: Transport, endpoints: Endpoints) -> None:

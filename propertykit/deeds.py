@@ -119,8 +119,8 @@ class Purchase:
 
         Examples
         --------
-        >>> purchase = client.buy_title_deed("NGL1")                      # doctest: +SKIP
-        >>> purchase.refresh().status                                     # doctest: +SKIP
+        >>> purchase = client.buy_title_deed(sb.title_numbers[2])
+        >>> purchase.refresh().status
         'delivered'
         """
         if self.status == "delivered" or self._fetch_status is None:
@@ -148,7 +148,7 @@ class Purchase:
 
         Examples
         --------
-        >>> client.buy_title_deed("NGL1").wait(timeout=30).status          # doctest: +SKIP
+        >>> client.buy_title_deed(sb.title_numbers[3]).wait(timeout=30).status
         'delivered'
         """
         deadline = clock() + timeout
@@ -210,9 +210,12 @@ def buy_title_deed(
 
     Examples
     --------
-    >>> purchase = buy_title_deed(client_transport, Journal(), "NGL123456")  # doctest: +SKIP
-    >>> purchase.status                                                      # doctest: +SKIP
-    'delivered'
+    >>> transport = HttpPurchaseTransport(client._transport, client.endpoints)  # as pk.Client does
+    >>> purchase = buy_title_deed(transport, Journal("deeds.jsonl"), sb.title_numbers[4])
+    >>> purchase.status, purchase.previously_bought
+    ('delivered', False)
+    >>> buy_title_deed(transport, Journal("deeds.jsonl"), sb.title_numbers[4]).previously_bought
+    True
     """
     flow = _Flow(
         transport, journal, check_title_number(title_number), policy or RetryPolicy(), sleep
@@ -245,8 +248,9 @@ def purchase_status(transport: PurchaseTransport, title_number: str) -> dict[str
 
     Examples
     --------
-    >>> purchase_status(client_transport, "NGL123456")["result"]["money_state"]  # doctest: +SKIP
-    'charged'
+    >>> transport = HttpPurchaseTransport(client._transport, client.endpoints)
+    >>> purchase_status(transport, sb.title_numbers[5])["result"]["money_state"]
+    'not_charged'
     """
     body = transport.fetch_status(check_title_number(title_number))
     return body if isinstance(body, dict) else {"body": body}
