@@ -1,9 +1,10 @@
 """propertykit: property records from a credit-metered service into pandas, plotly and geopandas.
 
 >>> import propertykit as pk
->>> with pk.sandbox.serve() as sb:                                  # doctest: +SKIP
-...     client = pk.Client(api_key=sb.api_key, base_url=sb.url)
+>>> with pk.sandbox.serve() as sb, pk.Client(api_key=sb.api_key, base_url=sb.url) as client:
 ...     df = client.properties(sb.location_ids[:10])
+>>> len(df)
+10
 """
 
 from __future__ import annotations

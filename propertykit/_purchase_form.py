@@ -62,10 +62,12 @@ class PurchaseForm(Form):
     Examples
     --------
     >>> import propertykit as pk
-    >>> form = pk.widgets.PurchaseForm(client, cost=25)  # doctest: +SKIP
-    >>> form.title.value = "NGL100042"; form.buy_button.click()  # doctest: +SKIP
-    >>> form.confirm_button.click(); form.money_state  # doctest: +SKIP
-    'charged'
+    >>> form = pk.widgets.PurchaseForm(client, cost=25)
+    >>> form.title.value = sb.title_numbers[6]
+    >>> form.buy_button.click()  # asks to confirm; nothing is sent yet
+    >>> form.confirm_button.click()
+    >>> form.money_state, form.value.status
+    ('charged', 'delivered')
     """
 
     def __init__(
@@ -128,7 +130,7 @@ class PurchaseForm(Form):
 
         Examples
         --------
-        >>> pk.widgets.PurchaseForm(client, cost=25).cost_text()  # doctest: +SKIP
+        >>> pk.widgets.PurchaseForm(client, cost=25).cost_text()
         'This costs 25 credits.'
         """
         if self.cost is None:
@@ -196,7 +198,11 @@ class PurchaseForm(Form):
 
         Examples
         --------
-        >>> form.check_status()  # doctest: +SKIP
+        >>> form = PurchaseForm(client)
+        >>> form.title.value = sb.title_numbers[7]
+        >>> form.check_status()
+        >>> "You were not charged" in form.message.value
+        True
         """
         title = self._pending_title or self.title.value.strip()
         if not title:

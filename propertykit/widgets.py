@@ -1,9 +1,11 @@
 """ipywidgets forms over a :class:`propertykit.Client`: look properties up, buy title deeds.
 
 >>> import propertykit as pk
->>> form = pk.widgets.LookupForm(client)  # doctest: +SKIP
->>> form  # shows the form  # doctest: +SKIP
->>> form.value  # the fetched DataFrame  # doctest: +SKIP
+>>> form = pk.widgets.LookupForm(client)  # in a notebook, a cell ending in `form` shows it
+>>> form.ids.value = "L00000001, L00000002"
+>>> form.fetch_button.click()
+>>> form.value["locationId"].tolist()  # the fetched DataFrame
+['L00000001', 'L00000002']
 
 Every error the client raises appears in the form as plain words (:mod:`propertykit._messages`),
 never as a traceback. The forms hold no state about the service beyond what the client keeps:
@@ -193,7 +195,11 @@ class LookupForm(Form):
 
         Examples
         --------
-        >>> form.add_id("L00000042")  # doctest: +SKIP
+        >>> form = LookupForm(client)
+        >>> form.add_id(sb.location_ids[42])
+        >>> form.add_id(sb.location_ids[42])
+        >>> form.ids.value
+        'L00000042'
         """
         current = parse_ids(self.ids.value)
         if identifier in (*current.location_ids, *current.source_ids):
@@ -208,7 +214,10 @@ class LookupForm(Form):
 
         Examples
         --------
-        >>> form.suggest("Mill Lane")  # doctest: +SKIP
+        >>> form = LookupForm(client)
+        >>> form.suggest("Mill Lane")
+        >>> form.suggestions.options[0]
+        ('Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF (L00000033)', 'L00000033')
         """
         query = query.strip()
         if len(query) < self.min_suggest_chars:
@@ -259,7 +268,10 @@ class LookupForm(Form):
 
         Examples
         --------
-        >>> df = form.fetch()  # doctest: +SKIP
+        >>> form = LookupForm(client)
+        >>> form.ids.value = sb.location_ids[7]
+        >>> form.fetch()["locationId"].tolist()
+        ['L00000007']
         """
         parsed = self._check_ids(self.ids.value)
         if parsed.invalid:

@@ -1,8 +1,11 @@
 """A local, faithful implementation of the property-data service: a real HTTP server on 127.0.0.1.
 
+>>> import requests
 >>> from propertykit import sandbox
->>> with sandbox.serve() as sb:                                       # doctest: +SKIP
-...     requests.get(f"{sb.url}/v1/property/health", headers={"x-api-key": sb.api_key})
+>>> with sandbox.serve() as sb:
+...     answer = requests.get(f"{sb.url}/v1/property/health", headers={"x-api-key": sb.api_key})
+>>> answer.json()["status"]
+'ok'
 
 Where the service leaves a gap, the sandbox picks the value below. propertykit never relies on
 these choices: each one is a setting of ``pk.Endpoints`` or ``pk.Client``.
