@@ -304,9 +304,10 @@ def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorica
 def _times(text: pa.Array, kind: str) -> Any:
     """Dates (``datetime64[us]``) or UTC date-times from text; anything not ISO 8601 missing.
 
-    Arrow's cast is tried first: it is strict (no 30 February, exact ``YYYY-MM-DD`` for dates)
-    and whatever it reads, pandas reads the same. When it refuses any value, pandas reads the
-    whole column, so the result never depends on which of the two did the work.
+    Arrow's cast is tried first, being quicker: it is strict (no 30 February, exactly
+    ``YYYY-MM-DD`` for dates, an offset or ``Z`` on date-times) and reads what it accepts as
+    pandas does (``tests/frames/test_dates.py``). When it refuses any value, pandas reads the
+    whole column, so a value reads the same whichever of the two did the work.
     """
     with contextlib.suppress(*_ARROW_ERRORS):
         if kind == DATE:
