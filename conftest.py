@@ -6,8 +6,10 @@ pytest runs the examples (``--doctest-modules``) with these names already define
     The package: ``import propertykit as pk``.
 ``sb``
     A sandbox of the service (5,000 properties, seed 0), started once per session and only when
-    an example names ``sb`` or ``client``. Shared: read from it, never steer it. Use its ids
-    (``sb.location_ids``, ``sb.source_ids``, ``sb.title_numbers``), never made-up ones.
+    an example uses ``sb`` or ``client`` without making its own. Shared: read from it, never
+    steer it (balance, clock, faults). Use its ids (``sb.location_ids``, ``sb.source_ids``,
+    ``sb.title_numbers``), never made-up ones. Buying a deed changes it: each example that buys
+    uses a title no other example touches (``sb.title_numbers[0]`` to ``[8]`` are taken).
 ``client``
     A fresh ``pk.Client`` on ``sb`` for each example: its own SQLite cache and purchase journal
     (so usage counts start at 0), no progress bars; closed afterwards.
@@ -30,8 +32,17 @@ import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR
 from propertykit.sandbox import Sandbox, generate_records
 
-#: An example's source that names one of these needs the sandbox.
-_NEEDS_SANDBOX = re.compile(r"\b(sb|client)\b")
+#: The names backed by the sandbox; an example that binds one itself (``as sb``, ``client =``)
+#: does not need ours.
+_SANDBOX_NAMES = ("sb", "client")
+
+
+def _needs_sandbox(source: str) -> bool:
+    return any(
+        re.search(rf"\b{name}\b", source)
+        and not re.search(rf"\bas {name}\b|^\s*{name}\s*=[^=]", source, re.MULTILINE)
+        for name in _SANDBOX_NAMES
+    )
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +68,7 @@ def _doctest_names(request: pytest.FixtureRequest) -> Iterator[None]:
     monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache-dir"))
     names: dict[str, object] = {"pk": pk, "records": generate_records(50)}
     client = None
-    if _NEEDS_SANDBOX.search("".join(example.source for example in item.dtest.examples)):
+    if _needs_sandbox("".join(example.source for example in item.dtest.examples)):
         sb: Sandbox = request.getfixturevalue("_doctest_sandbox")
         client = pk.Client(
             sb.api_key,
