@@ -6,7 +6,7 @@ what happened and what to do next; none ever holds the API key (errors never car
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from propertykit.errors import (
     ApiError,
@@ -93,6 +93,9 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
     'The account has too little credit (HTTP 402)'
     """
     if isinstance(error, DailyCapReached):
+        if now is None and error.resets_at is not None and error.retry_after is not None:
+            # Count down as the service did (its Retry-After), not by this machine's clock.
+            now = error.resets_at - timedelta(seconds=error.retry_after)
         when = (
             f"it resets at {describe_reset(error.resets_at, now)}"
             if error.resets_at is not None

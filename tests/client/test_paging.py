@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from urllib.parse import parse_qs
 
 import pytest
 
 from propertykit.errors import BudgetExceeded, DailyCapReached, ServerError
+
+#: A fixed moment far from midnight UTC, for tests that reach the daily cap.
+AFTERNOON = datetime(2025, 6, 2, 15, 0, tzinfo=UTC)
 
 
 def source_queries(sb):
@@ -57,6 +61,7 @@ def test_a_failure_part_way_through_paging_keeps_records_and_resume_offset(
     fresh_sandbox, make_client
 ):
     sb = fresh_sandbox
+    sb.set_now(AFTERNOON)  # far from midnight, when a short wait would clear the cap
     sb.set_daily_cap(7)  # pages of 3: the third page would pass the cap
     client = make_client(sb)
     ids = sb.source_ids[:10]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
@@ -23,6 +24,9 @@ from propertykit.errors import (
 from propertykit.sandbox import Sandbox
 
 from .conftest import BuyerFactory, charges, purchase_posts, status_gets
+
+#: A fixed moment far from midnight UTC, for tests that reach the daily cap.
+AFTERNOON = datetime(2025, 6, 2, 15, 0, tzinfo=UTC)
 
 
 def test_200_is_delivered_and_charged_once(
@@ -387,6 +391,7 @@ def test_daily_cap_raises_not_charged_without_retrying(
     fresh_sandbox: Sandbox, make_buyer: BuyerFactory
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[24]
+    sb.set_now(AFTERNOON)  # far from midnight, when a short wait would clear the cap
     sb.set_daily_cap(0)
     buyer = make_buyer(sb)
     with pytest.raises(DailyCapReached) as caught:

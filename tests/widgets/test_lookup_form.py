@@ -5,7 +5,7 @@ Every error path ends as a readable sentence in ``form.message`` and never as a 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
@@ -15,6 +15,9 @@ from propertykit.sandbox import RequestRecord, Sandbox
 from propertykit.widgets import PREVIEW_ROWS, LookupForm
 
 from .conftest import text_of
+
+#: A fixed moment far from midnight UTC, for tests that reach the daily cap.
+AFTERNOON = datetime(2025, 6, 2, 15, 0, tzinfo=UTC)
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
@@ -152,15 +155,15 @@ def test_403_endpoint_not_available(sandbox, make_client):
 
 
 def test_daily_cap_message_names_the_reset_time(fresh_sandbox, make_client, sleeps):
+    fresh_sandbox.set_now(AFTERNOON)  # far from midnight, when a short wait would clear the cap
     fresh_sandbox.set_daily_cap(0)
     form = LookupForm(make_client(fresh_sandbox))
     form.ids.value = "L00000001"
     form.fetch_button.click()
-    now = datetime.now(UTC)
-    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
     message = text_of(form.message.value)
     assert "daily credit cap is reached" in message
-    assert f"resets at 00:00 UTC on {midnight:%a} {midnight.day} {midnight:%b %Y} (in " in message
+    # The wait is the service's own countdown (Retry-After), whatever this machine's clock says.
+    assert "resets at 00:00 UTC on Tue 3 Jun 2025 (in 9 h 0 min)" in message
     assert "credit: daily cap reached" in text_of(form.status.value)
     assert sleeps == []
     assert_no_traceback(form)
@@ -191,6 +194,7 @@ def test_long_fetch_shows_progress_per_request(sandbox, make_client):
 
 def test_failure_part_way_keeps_what_was_fetched(fresh_sandbox, make_client):
     sb = fresh_sandbox
+    sb.set_now(AFTERNOON)
     sb.set_daily_cap(15)  # the first batch of 10 is paid for, the second would pass the cap
     form = LookupForm(make_client(sb, endpoints=Endpoints(batch_size=10)))
     form.ids.value = ",".join(sb.location_ids[:20])
