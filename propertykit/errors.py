@@ -174,7 +174,7 @@ class ApiError(PropertyKitError):
     def _describe(self) -> str:
         text = self._core()
         if self.hint:
-            text += f". {self.hint}"
+            text = f"{text.rstrip('.')}. {self.hint}"
         return text
 
     def _core(self) -> str:

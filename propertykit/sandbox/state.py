@@ -234,7 +234,8 @@ class SandboxState:
                 return Refusal(
                     402,
                     "insufficient_credit",
-                    f"This request costs {credits} credits but the account has {self.balance}. "
+                    f"This request costs {credits} credit{'s' if credits != 1 else ''} "
+                    f"but the account has {self.balance}. "
                     "Add credit and send the same request again.",
                 )
             spent = self._spent_by_day.get(now.date(), 0)

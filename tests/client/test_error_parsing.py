@@ -143,3 +143,8 @@ def test_any_bytes_and_status_give_only_a_typed_error(status, body, retry_after)
 def test_deeply_nested_json_does_not_break_the_parser():
     err = parse(500, "[" * 100_000 + "]" * 100_000)
     assert isinstance(err, ServerError)
+
+
+def test_a_hint_follows_the_servers_message_with_one_full_stop():
+    error = ApiError(401, message="Missing or invalid API key.", hint="Check the API key")
+    assert str(error) == "HTTP 401: Missing or invalid API key. Check the API key"
