@@ -1,21 +1,21 @@
-"""The one HTTP session: requests-cache + a search-suggest rate limit + retries + error mapping.
+"""The transport: sends what ``client`` asks through the one session; retries and error mapping.
 
-This is the only module that knows about ``requests``, the cache and the rate limiter. It sends
-what ``client`` asks, executes the decisions of :mod:`propertykit._policy`, counts traffic in a
-:class:`~propertykit.usage.Usage`, and maps every third-party error to a propertykit error once,
-here, ``from`` the original.
+``_http`` and ``_session`` are the only modules that know about ``requests``, the cache and the
+rate limiter: :mod:`propertykit._session` builds the session (requests-cache, then the
+search-suggest rate limit, then ``requests``), and this module sends through it. It executes the
+decisions of :mod:`propertykit._policy`, counts traffic in a :class:`~propertykit.usage.Usage`,
+and maps every third-party error to a propertykit error once, here, ``from`` the original.
 
-Key safety: the key travels only in the ``x-api-key`` header. It is listed (in every spelling
-sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cache key nor stored;
-it is dropped when a redirect leaves the origin; it is scrubbed from redirect history before a
-response is stored; it is blanked out of error bodies; and no log line or repr shows it.
+Key safety: the key travels only in the ``x-api-key`` header, and the session keeps it out of the
+cache and off other origins (see :mod:`propertykit._session`). Here it is blanked out of error
+bodies and error details, and no log line or repr shows it.
 
 Threads: one :class:`Transport` may be used from several threads at once (the bulk runner of
 :mod:`propertykit.bulk` does): its usage counters take a lock, a billable request reserves its
 place in the ``budget`` before it is sent (so N threads never overspend by N - 1), and the
-connection pool holds ``pool_size`` connections. The SQLite cache is opened in WAL mode so
-several kernels can share one file. With a Redis ``limiter_redis`` connection, the search-suggest
-limit is counted in Redis, shared by every client (and kernel) using it.
+session's connection pool holds ``pool_size`` connections. The SQLite cache is shared between
+kernels, and a Redis ``limiter_redis`` shares the search-suggest limit (see
+:mod:`propertykit._session`).
 
 For title-deed purchases (a ``POST`` with an ``Idempotency-Key``), call
 :meth:`Transport.fetch` with ``idempotent=False``: it is never cached, an error answer is raised
@@ -28,29 +28,28 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
-from requests_cache import DO_NOT_CACHE, CacheMixin
 from requests_cache.backends.base import BaseCache
-from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
-from requests_cache.policy import DEFAULT_IGNORED_PARAMS
-from requests_ratelimiter import LimiterMixin
 
-from propertykit import _json as fast_json
 from propertykit import _policy as policy
-from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
+from propertykit._session import (
+    CachedLimiterSession,
+    describe_cache,
+    is_complete_answer,
+    open_session,
+    parsed_body,
+)
+from propertykit.config import Endpoints
 from propertykit.errors import (
     ApiError,
     BudgetExceeded,
@@ -60,120 +59,12 @@ from propertykit.errors import (
 )
 from propertykit.usage import Usage
 
-__all__ = [
-    "API_KEY_HEADERS",
-    "CACHE_FILE_NAME",
-    "CachedLimiterSession",
-    "Transport",
-    "describe_cache",
-    "open_sqlite_cache",
-]
+__all__ = ["Transport"]
 
 logger = logging.getLogger("propertykit")
 
-#: Every spelling of the key header propertykit sends or requests-cache knows.
-API_KEY_HEADERS = ("x-api-key", "X-API-Key", "X-Api-Key")
-_KEY_HEADER = API_KEY_HEADERS[0]
-
-#: File name of the default SQLite cache inside the cache directory.
-CACHE_FILE_NAME = "http_cache.sqlite"
-
-#: Milliseconds a kernel waits for another kernel's write to the shared SQLite file.
-_SQLITE_BUSY_MS = 30_000
-
 #: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
 _LIMITER_TIMEOUT = "Rate limit not cleared"
-
-
-class _PathLimiterMixin(LimiterMixin):
-    """requests-ratelimiter's limiter, applied only to URLs under ``limited_prefix``.
-
-    Sits between the cache mixin and ``requests.Session``: cache hits never get here, so they
-    are free and never count against the limit.
-    """
-
-    limited_prefix: str | None = None
-
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
-        prefix, url = self.limited_prefix, request.url or ""
-        if prefix is not None and url.startswith(prefix) and url[len(prefix) :][:1] in ("", "?"):
-            response = super().send(request, **kwargs)
-        else:
-            response = requests.Session.send(self, request, **kwargs)
-        # Redirect history is stored with the response: keep the key out of it.
-        for earlier in response.history:
-            for name in API_KEY_HEADERS:
-                earlier.request.headers.pop(name, None)
-        return response
-
-
-class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
-    """requests-cache first (hits are free), then the suggest rate limit, then ``requests``.
-
-    Also drops the API key header on a redirect to another origin: ``requests`` strips only
-    ``Authorization`` there, never custom headers.
-    """
-
-    def rebuild_auth(
-        self, prepared_request: requests.PreparedRequest, response: requests.Response
-    ) -> None:
-        super().rebuild_auth(prepared_request, response)  # type: ignore[no-untyped-call]
-        old_url = response.request.url or ""
-        new_url = prepared_request.url or ""
-        if self.should_strip_auth(old_url, new_url):  # type: ignore[no-untyped-call]
-            for name in API_KEY_HEADERS:
-                prepared_request.headers.pop(name, None)
-
-
-def open_sqlite_cache(path: str | Path) -> SQLiteCache:
-    """Open (creating if needed) the SQLite cache file at ``path``.
-
-    The file is in WAL mode (readers never block the writer) with a busy timeout, so several
-    kernels on one machine may share it while they write. Not for network file systems.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> cache = open_sqlite_cache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
-    >>> len(cache.responses)
-    0
-    >>> cache.close()
-    """
-    path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return SQLiteCache(path, wal=True, busy_timeout=_SQLITE_BUSY_MS)
-
-
-def describe_cache(cache: BaseCache) -> dict[str, Any]:
-    """Entries, size on disk, oldest and newest entry, and path of a cache.
-
-    ``size_bytes`` and ``path`` are ``None`` for backends that are not files (e.g. Redis).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> cache = open_sqlite_cache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
-    >>> describe_cache(cache)["entries"]
-    0
-    >>> cache.close()
-    """
-    created = [response.created_at for response in cache.responses.values()]
-    path: Path | None = None
-    size: int | None = None
-    if isinstance(cache, SQLiteCache):
-        path = Path(cache.db_path)
-        size = sum(
-            p.stat().st_size
-            for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal")))
-            if p.exists()
-        )
-    return {
-        "entries": len(created),
-        "size_bytes": size,
-        "oldest": min(created) if created else None,
-        "newest": max(created) if created else None,
-        "path": str(path) if path else None,
-    }
 
 
 @dataclass
@@ -235,56 +126,18 @@ class Transport:
         # Billable requests on their way, not yet counted in usage (see _budget_slot).
         self._reserved = 0
         self._budget_changed = threading.Condition(usage.lock)
-        self.session = self._build_session()
-
-    def _build_session(self) -> CachedLimiterSession:
-        per_minute = self.endpoints.suggest_per_minute
-        session = CachedLimiterSession(
-            backend=self.cache if self.cache is not None else "memory",
-            expire_after=DEFAULT_EXPIRE_AFTER if self.expire_after is None else self.expire_after,
-            urls_expire_after=self._never_cached_patterns(),
-            allowable_codes=(200,),
-            allowable_methods=("GET",),
-            ignored_parameters=(*DEFAULT_IGNORED_PARAMS, *API_KEY_HEADERS),
-            filter_fn=_is_complete_answer,
-            # Offline replays answer even from entries past their expiry; online, never stale.
-            stale_if_error=self.offline,
-            autoclose=self.close_cache or self.cache is None,
-            per_minute=per_minute or 0,
-            max_delay=self.retry.max_wait,
-            **self._limiter_backend(),
+        self.session = open_session(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            cache=self.cache,
+            expire_after=self.expire_after,
+            offline=self.offline,
+            endpoints=self.endpoints,
+            max_wait=self.retry.max_wait,
+            close_cache=self.close_cache,
+            pool_size=self.pool_size,
+            limiter_redis=self.limiter_redis,
         )
-        adapter = HTTPAdapter(pool_maxsize=max(1, self.pool_size))
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        session.limited_prefix = self.base_url + self.endpoints.suggest_path if per_minute else None
-        session.settings.only_if_cached = self.offline
-        session.settings.disabled = self.cache is None
-        session.headers[_KEY_HEADER] = self.api_key
-        session.headers["Accept"] = "application/json"
-        return session
-
-    def _limiter_backend(self) -> dict[str, Any]:
-        """Where the suggest limit is counted: in memory, or in the shared Redis."""
-        if self.limiter_redis is None:
-            return {}
-        from propertykit._team import shared_limiter_settings
-
-        return shared_limiter_settings(self.limiter_redis, self.base_url)
-
-    def _never_cached_patterns(self) -> dict[str | re.Pattern[Any], Any]:
-        """Health, purchases and purchase status: never cached, matched exactly."""
-        root = re.escape(self.base_url)
-        paths = (
-            self.endpoints.health_path,
-            self.endpoints.purchase_path,
-            self.endpoints.status_path,
-        )
-        patterns: dict[str | re.Pattern[Any], Any] = {}
-        for path in paths:
-            segments = re.escape(path).replace(re.escape("{titleNumber}"), "[^/?#]+")
-            patterns[re.compile(f"^{root}{segments}(?:[?#]|$)")] = DO_NOT_CACHE
-        return patterns
 
     # -- sending ----------------------------------------------------------------------------------
 
@@ -298,7 +151,7 @@ class Transport:
     ) -> Any:
         """GET ``path`` and return its parsed JSON body (retrying a cut-off body)."""
         response = self.fetch("GET", path, endpoint=endpoint, params=params, billable=billable)
-        return _parsed_body(response)
+        return parsed_body(response)
 
     def fetch(
         self,
@@ -488,7 +341,7 @@ class Transport:
             return response
         self.usage.record_sent(endpoint, billable=billable)
         logger.debug("%s %s: %d", method, _path_of(response.url), response.status_code)
-        if method == "GET" and response.status_code == 200 and not _is_complete_answer(response):
+        if method == "GET" and response.status_code == 200 and not is_complete_answer(response):
             raise _Failed("truncated", ValueError("the body is not complete JSON"))
         return response
 
@@ -535,7 +388,7 @@ class Transport:
         if not getattr(response, "from_cache", False) or response.status_code != 200:
             return None
         try:
-            return _parsed_body(response)
+            return parsed_body(response)
         except ValueError:
             return None
 
@@ -561,39 +414,6 @@ class _Failed(Exception):
         super().__init__(kind)
         self.kind = kind
         self.cause = cause
-
-
-_PARSED = "_propertykit_json"
-
-
-def _is_complete_answer(response: requests.Response) -> bool:
-    """requests-cache filter: store a 200 only when its body is whole, parseable JSON.
-
-    The parsed body is kept on the response so it is not parsed twice.
-    """
-    if getattr(response, "from_cache", False) or response.status_code != 200:
-        return True
-    if hasattr(response, _PARSED):
-        return True
-    content = response.content
-    length = response.headers.get("Content-Length")
-    if (
-        length is not None
-        and "Content-Encoding" not in response.headers
-        and (not length.isdigit() or int(length) != len(content))
-    ):
-        return False
-    try:
-        setattr(response, _PARSED, fast_json.loads(content))
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _parsed_body(response: requests.Response) -> Any:
-    if hasattr(response, _PARSED):
-        return getattr(response, _PARSED)
-    return fast_json.loads(response.content)
 
 
 def _never_connected(exc: requests.exceptions.ConnectionError) -> bool:

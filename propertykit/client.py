@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from requests_cache.backends.base import BaseCache
 
 from propertykit import _team
-from propertykit._http import CACHE_FILE_NAME, Transport, open_sqlite_cache
+from propertykit._http import Transport
 from propertykit._lookups import Lookups, records_of
 from propertykit._policy import RetrySettings
+from propertykit._session import CACHE_FILE_NAME, open_sqlite_cache
 from propertykit.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.config import (
     ENV_API_KEY,

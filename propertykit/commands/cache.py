@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from propertykit._http import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
+from propertykit._session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.config import cache_dir
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from propertykit._http import describe_cache, open_sqlite_cache
+from propertykit._session import describe_cache, open_sqlite_cache
 from propertykit.cli import main
 from propertykit.sandbox.data import source_id
 
