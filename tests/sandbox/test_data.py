@@ -11,6 +11,7 @@ import pytest
 import shapely.geometry
 
 from propertykit.sandbox import data
+from propertykit.sandbox.tables import TOWNS
 
 RECORDS = data.generate_records(1500)
 POSTCODE = re.compile(r"^[A-Z]{1,2}[0-9][0-9A-Z]? [0-9][ABD-HJLNP-UW-Z]{2}$")
@@ -99,7 +100,7 @@ def test_postcodes_are_well_formed_and_consistent() -> None:
 
 
 def test_coordinates_are_inside_gb_and_near_their_town() -> None:
-    towns = {(t.name, t.local_authority): t for t in data.TOWNS}
+    towns = {(t.name, t.local_authority): t for t in TOWNS}
     for record in RECORDS:
         lat, lng = record["spatial"]["lat"], record["spatial"]["lng"]
         assert GB_BOX[0] < lat < GB_BOX[1] and GB_BOX[2] < lng < GB_BOX[3]
@@ -130,7 +131,7 @@ def test_prices_grow_over_time() -> None:
 
 def test_london_prices_are_higher_than_the_north_east() -> None:
     def median(region: str) -> float:
-        towns = {t.local_authority for t in data.TOWNS if t.region == region}
+        towns = {t.local_authority for t in TOWNS if t.region == region}
         values = sorted(
             r["pricing"]["estimatedSaleValue"]
             for r in RECORDS
