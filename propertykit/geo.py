@@ -18,7 +18,8 @@ too short, non-finite or out-of-range coordinates) becomes a missing geometry, a
 Invalid polygons (self-intersecting rings, "bow-ties") are repaired with
 ``shapely.make_valid(method="structure")``, which keeps polygonal areas polygonal (parts left
 sharing an edge are dissolved with a zero buffer), and counted in the same warning; a polygon
-that collapses to nothing becomes missing. Pass ``repair=False`` to keep them as given.
+that collapses to nothing (empty, or a sliver with no area) becomes missing. Pass
+``repair=False`` to keep them as given.
 
 Coordinates are taken as x = longitude, y = latitude in EPSG:4326 unless ``boundary_crs`` says
 otherwise (the service leaves this open); other CRSs are transformed to EPSG:4326.
@@ -338,7 +339,8 @@ def _finish(
             # "structure" can leave parts that share an edge; a zero buffer dissolves them
             still = ~shapely.is_valid(fixed)
             fixed[still] = shapely.buffer(fixed[still], 0)
-            collapsed = shapely.is_empty(fixed)
+            # A repair may leave a sliver: valid, but with no area. That is no boundary either.
+            collapsed = shapely.is_empty(fixed) | (shapely.area(fixed) == 0)
             fixed[collapsed] = None
             out[invalid] = fixed
             unreadable += int(collapsed.sum())

@@ -181,6 +181,16 @@ rings = st.lists(st.tuples(coordinate, coordinate).map(list), min_size=3, max_si
     [[[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 0.0]]]]
 )  # shared edge
 @given(st.lists(st.lists(rings, min_size=1, max_size=3), min_size=1, max_size=20))
+@example(  # a shell cancelled by an identical hole: the repair used to leave a zero-area sliver
+    [
+        [[[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]],
+        [
+            [[0.0, -1.375], [1.0, 0.0], [0.5, 9.0]],
+            [[0.0, -1.375], [1.0, 0.0], [0.5, 9.0]],
+            [[0.0, -1.0], [0.0, -0.697191596031189], [0.390625, 0.0]],
+        ],
+    ]
+)
 def test_vectorised_polygons_match_shapely_shape(polygons: list[list[list[list[float]]]]) -> None:
     mappings = [{"type": "Polygon", "coordinates": rings} for rings in polygons]
     with warnings.catch_warnings():
