@@ -7,12 +7,21 @@ unless a test calls ``set_now``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from propertykit import sandbox as sandbox_module
 from propertykit.sandbox import Sandbox
+
+# Hypothesis: no per-example deadline (a shared 2-core machine's timing is not behaviour under
+# test). Locally every run explores new examples; under CI=true the examples are derandomized, so
+# CI's verdict does not depend on a random seed. A case found locally is pinned with @example.
+settings.register_profile("propertykit", deadline=None, print_blob=True)
+settings.register_profile("ci", parent=settings.get_profile("propertykit"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "propertykit")
 
 
 @pytest.fixture(scope="session")
