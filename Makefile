@@ -27,7 +27,6 @@ check: $(STAMP)
 	$(BIN)/mypy
 
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet jupyterlab
 	$(BIN)/jupyter lab notebooks/
 
 sandbox: $(STAMP)
