@@ -24,6 +24,7 @@ from propertykit.errors import (
     BudgetExceeded,
     ConfigError,
     DailyCapReached,
+    GeometryWarning,
     InsufficientCredit,
     InvalidInput,
     NetworkError,
@@ -38,7 +39,6 @@ from propertykit.errors import (
     ServerError,
 )
 from propertykit.frames import MinorUnitsWarning, frame
-from propertykit.geo import GeometryWarning
 from propertykit.usage import Usage
 
 try:

@@ -39,6 +39,7 @@ __all__ = [
     "BudgetExceeded",
     "ConfigError",
     "DailyCapReached",
+    "GeometryWarning",
     "InsufficientCredit",
     "InvalidInput",
     "NetworkError",
@@ -82,6 +83,10 @@ class PropertyKitError(Exception):
 
 class PropertyKitWarning(UserWarning):
     """Root of every warning propertykit gives (filter them all with this class)."""
+
+
+class GeometryWarning(PropertyKitWarning):
+    """Some locations or boundaries could not be read and became missing geometries."""
 
 
 class ConfigError(PropertyKitError):

@@ -42,7 +42,7 @@ import pyarrow as pa
 import shapely
 from pyproj import CRS
 
-from propertykit.errors import PropertyKitWarning
+from propertykit.errors import GeometryWarning
 
 __all__ = [
     "WGS84",
@@ -56,10 +56,6 @@ WGS84 = "EPSG:4326"
 
 _GeometryKind = Literal["point", "boundary"]
 _NestedPolicy = Literal["json", "keep", "drop"]
-
-
-class GeometryWarning(PropertyKitWarning):
-    """Some locations or boundaries could not be read and became missing geometries."""
 
 
 def read_boundaries(
