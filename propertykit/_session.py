@@ -22,6 +22,8 @@ client (and kernel) using it.
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +201,29 @@ def open_sqlite_cache(path: str | Path) -> SQLiteCache:
     """
     path = Path(path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
+    _switch_to_wal(path)
     return SQLiteCache(path, wal=True, busy_timeout=_SQLITE_BUSY_MS)
+
+
+def _switch_to_wal(path: Path) -> None:
+    """Put the file in WAL mode, waiting while another process holds it.
+
+    Switching the journal mode needs a moment of exclusive access, and SQLite answers "database
+    is locked" at once rather than waiting out the busy timeout, so two kernels opening one new
+    cache together would fail. WAL mode is stored in the file: once it is set, opening is plain.
+    """
+    deadline = time.monotonic() + _SQLITE_BUSY_MS / 1000
+    while True:
+        connection = sqlite3.connect(path, timeout=_SQLITE_BUSY_MS / 1000)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        finally:
+            connection.close()
+        time.sleep(0.05)
 
 
 def describe_cache(cache: BaseCache) -> dict[str, Any]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
 import propertykit as pk
+from propertykit._session import open_sqlite_cache
 from tests.team.conftest import finish_worker, start_worker
 
 
@@ -46,3 +48,25 @@ def test_threads_of_one_client_share_the_sqlite_cache(fresh_sandbox, tmp_path):
         assert client.usage.cache_hits == 50
     assert again["locationId"].tolist() == sb.location_ids[:2500]
     assert len(sb.requests) == 50
+
+
+def test_opening_a_cache_another_kernel_holds_waits_instead_of_failing(tmp_path):
+    # Two kernels opening one new cache at once: the second meets the first's lock while the file
+    # is switched to WAL mode, and SQLite answers "database is locked" without waiting.
+    path = tmp_path / "shared.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE first_kernel (x)")
+    holder.execute("BEGIN IMMEDIATE")  # the other kernel is part-way through writing
+    release = threading.Timer(0.3, holder.execute, args=("COMMIT",))
+    release.start()
+    try:
+        cache = open_sqlite_cache(path)
+    finally:
+        release.join()
+        holder.close()
+    try:
+        assert len(cache.responses) == 0
+    finally:
+        cache.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
