@@ -3,11 +3,13 @@
 (a) the usual route: ``pd.json_normalize(records)`` for the main table, plus
     ``pd.json_normalize(records, record_path="saleHistory", meta=["propertyId"])`` for the sales
     (given only the records that have a history: the call raises on the others);
-(b) propertykit: ``pk.frame(records)`` + ``.pk.sales()`` + ``.pk.epc()``.
+(b) propertykit: ``pk.frame(...)`` + ``.pk.sales()`` + ``.pk.epc()``.
 
-Both from parsed records, and from the raw response bytes (``json.loads`` + (a) against
-``propertykit._json.loads`` + (b)). Each measurement runs in a fresh subprocess, the sides
-alternating over several rounds; medians are printed with their ratios.
+From parsed records, and from the raw response bodies: the records arrive as 1,000 bodies of
+100 (the service's largest page), ``{"success": true, "result": [...], "hasMore": ...}``. From
+bodies, (a) decodes each with ``json.loads`` first; (b) is ``pk.frame(bodies)``, which reads them
+with Arrow's JSON reader. Each measurement runs in a fresh subprocess, the sides alternating over
+several rounds; medians are printed with their ratios.
 
 Time is wall-clock (``time.perf_counter``) around the work only. Memory is the peak resident set
 size of the child during the work minus its resident size just before (the input already
@@ -15,12 +17,9 @@ loaded): the kernel's high-water mark (``VmHWM``) is reset through ``/proc/self/
 first, so this counts everything, Arrow's buffers included (tracemalloc would miss them).
 Where that reset is not allowed, the figure is ``ru_maxrss`` minus the size before, and says so.
 
-A last child times decoding alone: ``json.loads`` with the garbage collector on and paused, and
-``orjson`` if it can be imported; then what ``pk.frame`` reads, two ways: ``json.loads`` (paused)
-plus ``pa.array`` of the records with pk.frame's schema, against ``pyarrow.json.read_json`` of
-the body with that schema (``result`` as ``list<struct>``, keys it does not name ignored). The
-second is about as slow, and still leaves ``spatial.boundary`` (any JSON value) undecoded, so
-propertykit parses the body with ``json.loads``.
+A last child times getting the bodies into memory alone: ``json.loads`` with the garbage
+collector on and paused (and ``orjson`` if it can be imported), against propertykit's Arrow
+reading (records as Arrow arrays, boundaries as Python values).
 
     python benchmarks/frames.py [--records 100000] [--rounds 3]
 """
@@ -41,6 +40,8 @@ from typing import Any
 
 SIDES = ("json_normalize", "propertykit")
 MODES = ("records", "bytes")
+#: Records per response body: the service's largest page.
+PAGE_SIZE = 100
 
 
 def _rss_kib(field: str) -> int:
@@ -67,12 +68,16 @@ def _naive(records: list[dict[str, Any]]) -> int:
     return len(main) + len(sales)
 
 
-def _propertykit(records: list[dict[str, Any]]) -> int:
+def _propertykit(records_or_bodies: list[Any]) -> int:
     import propertykit.accessor  # noqa: F401  (df.pk)
     from propertykit.frames import frame
 
-    df = frame(records)
+    df = frame(records_or_bodies)
     return len(df) + len(df.pk.sales()) + len(df.pk.epc())
+
+
+def _bodies(path: str) -> list[bytes]:
+    return Path(path).read_bytes().splitlines()
 
 
 def child(side: str, mode: str, path: str) -> None:
@@ -80,20 +85,20 @@ def child(side: str, mode: str, path: str) -> None:
     import pandas  # noqa: F401  (imports are not part of the work)
 
     import propertykit.frames  # noqa: F401
-    from propertykit._json import loads
 
-    body = Path(path).read_bytes()
-    records = json.loads(body)["result"] if mode == "records" else None
-    work = _naive if side == "json_normalize" else _propertykit
+    data: list[Any] = _bodies(path)
+    if mode == "records":
+        data = [r for body in data for r in json.loads(body)["result"]]
     gc.collect()
     before = _rss_kib("VmRSS")
     exact = _reset_peak()
     started = time.perf_counter()
-    if records is None:
-        decoded = json.loads(body) if side == "json_normalize" else loads(body)
-        rows = work(decoded["result"])
+    if side == "json_normalize":
+        if mode == "bytes":
+            data = [r for body in data for r in json.loads(body)["result"]]
+        rows = _naive(data)
     else:
-        rows = work(records)
+        rows = _propertykit(data)
     seconds = time.perf_counter() - started
     peak = _rss_kib("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     mib = (peak - before) / 1024
@@ -101,9 +106,11 @@ def child(side: str, mode: str, path: str) -> None:
 
 
 def decode_child(path: str) -> None:
-    """Print seconds to decode the body: json.loads with gc on / paused, orjson if present."""
-    body = Path(path).read_bytes()
-    timings: dict[str, float] = {}
+    """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
+    from propertykit import _bodies as arrow_bodies
+    from propertykit.frames import _RECORD_TYPE
+
+    bodies = _bodies(path)
     decoders: dict[str, Any] = {"json.loads": json.loads, "json.loads, gc paused": json.loads}
     try:
         import orjson
@@ -112,7 +119,12 @@ def decode_child(path: str) -> None:
         decoders["orjson.loads, gc paused"] = orjson.loads
     except ImportError:
         pass
-    for name, decode in decoders.items():
+
+    def arrow(_: Any) -> Any:
+        return arrow_bodies.read(bodies, _RECORD_TYPE)
+
+    timings: dict[str, float] = {}
+    for name, decode in [*decoders.items(), ("propertykit: Arrow's reader", arrow)]:
         runs = []
         for _ in range(3):
             gc.collect()
@@ -120,47 +132,12 @@ def decode_child(path: str) -> None:
             if paused:
                 gc.disable()
             started = time.perf_counter()
-            value = decode(body)
+            value = [decode(body) for body in bodies] if decode is not arrow else arrow(None)
             runs.append(time.perf_counter() - started)
             gc.enable()
             del value
         timings[name] = statistics.median(runs)
-    timings |= _arrow_timings(body)
     print(json.dumps(timings))
-
-
-def _arrow_timings(body: bytes) -> dict[str, float]:
-    """Seconds to get the records into Arrow: decode + ``pa.array``, or ``read_json``."""
-    import pyarrow as pa
-    import pyarrow.json as pa_json
-
-    from propertykit._json import loads
-    from propertykit.frames import _RECORD_TYPE
-
-    def decoded() -> Any:
-        return pa.array(loads(body)["result"], type=_RECORD_TYPE)
-
-    def read() -> Any:
-        return pa_json.read_json(
-            pa.BufferReader(body),
-            read_options=pa_json.ReadOptions(block_size=len(body) + 1),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=pa.schema([("result", pa.list_(_RECORD_TYPE))]),
-                unexpected_field_behavior="ignore",
-            ),
-        )
-
-    timings: dict[str, float] = {}
-    for name, work in (("json.loads + pa.array", decoded), ("pyarrow.json.read_json", read)):
-        runs = []
-        for _ in range(3):
-            gc.collect()
-            started = time.perf_counter()
-            value = work()
-            runs.append(time.perf_counter() - started)
-            del value
-        timings[name] = statistics.median(runs)
-    return timings
 
 
 def _run(*args: str) -> dict[str, Any]:
@@ -190,12 +167,19 @@ def main() -> int:
     from propertykit.sandbox.data import generate_records
 
     print(f"generating {args.records:,} records with propertykit.sandbox.data ...", flush=True)
-    envelope = {"success": True, "result": generate_records(args.records), "hasMore": False}
+    records = generate_records(args.records)
+    pages = range(0, len(records), PAGE_SIZE)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "page.json"
-        path.write_bytes(json.dumps(envelope).encode())
-        print(f"response body: {path.stat().st_size / 2**20:,.0f} MiB", flush=True)
-        del envelope
+        path = Path(folder) / "bodies.jsonl"
+        with path.open("wb") as out:
+            for start in pages:
+                page = records[start : start + PAGE_SIZE]
+                more = start + PAGE_SIZE < len(records)
+                envelope = {"success": True, "result": page, "hasMore": more}
+                out.write(json.dumps(envelope, separators=(",", ":")).encode() + b"\n")
+        size = path.stat().st_size / 2**20
+        print(f"{len(pages):,} response bodies, {size:,.0f} MiB", flush=True)
+        del records
         results: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for round_number in range(args.rounds):
             for mode in MODES:
@@ -227,7 +211,7 @@ def main() -> int:
             f"from {mode}: propertykit is {naive_s / ours_s:.1f}x faster and uses "
             f"{ours_mib / naive_mib:.2f} of the peak memory"
         )
-    print("\ndecoding the body alone, then into Arrow (median of 3):")
+    print("\nthe bodies alone, decoded or read into Arrow (median of 3):")
     for name, seconds in decoding.items():
         print(f"  {name:26} {seconds:6.3f} s")
     return 0

@@ -6,16 +6,23 @@ although JSON can hold no reference cycles. Pausing it for the decode removes th
 ``benchmarks/frames.py`` for the figures. ``orjson`` is optional: when it is missing, or refuses
 input the standard library accepts (integers beyond 64 bits, ``NaN``, UTF-16 bytes), the
 standard library decodes, so the result never depends on which decoder is installed.
+
+:func:`records_of` finds the records in a decoded body, for the client and for
+``pk.frame(bodies)``; :func:`paused_gc` is the pause on its own, for other builders of many small
+containers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["DECODER", "loads"]
+__all__ = ["DECODER", "Record", "loads", "paused_gc", "records_of"]
+
+Record = dict[str, Any]
 
 _orjson_loads: Callable[[bytes | bytearray | str], Any] | None
 try:
@@ -53,7 +60,7 @@ def loads(data: bytes | bytearray | str) -> Any:
     >>> loads(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["result"]
     [{'propertyId': 'PK1'}]
     """
-    paused = gc.isenabled()
+    enabled = gc.isenabled()  # as paused_gc, without allocating before the pause begins
     gc.disable()
     try:
         if _orjson_loads is not None:
@@ -63,5 +70,33 @@ def loads(data: bytes | bytearray | str) -> Any:
                 pass
         return json.loads(data)
     finally:
-        if paused:
+        if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building objects that cannot form cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def records_of(body: Any) -> list[Record]:
+    """The records of an envelope (``result`` a list or one record) or of a bare list.
+
+    Examples
+    --------
+    >>> records_of({"result": [{"propertyId": "P1"}, "junk"]})
+    [{'propertyId': 'P1'}]
+    """
+    result = body.get("result") if isinstance(body, dict) else body
+    if isinstance(result, dict):
+        return [result]
+    if isinstance(result, list):
+        return [item for item in result if isinstance(item, dict)]
+    return []

@@ -13,14 +13,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from propertykit._http import Transport
+from propertykit._json import Record, records_of
 from propertykit.bulk import Batch, DryRun, PagePlan, plan
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
 from propertykit.ids import encode_id, join_ids
 
-__all__ = ["Lookups", "records_of"]
-
-Record = dict[str, Any]
+__all__ = ["Lookups"]
 
 #: Room left in a URL for the query string of a sources page (limit, a large offset, attributes).
 _LARGEST_OFFSET = 10**12
@@ -223,22 +222,6 @@ class Lookups:
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
-
-
-def records_of(body: Any) -> list[Record]:
-    """The records of an envelope (``result`` a list or one record) or of a bare list.
-
-    Examples
-    --------
-    >>> records_of({"result": [{"propertyId": "P1"}, "junk"]})
-    [{'propertyId': 'P1'}]
-    """
-    result = body.get("result") if isinstance(body, dict) else body
-    if isinstance(result, dict):
-        return [result]
-    if isinstance(result, list):
-        return [item for item in result if isinstance(item, dict)]
-    return []
 
 
 def _next_offset(body: Any, offset: int, page: list[Record]) -> int | None:

@@ -18,7 +18,8 @@ from requests_cache.backends.base import BaseCache
 
 from propertykit import _team
 from propertykit._http import Transport
-from propertykit._lookups import Lookups, records_of
+from propertykit._json import records_of
+from propertykit._lookups import Lookups
 from propertykit._policy import RetrySettings
 from propertykit._session import CACHE_FILE_NAME, open_sqlite_cache
 from propertykit.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches

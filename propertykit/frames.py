@@ -63,6 +63,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from propertykit import _bodies
+from propertykit._json import loads, records_of
 from propertykit.errors import PropertyKitWarning
 
 __all__ = [
@@ -171,6 +173,7 @@ _ARROW_LEAF = {TEXT: pa.string(), CATEGORY: pa.string(), DATE: pa.string(), DATE
 _ARROW_LEAF |= {INT: pa.float64(), NUMBER: pa.float64(), FLAG: pa.bool_()}
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 _STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
+_BODY_TYPES = (bytes, bytearray, memoryview, str)
 _PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
     pa.string(): {str, type(None)},
     pa.float64(): {int, float, bool, type(None)},
@@ -362,15 +365,22 @@ def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
 
 
 def frame(
-    records: Iterable[Mapping[str, Any]], *, money_unit: Literal["major", "minor"] | None = None
+    records: Iterable[Mapping[str, Any]] | Iterable[bytes | str] | bytes | str,
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
 ) -> pd.DataFrame:
     """One typed row per property record, always with the columns of :data:`COLUMNS`.
 
     Parameters
     ----------
     records
-        Property records as the service returns them (parsed JSON objects). Anything that is not
-        an object becomes a row of missing values.
+        Property records as the service returns them (parsed JSON objects); anything that is
+        not an object becomes a row of missing values. Or the raw response bodies themselves
+        (``bytes`` or ``str``, one or a list, each an envelope ``{"result": [...]}`` or a list
+        of records): Arrow's JSON reader reads them on every core without decoding them into
+        Python first, which is several times quicker (``benchmarks/frames.py``). Bodies it
+        cannot read exactly (untidy values, other shapes) are decoded with ``json`` and framed
+        as records, so the frame is the same either way.
     money_unit
         The unit of the service's monetary numbers, which its interface does not state:
         ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
@@ -383,18 +393,30 @@ def frame(
         Columns and dtypes as in the module docstring; ``attrs`` holds ``currency``,
         ``money_unit`` and ``money_unit_assumed``.
 
+    Raises
+    ------
+    ValueError
+        A body is not JSON (``json.JSONDecodeError``) or not text (``UnicodeDecodeError``).
+
     Examples
     --------
     >>> import propertykit as pk
     >>> df = pk.frame([{"propertyId": "PK1", "epc": {"currentEnergyRating": "c"}, "extra": 1}])
     >>> df.loc[0, "epc.currentEnergyRating"], len(df.columns) == len(pk.frames.COLUMNS)
     ('C', True)
+    >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
+    ['PK1']
     """
-    rows: list[Any] = list(records)
-    if set(map(type, rows)) - {dict}:
-        rows = [_as_dict(r) for r in rows]
-    columns = _typed(_RECORD_FIELDS, _flatten(_read(rows, _RECORD_TYPE)))
-    columns["spatial.boundary"] = _boundaries(rows)
+    rows: list[Any] = [records] if isinstance(records, _BODY_TYPES) else list(records)
+    kinds = set(map(type, rows))
+    if rows and all(issubclass(kind, _BODY_TYPES) for kind in kinds):
+        arrow, boundaries = _read_bodies(rows)
+    else:
+        if kinds - {dict}:
+            rows = [_as_dict(r) for r in rows]
+        arrow, boundaries = _read(rows, _RECORD_TYPE), _boundaries(rows)
+    columns = _typed(_RECORD_FIELDS, _flatten(arrow))
+    columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
@@ -403,6 +425,16 @@ def frame(
     if money_unit is None:
         _warn_if_minor_units(df)
     return df
+
+
+def _read_bodies(bodies: list[Any]) -> tuple[pa.StructArray, np.ndarray]:
+    """Records and boundaries of response bodies: Arrow's reader, else ``json`` and records."""
+    try:
+        return _bodies.read(bodies, _RECORD_TYPE)
+    except _bodies.Unreadable:
+        decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
+        rows: list[Any] = [record for body in decoded for record in records_of(body)]
+        return _read(rows, _RECORD_TYPE), _boundaries(rows)
 
 
 def _warn_if_minor_units(df: pd.DataFrame) -> None:

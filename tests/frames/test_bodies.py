@@ -1,0 +1,146 @@
+"""pk.frame(bodies): raw response bodies frame exactly as their decoded records do."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pandas as pd
+import pytest
+import requests
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from propertykit import _bodies
+from propertykit._json import records_of
+from propertykit.config import Endpoints
+from propertykit.frames import _RECORD_TYPE, frame
+from propertykit.sandbox import Sandbox
+from propertykit.sandbox.data import generate_records
+from tests.frames.test_untidy import untidy_records
+
+SQUARE = [[0, 0], [1, 0], [1, 1], [0, 0]]
+
+
+def envelopes(records: list[Any], size: int = 100, **dumps: Any) -> list[bytes]:
+    """Records as the service's pages would carry them."""
+    pages = [records[i : i + size] for i in range(0, len(records), size)] or [[]]
+    return [
+        json.dumps({"success": True, "result": page, "hasMore": True}, **dumps).encode()
+        for page in pages
+    ]
+
+
+def decoded(bodies: list[bytes]) -> list[dict[str, Any]]:
+    return [record for body in bodies for record in records_of(json.loads(body))]
+
+
+def test_the_sandbox_pages_frame_as_their_records_through_arrow(
+    records: list[dict[str, Any]],
+) -> None:
+    bodies = envelopes(records, size=37)
+    arrow, boundaries = _bodies.read(bodies, _RECORD_TYPE)  # the quick route takes them all
+    assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
+    pd.testing.assert_frame_equal(frame(bodies), frame(records))
+
+
+def test_a_response_body_from_the_service_frames_as_the_client_would(sandbox: Sandbox) -> None:
+    ids = ",".join(sandbox.source_ids[:60])
+    path = Endpoints().sources_path.format(sourceIds=ids)
+    headers = {"x-api-key": sandbox.api_key}
+    answer = requests.get(sandbox.url + path, params={"limit": 100}, headers=headers, timeout=30)
+    answer.raise_for_status()
+    df = frame(answer.content)
+    assert len(df) == 60
+    pd.testing.assert_frame_equal(df, frame(records_of(answer.json())))
+
+
+def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
+    records: list[dict[str, Any]],
+) -> None:
+    pretty = envelopes(records[:50], size=20, indent=2)
+    assert b"\n" in pretty[0]
+    _bodies.read(pretty, _RECORD_TYPE)  # newlines inside a body do not stop the quick route
+    expected = frame(records[:50])
+    pd.testing.assert_frame_equal(frame(pretty), expected)
+    pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected)
+    pd.testing.assert_frame_equal(frame([memoryview(b) for b in pretty]), expected)
+
+
+@pytest.mark.parametrize(
+    "boundary",
+    [
+        {"type": "Polygon", "coordinates": [SQUARE], "bbox": [0, 0, 1, 1]},
+        {"type": "MultiPolygon", "coordinates": [[SQUARE]]},
+        {"type": "Polygon"},
+        {"type": "Polygon", "coordinates": [[[0.5, None], None]]},
+        "POLYGON ((0 0, 1 0, 1 1, 0 0))",
+    ],
+    ids=["extra-key", "multipolygon", "no-coordinates", "nulls-inside", "wkt"],
+)
+def test_any_boundary_is_kept_as_served(boundary: Any) -> None:
+    records = [{"propertyId": "P1", "spatial": {"lat": 51.5, "lng": -0.1, "boundary": boundary}}]
+    df = frame(envelopes(records))
+    assert df.loc[0, "spatial.boundary"] == boundary
+    assert df.loc[0, "spatial.lat"] == 51.5
+
+
+def test_whole_numbers_in_a_boundary_come_back_equal() -> None:
+    polygon = {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 0]]]}
+    df = frame(envelopes([{"propertyId": "P1", "spatial": {"boundary": polygon}}]))
+    assert df.loc[0, "spatial.boundary"] == polygon  # 0.0 == 0: floats from Arrow's reader
+
+
+@pytest.mark.parametrize(
+    ("body", "ids"),
+    [
+        (b'{"result": [{"propertyId": "A"}, null, 7, {"propertyId": "B"}]}', ["A", "B"]),
+        (b'{"result": {"propertyId": "A"}}', ["A"]),
+        (b'[{"propertyId": "A"}, {"propertyId": "B"}]', ["A", "B"]),
+        (b'{"success": true, "result": null}', []),
+        (b'{"result": [{"propertyId": 12, "propertyId": "B"}]}', ["B"]),
+    ],
+    ids=["non-objects-skipped", "one-record", "bare-list", "null-result", "duplicate-key"],
+)
+def test_envelopes_of_any_shape_give_the_records_json_finds(body: bytes, ids: list[str]) -> None:
+    assert frame([body])["propertyId"].tolist() == ids
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"", b'{"result": []} {"result": []}', b'{"result": [}', b"\xff\xfe{}", "not json"],
+    ids=["empty", "two-values", "broken", "not-utf8", "text"],
+)
+def test_a_body_that_is_not_one_json_value_raises_valueerror(body: bytes | str) -> None:
+    with pytest.raises(ValueError):
+        frame([body])
+
+
+@st.composite
+def untidy_bodies(draw: st.DrawFn) -> list[bytes]:
+    records = draw(untidy_records())
+    size = draw(st.integers(min_value=1, max_value=4))
+    indent = draw(st.sampled_from([None, 1]))
+    bodies = envelopes(records, size=size, indent=indent)
+    if draw(st.booleans()) and records:
+        bodies.append(json.dumps(copy.deepcopy(records)).encode())  # a bare list as well
+    return bodies
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(untidy_bodies())
+def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes]) -> None:
+    pd.testing.assert_frame_equal(
+        frame(bodies, money_unit="major"), frame(decoded(bodies), money_unit="major")
+    )
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(min_value=0, max_value=39), min_size=1, max_size=8))
+def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
+    pool = generate_records(40, seed=8)
+    records = [pool[i] for i in picks]
+    arrow, boundaries = _bodies.read(envelopes(records, size=3), _RECORD_TYPE)
+    assert arrow.field("propertyId").to_pylist() == [r["propertyId"] for r in records]
+    assert list(boundaries) == [r["spatial"].get("boundary") for r in records]
