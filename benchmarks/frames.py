@@ -108,7 +108,7 @@ def child(side: str, mode: str, path: str) -> None:
 def decode_child(path: str) -> None:
     """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
     from propertykit import _bodies as arrow_bodies
-    from propertykit.frames import _RECORD_TYPE
+    from propertykit._records import RECORD_TYPE
 
     bodies = _bodies(path)
     decoders: dict[str, Any] = {"json.loads": json.loads, "json.loads, gc paused": json.loads}
@@ -121,7 +121,7 @@ def decode_child(path: str) -> None:
         pass
 
     def arrow(_: Any) -> Any:
-        return arrow_bodies.read(bodies, _RECORD_TYPE)
+        return arrow_bodies.read(bodies, RECORD_TYPE)
 
     timings: dict[str, float] = {}
     for name, decode in [*decoders.items(), ("propertykit: Arrow's reader", arrow)]:

@@ -53,8 +53,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -63,8 +62,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit import _bodies
-from propertykit._json import loads, records_of
+from propertykit._records import (
+    ARROW_ERRORS,
+    BODY_TYPES,
+    CATEGORY,
+    DATE,
+    DATETIME,
+    EPC_RATINGS,
+    FLAG,
+    INT,
+    LIST,
+    NUMBER,
+    RAW,
+    RECORD_FIELDS,
+    SALE_FIELDS,
+    SALES_LIST,
+    TAX_BANDS,
+    TEXT,
+    Field,
+    as_dict,
+    flatten,
+    read_bodies,
+    read_records,
+    read_values,
+)
 from propertykit.errors import PropertyKitWarning
 
 __all__ = [
@@ -80,10 +101,6 @@ __all__ = [
     "frame",
 ]
 
-#: EPC ratings in category order (A, the most efficient, first).
-EPC_RATINGS = ("A", "B", "C", "D", "E", "F", "G")
-#: Council-tax bands in category order (I exists in Wales only).
-TAX_BANDS = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
 #: A median sale price above this (5 million in major units) is taken as a sign of minor units.
 PENCE_MEDIAN_THRESHOLD = 5_000_000
 
@@ -92,70 +109,8 @@ class MinorUnitsWarning(PropertyKitWarning):
     """Prices look like minor units (pence) although major units (pounds) were assumed."""
 
 
-# -- the schema ------------------------------------------------------------------------------
-
-TEXT, CATEGORY, INT, NUMBER, FLAG, DATE, DATETIME, RAW, LIST = (
-    "text", "category", "int", "number", "flag", "date", "datetime", "raw", "list"
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Field:
-    path: tuple[str, ...]
-    kind: str
-    levels: tuple[str, ...] | None = None  # ordered categories; None: unordered, as seen
-
-    @property
-    def name(self) -> str:
-        return ".".join(self.path)
-
-
-def _fields(
-    prefix: str, kind: str, names: str, levels: tuple[str, ...] | None = None
-) -> list[_Field]:
-    return [_Field((prefix, n) if prefix else (n,), kind, levels) for n in names.split()]
-
-
-_ADDRESS = "displayAddress postcode streetName streetNumber locality town county postcodeNoSpace"
-_RECORD_FIELDS: list[_Field] = [
-    *_fields("", TEXT, "propertyId locationId"),
-    *_fields("address", TEXT, _ADDRESS + " outcode incode country"),
-    *_fields("spatial", NUMBER, "lat lng"),
-    _Field(("spatial", "boundary"), RAW),
-    *_fields("", TEXT, "classificationCode"),
-    *_fields("", CATEGORY, "propertyType propertySubType"),
-    *_fields("roomDetails", INT, "beds baths receptions"),
-    *_fields("pricing", NUMBER, "currentSalePrice currentRentPrice estimatedSaleValue"),
-    *_fields("pricing", NUMBER, "estimatedRentValue pricePerSqFt"),
-    *_fields("pricing", CATEGORY, "currency"),
-    *_fields("marketStatus", CATEGORY, "forSale forRent"),
-    *_fields("marketStatus", DATETIME, "listingDate soldDate"),
-    *_fields("marketStatus", INT, "daysOnMarket"),
-    *_fields("epc", CATEGORY, "currentEnergyRating potentialEnergyRating", EPC_RATINGS),
-    *_fields("epc", INT, "currentEnergyEfficiency potentialEnergyEfficiency"),
-    *_fields("epc", DATE, "validFrom validTo"),
-    _Field(("saleHistory",), LIST),
-    *_fields("tenure", CATEGORY, "type"),
-    *_fields("tenure", INT, "leaseYearsRemaining"),
-    *_fields("tenure", NUMBER, "groundRent serviceCharge"),
-    *_fields("councilTax", CATEGORY, "taxBand", TAX_BANDS),
-    *_fields("councilTax", NUMBER, "annualCharge"),
-    *_fields("councilTax", TEXT, "localAuthority"),
-    *_fields("tags", FLAG, "newBuild chainFree auction sharedOwnership retirement cashBuyersOnly"),
-    *_fields("tags", FLAG, "investment"),
-    *_fields("", NUMBER, "floorAreaSqM plotSizeSqM"),
-    *_fields("", INT, "yearBuilt"),
-    *_fields("", DATETIME, "lastUpdated"),
-]
-_SALE_FIELDS: list[_Field] = [
-    *_fields("", DATE, "date"),
-    *_fields("", NUMBER, "price"),
-    *_fields("", CATEGORY, "propertyType"),
-    *_fields("", FLAG, "newBuild"),
-]
-
 #: Columns of :func:`frame`, in order.
-COLUMNS: tuple[str, ...] = tuple(f.name for f in _RECORD_FIELDS)
+COLUMNS: tuple[str, ...] = tuple(f.name for f in RECORD_FIELDS)
 #: Columns of :func:`explode_sales`, in order.
 SALES_COLUMNS: tuple[str, ...] = (
     "propertyId", "date", "price", "propertyType", "newBuild",
@@ -166,119 +121,7 @@ EPC_COLUMNS: tuple[str, ...] = (
     "propertyId", "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
     "potentialEnergyEfficiency", "efficiencyGap", "validFrom", "validTo", "validToday",
 )  # fmt: skip
-
-# Arrow reads each leaf as text, float64 or bool. Integers go through float64 because Arrow
-# truncates 2.5 to 2 when it reads int64.
-_ARROW_LEAF = {TEXT: pa.string(), CATEGORY: pa.string(), DATE: pa.string(), DATETIME: pa.string()}
-_ARROW_LEAF |= {INT: pa.float64(), NUMBER: pa.float64(), FLAG: pa.bool_()}
-_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 _STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
-_BODY_TYPES = (bytes, bytearray, memoryview, str)
-_PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
-    pa.string(): {str, type(None)},
-    pa.float64(): {int, float, bool, type(None)},
-    pa.bool_(): {bool, type(None)},
-}
-
-
-def _arrow_type(fields: list[_Field], sale: pa.DataType | None = None) -> pa.StructType:
-    """The struct type Arrow reads ``fields`` as (nested one level, as served)."""
-    top: list[pa.Field | str] = []
-    nested: dict[str, list[pa.Field]] = {}
-    for f in fields:
-        if f.kind == RAW:
-            continue
-        leaf = pa.field(f.path[-1], pa.list_(sale) if f.kind == LIST else _ARROW_LEAF[f.kind])
-        if len(f.path) == 1:
-            top.append(leaf)
-        else:
-            if f.path[0] not in nested:
-                top.append(f.path[0])
-            nested.setdefault(f.path[0], []).append(leaf)
-    return pa.struct([pa.field(x, pa.struct(nested[x])) if isinstance(x, str) else x for x in top])
-
-
-_SALE_TYPE = _arrow_type(_SALE_FIELDS)
-_RECORD_TYPE = _arrow_type(_RECORD_FIELDS, _SALE_TYPE)
-_SALES_LIST = pa.list_(_SALE_TYPE)
-
-
-# -- reading values: Arrow at once, else per object, else per value ----------------------------
-
-
-def _as_dict(value: Any) -> dict[str, Any] | None:
-    if type(value) is dict:
-        return value
-    return dict(value) if isinstance(value, Mapping) else None
-
-
-def _get(parent: dict[str, Any] | None, key: str) -> Any:
-    return None if parent is None else parent.get(key)
-
-
-def _coerce_text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _coerce_number(value: Any) -> float | None:
-    if not isinstance(value, int | float | str):
-        return None
-    try:
-        return float(value.strip() if isinstance(value, str) else value)
-    except (ValueError, OverflowError):
-        return None
-
-
-def _coerce_flag(value: Any) -> bool | None:
-    if isinstance(value, str):
-        return {"true": True, "false": False}.get(value.strip().lower())
-    return bool(value) if isinstance(value, int | float) and value in (0, 1) else None
-
-
-_COERCE: dict[pa.DataType, Callable[[Any], Any]] = {
-    pa.string(): _coerce_text,
-    pa.float64(): _coerce_number,
-    pa.bool_(): _coerce_flag,
-}
-
-
-def _read(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    """Read Python values as ``arrow_type``; whatever Arrow refuses is narrowed down and coerced."""
-    nested = isinstance(arrow_type, pa.StructType | pa.ListType)
-    if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
-        try:
-            return pa.array(values, type=arrow_type)
-        except _ARROW_ERRORS:
-            pass
-    if isinstance(arrow_type, pa.ListType):  # keep lists; drop entries that are not objects
-        offsets: list[int] = [0]
-        items: list[Any] = []
-        for value in values:
-            if isinstance(value, list | tuple):
-                items.extend(item for item in value if isinstance(item, Mapping))
-            offsets.append(len(items))
-        mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
-        elements = _read(items, arrow_type.value_type)
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
-    if isinstance(arrow_type, pa.StructType):
-        parents = [_as_dict(v) for v in values]
-        children = [_read([_get(p, f.name) for p in parents], f.type) for f in arrow_type]
-        mask = pa.array([p is None for p in parents], type=pa.bool_())
-        return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
-    return pa.array([_COERCE[arrow_type](v) for v in values], type=arrow_type)
-
-
-def _flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
-    """Leaf arrays by dotted name (a parent's nulls carried down)."""
-    columns: dict[str, pa.Array] = {}
-    for child, values in zip(array.type, array.flatten(), strict=True):
-        if isinstance(child.type, pa.StructType):
-            columns |= _flatten(values, f"{prefix}{child.name}.")
-        else:
-            columns[prefix + child.name] = values
-    return columns
 
 
 def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
@@ -312,7 +155,7 @@ def _times(text: pa.Array, kind: str) -> Any:
     pandas does (``tests/frames/test_dates.py``). When it refuses any value, pandas reads the
     whole column, so a value reads the same whichever of the two did the work.
     """
-    with contextlib.suppress(*_ARROW_ERRORS):
+    with contextlib.suppress(*ARROW_ERRORS):
         if kind == DATE:
             return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
         return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
@@ -329,7 +172,7 @@ def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
     return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
 
 
-def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
+def _typed(fields: list[Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
     """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
     texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
     text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
@@ -350,15 +193,6 @@ def _typed(fields: list[_Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
         elif f.kind == LIST:
             columns[f.name] = pd.arrays.ArrowExtensionArray(values)
     return columns
-
-
-def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
-    """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
-    spatial = (None if r is None else r.get("spatial") for r in rows)
-    boundary = (
-        s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
-    )
-    return np.fromiter(boundary, dtype=object, count=len(rows))
 
 
 # -- public -----------------------------------------------------------------------------------
@@ -407,15 +241,13 @@ def frame(
     >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
     ['PK1']
     """
-    rows: list[Any] = [records] if isinstance(records, _BODY_TYPES) else list(records)
+    rows: list[Any] = [records] if isinstance(records, BODY_TYPES) else list(records)
     kinds = set(map(type, rows))
-    if rows and all(issubclass(kind, _BODY_TYPES) for kind in kinds):
-        arrow, boundaries = _read_bodies(rows)
+    if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
+        arrow, boundaries = read_bodies(rows)
     else:
-        if kinds - {dict}:
-            rows = [_as_dict(r) for r in rows]
-        arrow, boundaries = _read(rows, _RECORD_TYPE), _boundaries(rows)
-    columns = _typed(_RECORD_FIELDS, _flatten(arrow))
+        arrow, boundaries = read_records([as_dict(r) for r in rows] if kinds - {dict} else rows)
+    columns = _typed(RECORD_FIELDS, flatten(arrow))
     columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
     currencies = df["pricing.currency"].dropna().unique()
@@ -425,16 +257,6 @@ def frame(
     if money_unit is None:
         _warn_if_minor_units(df)
     return df
-
-
-def _read_bodies(bodies: list[Any]) -> tuple[pa.StructArray, np.ndarray]:
-    """Records and boundaries of response bodies: Arrow's reader, else ``json`` and records."""
-    try:
-        return _bodies.read(bodies, _RECORD_TYPE)
-    except _bodies.Unreadable:
-        decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
-        rows: list[Any] = [record for body in decoded for record in records_of(body)]
-        return _read(rows, _RECORD_TYPE), _boundaries(rows)
 
 
 def _warn_if_minor_units(df: pd.DataFrame) -> None:
@@ -486,18 +308,18 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     histories = _column(df, "saleHistory")
     lists: pa.Array | None = None
     if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it
-        with contextlib.suppress(*_ARROW_ERRORS, pa.ArrowNotImplementedError):
+        with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
             served = pa.array(histories.array)
             if isinstance(served, pa.ChunkedArray):
                 served = served.combine_chunks()
-            lists = served.cast(_SALES_LIST)
+            lists = served.cast(SALES_LIST)
     if lists is None:  # e.g. a column of raw lists
-        lists = _read(histories.tolist(), _SALES_LIST)
+        lists = read_values(histories.tolist(), SALES_LIST)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
     valid = sales.is_valid()
     owners, sales = owners.filter(valid), sales.filter(valid)
-    result = pd.DataFrame(_typed(_SALE_FIELDS, _flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
+    result = pd.DataFrame(_typed(SALE_FIELDS, flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
     for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
         carried = _column(df, name).take(taken).reset_index(drop=True)

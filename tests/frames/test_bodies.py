@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from propertykit import _bodies
 from propertykit._json import records_of
+from propertykit._records import RECORD_TYPE
 from propertykit.config import Endpoints
-from propertykit.frames import _RECORD_TYPE, frame
+from propertykit.frames import frame
 from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
 from tests.frames.test_untidy import untidy_records
@@ -40,7 +41,7 @@ def test_the_sandbox_pages_frame_as_their_records_through_arrow(
     records: list[dict[str, Any]],
 ) -> None:
     bodies = envelopes(records, size=37)
-    arrow, boundaries = _bodies.read(bodies, _RECORD_TYPE)  # the quick route takes them all
+    arrow, boundaries = _bodies.read(bodies, RECORD_TYPE)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
     pd.testing.assert_frame_equal(frame(bodies), frame(records))
 
@@ -61,7 +62,7 @@ def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
 ) -> None:
     pretty = envelopes(records[:50], size=20, indent=2)
     assert b"\n" in pretty[0]
-    _bodies.read(pretty, _RECORD_TYPE)  # newlines inside a body do not stop the quick route
+    _bodies.read(pretty, RECORD_TYPE)  # newlines inside a body do not stop the quick route
     expected = frame(records[:50])
     pd.testing.assert_frame_equal(frame(pretty), expected)
     pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected)
@@ -141,6 +142,6 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes
 def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
     pool = generate_records(40, seed=8)
     records = [pool[i] for i in picks]
-    arrow, boundaries = _bodies.read(envelopes(records, size=3), _RECORD_TYPE)
+    arrow, boundaries = _bodies.read(envelopes(records, size=3), RECORD_TYPE)
     assert arrow.field("propertyId").to_pylist() == [r["propertyId"] for r in records]
     assert list(boundaries) == [r["spatial"].get("boundary") for r in records]
