@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from requests_cache.backends.base import BaseCache
 
 from propertykit import _team
+from propertykit._arguments import attribute_params, check_number, check_paging, setting
+from propertykit._cache_setting import describe_cache_setting, open_cache
 from propertykit._http import Transport
 from propertykit._json import records_of
 from propertykit._lookups import Lookups
 from propertykit._policy import RetrySettings
-from propertykit._session import CACHE_FILE_NAME, open_sqlite_cache
 from propertykit.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.config import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_OFFLINE,
     Endpoints,
-    cache_dir,
 )
-from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
+from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.ids import validate_ids
 from propertykit.usage import Usage
@@ -111,27 +111,27 @@ class Client:
         _clock: Callable[[], datetime] | None = None,
         _rng: random.Random | None = None,
     ) -> None:
-        key = _setting(api_key, ENV_API_KEY, "API key", "api_key")
+        key = setting(api_key, ENV_API_KEY, "API key", "api_key")
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = _setting(base_url, ENV_BASE_URL, "service address", "base_url")
+        url = setting(base_url, ENV_BASE_URL, "service address", "base_url")
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
-        _check_number("max_retries", max_retries, minimum=0, integer=True)
-        _check_number("max_wait", max_wait, minimum=0)
-        _check_number("timeout", timeout, minimum=0, exclusive=True)
-        _check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
+        check_number("max_retries", max_retries, minimum=0, integer=True)
+        check_number("max_wait", max_wait, minimum=0)
+        check_number("timeout", timeout, minimum=0, exclusive=True)
+        check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
         if budget is not None:
-            _check_number("budget", budget, minimum=0, integer=True)
+            check_number("budget", budget, minimum=0, integer=True)
         self.endpoints = endpoints or Endpoints()
         self.offline = bool(offline)
         self.progress = progress
         self.max_in_flight = max_in_flight
         self.journal = Path(journal).expanduser() if journal is not None else None
-        backend, owned = _open_cache(cache)
-        self._cache_label = _describe_cache_setting(cache, backend)
+        backend, owned = open_cache(cache)
+        self._cache_label = describe_cache_setting(cache, backend)
         extra: dict[str, Any] = {}
         if _sleep is not None:
             extra["sleep"] = _sleep
@@ -242,7 +242,7 @@ class Client:
         ['L00000000', 'L00000001']
         """
         ids = validate_ids(location_ids, source=False)
-        params = _attribute_params(self.endpoints, attributes)
+        params = attribute_params(self.endpoints, attributes)
         batches = self._lookups.property_batches(ids, params)
         with self._progress_bar(len(batches), "properties") as bar:
             return run_batches(
@@ -272,8 +272,8 @@ class Client:
         ['L00000000', 'L00000001', 'L00000002']
         """
         ids = validate_ids(source_ids, source=True)
-        _check_paging(page_size, max_results)
-        base_params = _attribute_params(self.endpoints, attributes)
+        check_paging(page_size, max_results)
+        base_params = attribute_params(self.endpoints, attributes)
         batches = self._lookups.source_batches(ids, base_params, page_size, max_results)
         collected = 0
 
@@ -336,7 +336,7 @@ class Client:
         <DryRun properties: 300 ids in 6 batches; 5 requests to send (5 billable), 1 cached (free)>
         """
         if dry_run:
-            params = _attribute_params(self.endpoints, attributes)
+            params = attribute_params(self.endpoints, attributes)
             ids = validate_ids(location_ids, source=False)
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
@@ -387,8 +387,8 @@ class Client:
         """
         if dry_run:
             ids = validate_ids(source_ids, source=True)
-            _check_paging(page_size, max_results)
-            params = _attribute_params(self.endpoints, attributes)
+            check_paging(page_size, max_results)
+            params = attribute_params(self.endpoints, attributes)
             batches = self._lookups.source_batches(ids, params, page_size, max_results)
             return self._lookups.plan_sources(batches, params, page_size, max_results)
         records = self.source_records(
@@ -497,81 +497,6 @@ class Client:
 
 
 # -- module helpers -------------------------------------------------------------------------------
-
-
-def _setting(value: str | None, env: str, what: str, argument: str) -> str:
-    if value is None:
-        value = os.environ.get(env)
-    if value is None or not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"No {what}: pass {argument}= or set the {env} environment variable")
-    return value.strip()
-
-
-def _check_number(
-    name: str,
-    value: object,
-    *,
-    minimum: float,
-    integer: bool = False,
-    exclusive: bool = False,
-    error: type[PropertyKitError] = ConfigError,
-) -> None:
-    kinds: tuple[type, ...] = (int,) if integer else (int, float)
-    ok = isinstance(value, kinds) and not isinstance(value, bool)
-    if ok:
-        number = float(value)  # type: ignore[arg-type]
-        ok = number > minimum if exclusive else number >= minimum
-    if not ok:
-        sign = ">" if exclusive else ">="
-        kind = "an integer" if integer else "a number"
-        raise error(f"{name} must be {kind} {sign} {minimum:g}, got {value!r}")
-
-
-def _check_paging(page_size: int | None, max_results: int | None) -> None:
-    if page_size is not None:
-        _check_number("page_size", page_size, minimum=1, integer=True, error=InvalidInput)
-    if max_results is not None:
-        _check_number("max_results", max_results, minimum=0, integer=True, error=InvalidInput)
-
-
-def _open_cache(cache: object) -> tuple[BaseCache | None, bool]:
-    """(backend, whether the client owns and closes it)."""
-    if cache is False or cache is None:
-        return None, True
-    if cache is True:
-        return open_sqlite_cache(cache_dir() / CACHE_FILE_NAME), True
-    if isinstance(cache, BaseCache):
-        return cache, False
-    if _team.is_redis_url(cache):
-        return _team.redis_cache(str(cache)), True
-    if isinstance(cache, str | os.PathLike):
-        path = Path(cache).expanduser()
-        if path.is_dir() or str(cache).endswith(("/", os.sep)):
-            path = path / CACHE_FILE_NAME
-        return open_sqlite_cache(path), True
-    raise ConfigError(
-        "cache must be True, False, a path, a redis:// address or a requests-cache backend, "
-        f"got {type(cache).__name__}"
-    )
-
-
-def _describe_cache_setting(cache: object, backend: BaseCache | None) -> str:
-    if backend is None:
-        return "off"
-    redis = _team.redis_connection_of(backend)
-    if redis is not None:
-        return _team.describe_redis(redis)
-    db_path = getattr(backend, "db_path", None)
-    return str(db_path) if db_path is not None else type(backend).__name__
-
-
-def _attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) -> dict[str, Any]:
-    if attributes is None:
-        return {}
-    names = [attributes] if isinstance(attributes, str) else list(attributes)
-    if not names or not all(isinstance(n, str) and n and "," not in n for n in names):
-        raise InvalidInput(f"attributes must be non-empty names without commas, got {names!r}")
-    return {endpoints.attributes_param: ",".join(names)}
 
 
 def _interactive() -> bool:

@@ -1,0 +1,60 @@
+"""Checks of the client's arguments: a clear, typed error before anything is sent or paid for."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from propertykit.config import Endpoints
+from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
+
+__all__ = ["attribute_params", "check_number", "check_paging", "setting"]
+
+
+def setting(value: str | None, env: str, what: str, argument: str) -> str:
+    """``value``, else the environment variable ``env``, stripped; :class:`ConfigError` if none."""
+    if value is None:
+        value = os.environ.get(env)
+    if value is None or not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"No {what}: pass {argument}= or set the {env} environment variable")
+    return value.strip()
+
+
+def check_number(
+    name: str,
+    value: object,
+    *,
+    minimum: float,
+    integer: bool = False,
+    exclusive: bool = False,
+    error: type[PropertyKitError] = ConfigError,
+) -> None:
+    """Raise ``error`` unless ``value`` is a number (or integer) >= ``minimum`` (> if exclusive)."""
+    kinds: tuple[type, ...] = (int,) if integer else (int, float)
+    ok = isinstance(value, kinds) and not isinstance(value, bool)
+    if ok:
+        number = float(value)  # type: ignore[arg-type]
+        ok = number > minimum if exclusive else number >= minimum
+    if not ok:
+        sign = ">" if exclusive else ">="
+        kind = "an integer" if integer else "a number"
+        raise error(f"{name} must be {kind} {sign} {minimum:g}, got {value!r}")
+
+
+def check_paging(page_size: int | None, max_results: int | None) -> None:
+    """:class:`InvalidInput` unless each is ``None`` or an integer (page_size >= 1, max >= 0)."""
+    if page_size is not None:
+        check_number("page_size", page_size, minimum=1, integer=True, error=InvalidInput)
+    if max_results is not None:
+        check_number("max_results", max_results, minimum=0, integer=True, error=InvalidInput)
+
+
+def attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) -> dict[str, Any]:
+    """The query parameter naming ``attributes`` (comma-joined), or nothing for all of them."""
+    if attributes is None:
+        return {}
+    names = [attributes] if isinstance(attributes, str) else list(attributes)
+    if not names or not all(isinstance(n, str) and n and "," not in n for n in names):
+        raise InvalidInput(f"attributes must be non-empty names without commas, got {names!r}")
+    return {endpoints.attributes_param: ",".join(names)}
