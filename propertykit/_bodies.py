@@ -32,7 +32,6 @@ BLOCK_SIZE = 16 * 2**20
 _POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
 )
-_ARROW_ERRORS = (pa.ArrowException,)
 
 
 class Unreadable(Exception):
@@ -89,7 +88,7 @@ def read(
                 newlines_in_values=multiline,
             ),
         )
-    except _ARROW_ERRORS as exc:
+    except pa.ArrowException as exc:
         raise Unreadable(str(exc)) from exc
     if table.num_rows != len(data):  # a body held more than one JSON value, or none
         raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
@@ -101,7 +100,7 @@ def read(
     boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
     try:
         records = records.cast(record_type)  # drops the boundary and any extra keys
-    except _ARROW_ERRORS as exc:
+    except pa.ArrowException as exc:
         raise Unreadable(str(exc)) from exc
     return records, _geojson(boundary)
 
