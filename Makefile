@@ -18,13 +18,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/propertykit demo
 
-test: $(STAMP) system-deps
+test: check system-deps
 	$(BIN)/python -m pytest
 
 check: $(STAMP)
-	$(BIN)/ruff check propertykit tests benchmarks
+	$(BIN)/ruff check propertykit tests benchmarks conftest.py
 	$(BIN)/ruff format --check propertykit tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

@@ -69,8 +69,8 @@ def _naive(records: list[dict[str, Any]]) -> int:
 
 
 def _propertykit(records_or_bodies: list[Any]) -> int:
-    import propertykit.accessor  # noqa: F401  (df.pk)
-    from propertykit.frames import frame
+    import propertykit.views.accessor  # noqa: F401  (df.pk)
+    from propertykit.frames.tables import frame
 
     df = frame(records_or_bodies)
     return len(df) + len(df.pk.sales()) + len(df.pk.epc())
@@ -84,7 +84,7 @@ def child(side: str, mode: str, path: str) -> None:
     """Run one side once and print JSON: seconds, peak MiB over the input, how peak was read."""
     import pandas  # noqa: F401  (imports are not part of the work)
 
-    import propertykit.frames  # noqa: F401
+    import propertykit.frames.tables  # noqa: F401
 
     data: list[Any] = _bodies(path)
     if mode == "records":
@@ -107,8 +107,8 @@ def child(side: str, mode: str, path: str) -> None:
 
 def decode_child(path: str) -> None:
     """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
-    from propertykit import _bodies as arrow_bodies
-    from propertykit._records import RECORD_TYPE
+    from propertykit.frames import bodies as arrow_bodies
+    from propertykit.frames.records import RECORD_TYPE
 
     bodies = _bodies(path)
 

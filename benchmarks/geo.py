@@ -23,10 +23,10 @@ import pandas as pd
 import shapely
 from shapely.geometry import Point, mapping, shape
 
-from propertykit.frames import frame
-from propertykit.geo import read_boundaries, to_geodataframe
-from propertykit.report import write_report
+from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
+from propertykit.views.geo import read_boundaries, to_geodataframe
+from propertykit.views.report import write_report
 
 
 def best_of(function: Callable[[], Any], repeats: int = 3) -> float:

@@ -10,13 +10,11 @@
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from propertykit import accessor as _accessor  # noqa: F401  (registers df.pk)
-from propertykit.bulk import DryRun
-from propertykit.client import Client
-from propertykit.config import Endpoints
+from propertykit import views as _views  # noqa: F401  (registers df.pk)
+from propertykit.client import Client, DryRun
+from propertykit.config import VERSION, Endpoints
 from propertykit.deeds import Purchase
 from propertykit.errors import (
     ApiError,
@@ -39,15 +37,16 @@ from propertykit.errors import (
     ServerError,
 )
 from propertykit.frames import MinorUnitsWarning, frame
-from propertykit.usage import Usage
+from propertykit.wire import Usage
 
-try:
-    __version__ = version("propertykit")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
+__version__ = VERSION
 
 # Submodules that pull in heavy or optional dependencies load on first touch.
-_LAZY_SUBMODULES = {"export", "sandbox", "widgets"}
+_LAZY_SUBMODULES = {
+    "export": "propertykit.views.export",
+    "sandbox": "propertykit.sandbox",
+    "widgets": "propertykit.widgets",
+}
 
 __all__ = [
     "ApiError",
@@ -83,5 +82,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
-        return import_module(f"propertykit.{name}")
+        return import_module(_LAZY_SUBMODULES[name])
     raise AttributeError(f"module 'propertykit' has no attribute {name!r}")

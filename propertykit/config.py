@@ -23,7 +23,9 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from datetime import timedelta
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Literal, get_args
 
 import platformdirs
 
@@ -34,9 +36,23 @@ __all__ = [
     "ENV_CACHE_DIR",
     "ENV_OFFLINE",
     "MAX_URL_LENGTH",
+    "MONEY_STATES",
+    "VERSION",
     "Endpoints",
+    "MoneyState",
     "cache_dir",
 ]
+
+try:
+    #: propertykit's version, from the installed package's metadata.
+    VERSION = version("propertykit")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    VERSION = "0.0.0"
+
+MoneyState = Literal["charged", "not_charged", "unknown"]
+"""What a title-deed purchase did to the account, in the service's own words (``money_state``)."""
+#: The values of :data:`MoneyState`, for checking what a body says.
+MONEY_STATES: tuple[str, ...] = get_args(MoneyState)
 
 ENV_API_KEY = "PROPERTYKIT_API_KEY"
 ENV_BASE_URL = "PROPERTYKIT_BASE_URL"

@@ -2,18 +2,22 @@
 
 ``sandbox`` is one server for the whole session: read from it, never steer it (balance, clock,
 faults). ``fresh_sandbox`` is a new server per test, free to steer. Both use the wall clock
-unless a test calls ``set_now``.
+unless a test calls ``set_now``. ``make_client`` builds clients on a temporary cache, with
+sleeping recorded (in ``sleeps``), not done.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from propertykit import sandbox as sandbox_module
+from propertykit.client import Client
 from propertykit.sandbox import Sandbox
 
 # Hypothesis: no per-example deadline (a shared 2-core machine's timing is not behaviour under
@@ -36,3 +40,34 @@ def fresh_sandbox() -> Iterator[Sandbox]:
     """A new sandbox for one test (5,000 properties, seed 0), free to steer."""
     with sandbox_module.serve() as sb:
         yield sb
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    """Every wait a client asked for (the default ``_sleep`` of ``make_client`` records here)."""
+    return []
+
+
+@pytest.fixture
+def cache_file(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "http_cache.sqlite"
+
+
+@pytest.fixture
+def make_client(sleeps: list[float], cache_file: Path) -> Iterator[Callable[..., Client]]:
+    """Build clients against a sandbox; each is closed after the test."""
+    made: list[Client] = []
+
+    def make(sb: Any, **kwargs: Any) -> Client:
+        kwargs.setdefault("api_key", sb.api_key)
+        kwargs.setdefault("base_url", sb.url)
+        kwargs.setdefault("cache", cache_file)
+        kwargs.setdefault("progress", False)
+        kwargs.setdefault("_sleep", sleeps.append)
+        client = Client(**kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from propertykit.config import MONEY_STATES
+
 __all__ = [
     "FAULT_BODIES",
     "FAULT_KINDS",
@@ -32,7 +34,6 @@ __all__ = [
 
 FAULT_KINDS = ("error", "reset", "slow", "truncate", "reset_after_charge", "slow_after_charge")
 FAULT_BODIES = ("object", "string", "text", "html", "empty")
-MONEY_STATES = ("charged", "not_charged", "unknown")
 
 
 def _utc(moment: datetime) -> datetime:

@@ -12,7 +12,7 @@ import pytest
 
 from propertykit.client import Client
 from propertykit.deeds import Purchase
-from propertykit.journal import Journal
+from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from propertykit._deed_policy import (
+from propertykit.deeds.decisions import (
     AskStatus,
     Delivered,
     Delivering,
@@ -19,7 +19,7 @@ from propertykit._deed_policy import (
     read_money_state,
     read_purchase_keys,
 )
-from propertykit._policy import RetrySettings
+from propertykit.wire.retries import RetrySettings
 
 
 def policy(max_retries: int = 3, max_wait: float = 60.0) -> RetryPolicy:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._system import CHROMIUM, CHROMIUM_FLAGS, HOW_TO_GET_CHROMIUM, free_port, require
+from tests._browser import chromium, require_browser
+from tests._system import free_port, require
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "01-quickstart.ipynb"
 #: Upper bounds for things to happen (a failure past them, never a measured figure).
@@ -54,18 +55,10 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) ->
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[str]:
     """A JupyterLab server over a temporary folder holding the quick start; its URL with token."""
-    require(
-        importlib.util.find_spec("playwright") is not None,
-        "playwright is not installed: pip install playwright (its browser download is not "
-        "needed; the test uses Debian's chromium)",
-    )
+    require_browser()
     require(
         importlib.util.find_spec("jupyterlab") is not None,
         "jupyterlab is not installed: pip install jupyterlab (or run `make lab` once)",
-    )
-    require(
-        os.access(CHROMIUM, os.X_OK),
-        HOW_TO_GET_CHROMIUM,
     )
     root = tmp_path / "lab"
     root.mkdir()
@@ -129,37 +122,31 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def test_quickstart_in_jupyterlab_fetches_into_the_table(lab: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS), headless=True
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(PAGE_LIMIT_MS)
-            page.goto(lab)
-            page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()  # kernel ready
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(PAGE_LIMIT_MS)
+        page.goto(lab)
+        page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()  # kernel ready
 
-            page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-            ids_box = page.locator("textarea[placeholder^='Location ids']")
-            select_kernel = page.locator(".jp-Dialog button", has_text="Select")
-            ids_box.or_(select_kernel).first.wait_for()
-            if select_kernel.is_visible():  # JupyterLab may ask which kernel to start
-                select_kernel.click()
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        ids_box = page.locator("textarea[placeholder^='Location ids']")
+        select_kernel = page.locator(".jp-Dialog button", has_text="Select")
+        ids_box.or_(select_kernel).first.wait_for()
+        if select_kernel.is_visible():  # JupyterLab may ask which kernel to start
+            select_kernel.click()
 
-            ids_box.fill(", ".join(IDS))
-            ids_box.press("Tab")
-            feedback = page.locator(".pk-info", has_text="3 ids (3 location, 0 source)")
-            expect(feedback).to_be_visible(timeout=PAGE_LIMIT_MS)
-            page.locator("button.jupyter-button", has_text="Fetch").click()
+        ids_box.fill(", ".join(IDS))
+        ids_box.press("Tab")
+        feedback = page.locator(".pk-info", has_text="3 ids (3 location, 0 source)")
+        expect(feedback).to_be_visible(timeout=PAGE_LIMIT_MS)
+        page.locator("button.jupyter-button", has_text="Fetch").click()
 
-            rows = page.locator("table.propertykit-table tbody tr")
-            expect(rows).to_have_count(len(IDS), timeout=PAGE_LIMIT_MS)
-            for index, location_id in enumerate(IDS):
-                expect(rows.nth(index)).to_contain_text(location_id)
-            message = page.locator(".pk-ok", has_text="Fetched 3 properties")
-            expect(message).to_be_visible(timeout=PAGE_LIMIT_MS)
-        finally:
-            browser.close()
+        rows = page.locator("table.propertykit-table tbody tr")
+        expect(rows).to_have_count(len(IDS), timeout=PAGE_LIMIT_MS)
+        for index, location_id in enumerate(IDS):
+            expect(rows.nth(index)).to_contain_text(location_id)
+        message = page.locator(".pk-ok", has_text="Fetched 3 properties")
+        expect(message).to_be_visible(timeout=PAGE_LIMIT_MS)

@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import propertykit.accessor  # noqa: F401  (registers df.pk)
-from propertykit.frames import frame
+import propertykit.views.accessor  # noqa: F401  (registers df.pk)
+from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 
 

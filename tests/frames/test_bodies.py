@@ -12,11 +12,11 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from propertykit import _bodies
-from propertykit._json import records_of
-from propertykit._records import RECORD_TYPE
 from propertykit.config import Endpoints
-from propertykit.frames import frame
+from propertykit.frames import bodies as _bodies
+from propertykit.frames.records import RECORD_TYPE
+from propertykit.frames.tables import frame
+from propertykit.jsonio import records_of
 from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
 from tests.frames.test_untidy import untidy_records

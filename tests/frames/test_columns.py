@@ -7,7 +7,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames import COLUMNS, EPC_COLUMNS, SALES_COLUMNS, epc_table, explode_sales, frame
+from propertykit.frames.tables import (
+    COLUMNS,
+    EPC_COLUMNS,
+    SALES_COLUMNS,
+    epc_table,
+    explode_sales,
+    frame,
+)
 
 STR, CAT = "str", "category"
 EXPECTED = [

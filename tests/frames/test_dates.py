@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames import frame
+from propertykit.frames.tables import frame
 
 # Arrow's cast reads a column only when it accepts every value; otherwise pandas reads it all.
 DAYS = ["2024-01-02", "2024-02-29", "9999-12-31", "2024-02-30", "2023-02-29", "2024-1-2",

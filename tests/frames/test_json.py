@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from propertykit import _json
+from propertykit import jsonio as _json
 from propertykit.sandbox.data import generate_records
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from propertykit.frames import COLUMNS, epc_table, explode_sales, frame
+from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
 from propertykit.sandbox.data import generate_records
 
 TEMPLATES = generate_records(8, seed=11)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from propertykit.frames import COLUMNS, epc_table, explode_sales, frame
+from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
 
 
 def plain(series: pd.Series) -> list[Any]:

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from propertykit.commands.sandbox import parse_fault
+from propertykit.cli.sandbox import parse_fault
 from propertykit.errors import InvalidInput
 
 
 def _start(*extra: str) -> tuple[subprocess.Popen[str], str, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "propertykit.cli", "sandbox", "--port", "0", *extra],
+        [sys.executable, "-m", "propertykit", "sandbox", "--port", "0", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -109,7 +109,7 @@ def test_parse_fault_refuses_what_it_cannot_read(text: str) -> None:
 
 def test_cli_refuses_an_unknown_fault_kind() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "propertykit.cli", "sandbox", "--fault", "explode"],
+        [sys.executable, "-m", "propertykit", "sandbox", "--fault", "explode"],
         capture_output=True,
         text=True,
         timeout=60,

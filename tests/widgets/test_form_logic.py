@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from propertykit._forms import Debouncer, RateWindow, parse_ids, start_timer
+from propertykit.client import parse_ids
+from propertykit.widgets.timing import Debouncer, RateWindow, start_timer
 
 from .conftest import FakeClock, ManualScheduler
 

@@ -12,7 +12,8 @@ import pytest
 
 from propertykit import Endpoints
 from propertykit.sandbox import RequestRecord, Sandbox
-from propertykit.widgets import PREVIEW_ROWS, LookupForm
+from propertykit.widgets import LookupForm
+from propertykit.widgets.lookup_form import PREVIEW_ROWS
 
 from .conftest import text_of
 

@@ -6,12 +6,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from propertykit._messages import (
-    describe_error,
-    describe_money_state,
-    describe_reset,
-    money_state_of,
-)
 from propertykit.errors import (
     ApiError,
     AuthenticationError,
@@ -27,6 +21,12 @@ from propertykit.errors import (
     PurchaseUncertain,
     RateLimited,
     ServerError,
+)
+from propertykit.widgets.messages import (
+    describe_error,
+    describe_money_state,
+    describe_reset,
+    money_state_of,
 )
 
 NOW = datetime(2025, 6, 2, 20, 48, tzinfo=UTC)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from propertykit.journal import Journal
+from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import PurchaseForm
 

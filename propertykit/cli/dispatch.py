@@ -1,0 +1,57 @@
+"""The ``propertykit`` command: ``demo``, ``sandbox``, ``report``, ``cache``, ``deeds``.
+
+Each subcommand lives in ``propertykit/cli/<name>.py`` and provides ``configure(parser)``
+and ``run(args) -> int``; this module only dispatches, importing a command when it is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+from propertykit.config import VERSION
+from propertykit.errors import PropertyKitError
+
+#: subcommand -> one-line help
+COMMANDS = {
+    "demo": "run the main job against the bundled sandbox",
+    "sandbox": "serve the local sandbox of the service",
+    "report": "build a self-contained HTML report",
+    "cache": "inspect or clear the HTTP cache",
+    "deeds": "show the title-deed purchase journal",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="propertykit", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"propertykit {VERSION}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        try:
+            module = import_module(f"propertykit.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"propertykit.cli.{name}":
+                raise
+            continue
+        sub = subparsers.add_parser(name, help=summary, description=summary)
+        module.configure(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``propertykit`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args))
+    except PropertyKitError as exc:
+        print(f"propertykit {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

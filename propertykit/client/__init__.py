@@ -1,0 +1,17 @@
+"""client — the service's endpoints: ``pk.Client`` and what it needs to ask well.
+
+Health, property lookups by location or source id (checked, percent-encoded, batched, paged),
+search-suggest, bulk runs with bounded requests in flight and dry runs, and title-deed purchases
+handed to :mod:`propertykit.deeds`.
+
+May import: ``wire`` (every byte goes through its one session), ``frames`` (answers become
+typed DataFrames), ``deeds``, and core. Never ``views``, ``widgets`` or ``cli``.
+"""
+
+from __future__ import annotations
+
+from propertykit.client.bulk import DryRun
+from propertykit.client.client import Client
+from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
+
+__all__ = ["Client", "DryRun", "ParsedIds", "encode_id", "join_ids", "parse_ids", "validate_ids"]

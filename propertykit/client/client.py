@@ -1,0 +1,494 @@
+"""``pk.Client``: the service's endpoints, with ids checked, batched and paged.
+
+The client knows the service's endpoints and record envelopes; everything about sending (cache,
+rate limit, retries, errors, budget, usage) is :mod:`propertykit.wire.transport`'s job.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from requests_cache.backends.base import BaseCache
+
+from propertykit.client.arguments import attribute_params, check_number, check_paging, setting
+from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.ids import validate_ids
+from propertykit.client.lookups import Lookups
+from propertykit.client.progress import progress_bar
+from propertykit.config import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_OFFLINE,
+    Endpoints,
+)
+from propertykit.errors import ConfigError, InvalidInput
+from propertykit.frames import frame
+from propertykit.jsonio import records_of
+from propertykit.wire import (
+    RetrySettings,
+    Transport,
+    Usage,
+    describe_cache_setting,
+    open_cache,
+    redis_connection_of,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from propertykit.deeds import Purchase
+
+__all__ = ["Client"]
+
+
+class Client:
+    """A client of the property-data service for notebooks: cached, budgeted, key-safe.
+
+    Parameters
+    ----------
+    api_key
+        The API key; else ``PROPERTYKIT_API_KEY``. Sent only in the ``x-api-key`` header.
+    base_url
+        The service's root address; else ``PROPERTYKIT_BASE_URL``.
+    cache
+        ``True``: a SQLite file in the cache directory (``PROPERTYKIT_CACHE_DIR``); a path (a
+        file, or a folder to hold ``http_cache.sqlite``); ``False``: no cache; a Redis address
+        (``"redis://host:6379/0"``) or a requests-cache backend object (e.g. ``RedisCache``)
+        for a team. With Redis, the search-suggest limit is counted there too, shared by every
+        kernel using it.
+    expire_after
+        How long property data stays fresh (default 7 days); health, purchases and purchase
+        status are never cached.
+    offline
+        Answer from the cache only (expired entries included); a miss raises ``NotCached`` and
+        sends nothing. ``None``: on when ``PROPERTYKIT_OFFLINE=1``.
+    endpoints
+        Paths and parameter names of the service (:class:`~propertykit.Endpoints`).
+    max_retries
+        Retries after the first attempt (5xx, network errors, short 429s).
+    max_wait
+        Longest ``Retry-After`` (seconds) the client sleeps through.
+    budget
+        Most billable requests to send over the network; cache hits are free.
+    progress
+        Progress bars on calls spanning several requests (``None``: in notebooks and terminals).
+    timeout
+        Seconds to wait for the service.
+    max_in_flight
+        Most requests on their way at once when a lookup spans several batches (default 4);
+        1 sends them one after another.
+    journal
+        Title-deed purchase journal file (default: in the cache directory).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
+    ...     df = client.properties(sb.location_ids[:3])
+    ...     print(client.usage)  # doctest: +ELLIPSIS
+    1 request sent (1 billable), 0 cache hits...
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        cache: bool | str | os.PathLike[str] | BaseCache = True,
+        expire_after: Any = None,
+        offline: bool | None = None,
+        endpoints: Endpoints | None = None,
+        max_retries: int = 3,
+        max_wait: float = 60.0,
+        budget: int | None = None,
+        progress: bool | None = None,
+        timeout: float = 30.0,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        journal: str | os.PathLike[str] | None = None,
+        _sleep: Callable[[float], None] | None = None,
+        _clock: Callable[[], datetime] | None = None,
+        _rng: random.Random | None = None,
+    ) -> None:
+        key = setting(api_key, ENV_API_KEY, "API key", "api_key")
+        if any(ch.isspace() or not ch.isprintable() for ch in key):
+            raise ConfigError("The API key contains whitespace or control characters")
+        url = setting(base_url, ENV_BASE_URL, "service address", "base_url")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
+        if offline is None:
+            offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+        check_number("max_retries", max_retries, minimum=0, integer=True)
+        check_number("max_wait", max_wait, minimum=0)
+        check_number("timeout", timeout, minimum=0, exclusive=True)
+        check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
+        if budget is not None:
+            check_number("budget", budget, minimum=0, integer=True)
+        self.endpoints = endpoints or Endpoints()
+        self.offline = bool(offline)
+        self.progress = progress
+        self.max_in_flight = max_in_flight
+        self.journal = Path(journal).expanduser() if journal is not None else None
+        backend, owned = open_cache(cache)
+        self._cache_label = describe_cache_setting(cache, backend)
+        extra: dict[str, Any] = {}
+        if _sleep is not None:
+            extra["sleep"] = _sleep
+        if _clock is not None:
+            extra["wall_clock"] = _clock
+        if _rng is not None:
+            extra["rng"] = _rng
+        self._transport = Transport(
+            api_key=key,
+            base_url=url,
+            cache=backend,
+            expire_after=expire_after,
+            offline=self.offline,
+            endpoints=self.endpoints,
+            retry=RetrySettings(max_retries=max_retries, max_wait=float(max_wait)),
+            budget=budget,
+            timeout=float(timeout),
+            close_cache=owned,
+            pool_size=max(10, max_in_flight),
+            limiter_redis=redis_connection_of(backend),
+            **extra,
+        )
+        self._lookups = Lookups(self._transport, self.endpoints)
+
+    # -- housekeeping -----------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """The service's root address."""
+        return self._transport.base_url
+
+    @property
+    def usage(self) -> Usage:
+        """Requests sent, cache hits and billable requests so far, per endpoint.
+
+        Examples
+        --------
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.usage.requests_sent
+        1
+        """
+        return self._transport.usage
+
+    def cache_info(self) -> dict[str, Any]:
+        """Entries, size on disk (bytes), oldest and newest entry, and path of the cache.
+
+        Examples
+        --------
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.cache_info()["entries"]
+        1
+        """
+        return self._transport.cache_info()
+
+    def clear_cache(self) -> None:
+        """Delete every cached answer (the next lookups are paid for again).
+
+        Examples
+        --------
+        >>> df = client.properties(sb.location_ids[:3])
+        >>> client.clear_cache()
+        >>> client.cache_info()["entries"]
+        0
+        """
+        self._transport.clear_cache()
+
+    def close(self) -> None:
+        """Release connections and the cache file."""
+        self._transport.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        # Never the key, not even a part of it.
+        return (
+            f"Client(base_url={self.base_url!r}, cache={self._cache_label!r}, "
+            f"offline={self.offline}, budget={self._transport.budget}, api_key='***')"
+        )
+
+    # -- endpoints --------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """Ask the health endpoint (never cached); verifies the key.
+
+        Examples
+        --------
+        >>> client.health()["status"]
+        'ok'
+        """
+        body = self._transport.fetch_json(
+            self.endpoints.health_path, endpoint="health", billable=self._billable("health")
+        )
+        return body if isinstance(body, dict) else {"result": body}
+
+    def property_records(
+        self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Property records by location id, batched into comma-separated requests.
+
+        Examples
+        --------
+        >>> records = client.property_records(sb.location_ids[:2])
+        >>> [record["locationId"] for record in records]
+        ['L00000000', 'L00000001']
+        """
+        ids = validate_ids(location_ids, source=False)
+        params = attribute_params(self.endpoints, attributes)
+        batches = self._lookups.property_batches(ids, params)
+        with progress_bar(len(batches), "properties", show=self.progress) as bar:
+            return run_batches(
+                batches,
+                lambda batch: self._lookups.fetch_properties(batch, params),
+                max_in_flight=self.max_in_flight,
+                progress=bar,
+            )
+
+    def source_records(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = None,
+        page_size: int | None = None,
+        max_results: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Property records by ``<provider>::<id>`` source id, batched and paged.
+
+        Pages are followed through ``nextOffset`` while ``hasMore``. A failure part-way raises
+        with ``.partial``: the records fetched, the ids left and the offset to resume from.
+
+        Examples
+        --------
+        >>> records = client.source_records(sb.source_ids[:3], page_size=50)
+        >>> [record["locationId"] for record in records]
+        ['L00000000', 'L00000001', 'L00000002']
+        """
+        ids = validate_ids(source_ids, source=True)
+        check_paging(page_size, max_results)
+        base_params = attribute_params(self.endpoints, attributes)
+        batches = self._lookups.source_batches(ids, base_params, page_size, max_results)
+        collected = 0
+
+        def fetch(batch: Batch) -> list[dict[str, Any]]:
+            nonlocal collected  # only used one batch at a time (max_results set)
+            left = None if max_results is None else max_results - collected
+            records = self._lookups.fetch_sources(batch, base_params, page_size, left)
+            collected += len(records)
+            return records
+
+        def enough() -> bool:
+            return max_results is not None and collected >= max_results
+
+        # With max_results, batches go one after another so no more is paid for than needed.
+        in_flight = self.max_in_flight if max_results is None else 1
+        with progress_bar(len(batches), "sources", show=self.progress) as bar:
+            return run_batches(batches, fetch, max_in_flight=in_flight, progress=bar, stop=enough)
+
+    @overload
+    def properties(
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        dry_run: Literal[False] = ...,
+    ) -> pd.DataFrame: ...
+
+    @overload
+    def properties(
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
+
+    def properties(
+        self,
+        location_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = None,
+        dry_run: bool = False,
+    ) -> pd.DataFrame | DryRun:
+        """Property records by location id, as a DataFrame (see :func:`propertykit.frame`).
+
+        Many ids are batched and sent ``max_in_flight`` at a time; calling again after an
+        interruption sends only what the cache does not hold yet (see
+        :mod:`propertykit.client.bulk`). ``dry_run=True`` sends nothing and returns a
+        :class:`~propertykit.client.bulk.DryRun`: the requests (and billable requests) the call
+        would send given what is cached.
+
+        Examples
+        --------
+        >>> df = client.properties(sb.location_ids[:2])
+        >>> df["locationId"].tolist()
+        ['L00000000', 'L00000001']
+        >>> client.properties(sb.location_ids[:300], dry_run=True)
+        <DryRun properties: 300 ids in 6 batches; 6 requests to send (6 billable), 0 cached (free)>
+        >>> df = client.properties(sb.location_ids[:50])  # the first batch, now cached
+        >>> client.properties(sb.location_ids[:300], dry_run=True)
+        <DryRun properties: 300 ids in 6 batches; 5 requests to send (5 billable), 1 cached (free)>
+        """
+        if dry_run:
+            params = attribute_params(self.endpoints, attributes)
+            ids = validate_ids(location_ids, source=False)
+            return self._lookups.plan_properties(
+                self._lookups.property_batches(ids, params), params
+            )
+        return frame(self.property_records(location_ids, attributes=attributes))
+
+    @overload
+    def sources(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        page_size: int | None = ...,
+        max_results: int | None = ...,
+        dry_run: Literal[False] = ...,
+    ) -> pd.DataFrame: ...
+
+    @overload
+    def sources(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = ...,
+        page_size: int | None = ...,
+        max_results: int | None = ...,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
+
+    def sources(
+        self,
+        source_ids: str | Iterable[str],
+        *,
+        attributes: Iterable[str] | None = None,
+        page_size: int | None = None,
+        max_results: int | None = None,
+        dry_run: bool = False,
+    ) -> pd.DataFrame | DryRun:
+        """Property records by source id, as a DataFrame (see :meth:`source_records`).
+
+        ``dry_run=True`` sends nothing and returns a :class:`~propertykit.client.bulk.DryRun`; pages
+        not yet cached are counted once each, with an upper bound when ``page_size`` is given.
+
+        Examples
+        --------
+        >>> df = client.sources(sb.source_ids[:2], attributes=["address", "epc"])
+        >>> df["epc.currentEnergyRating"].tolist()
+        ['C', 'D']
+        """
+        if dry_run:
+            ids = validate_ids(source_ids, source=True)
+            check_paging(page_size, max_results)
+            params = attribute_params(self.endpoints, attributes)
+            batches = self._lookups.source_batches(ids, params, page_size, max_results)
+            return self._lookups.plan_sources(batches, params, page_size, max_results)
+        records = self.source_records(
+            source_ids, attributes=attributes, page_size=page_size, max_results=max_results
+        )
+        return frame(records)
+
+    def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
+        """Search-suggest (rate limited per minute on the client; answers are cached).
+
+        Examples
+        --------
+        >>> client.suggest("Mill Lane")[0]["displayAddress"]
+        'Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF'
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("suggest() needs a non-empty query string")
+        body = self._transport.fetch_json(
+            self.endpoints.suggest_path,
+            endpoint="suggest",
+            params={self.endpoints.suggest_query_param: query, **params},
+            billable=self._billable("suggest"),
+        )
+        records = records_of(body)
+        return records if records or not isinstance(body, list) else list(body)
+
+    def buy_title_deed(
+        self, title_number: str, *, buy_again: bool = False, **payload: Any
+    ) -> Purchase:
+        """Buy a title deed, charged at most once (see :mod:`propertykit.deeds.purchase`).
+
+        Every attempt carries the same ``Idempotency-Key``; the intent is written to the journal
+        before sending and the outcome after. A title already bought (per the journal or per
+        purchase-status) is returned as the earlier :class:`~propertykit.deeds.purchase.Purchase`
+        with ``previously_bought=True`` instead of being bought again.
+
+        Parameters
+        ----------
+        title_number
+            The title to buy.
+        buy_again
+            Buy even when the title was bought before (open intents are still resolved first).
+        **payload
+            JSON fields of the purchase request.
+
+        Returns
+        -------
+        Purchase
+            ``status`` ``"delivered"`` or ``"delivering"`` (poll with ``.refresh()`` /
+            ``.wait()``), ``money_state`` ``"charged"``.
+
+        Raises
+        ------
+        ApiError
+            With ``money_state`` ``"charged"`` (do not buy again) or ``"not_charged"``.
+        PurchaseUncertain
+            The outcome could not be established; call again later (it asks first).
+
+        Examples
+        --------
+        >>> purchase = client.buy_title_deed(sb.title_numbers[0])
+        >>> purchase.status, purchase.money_state
+        ('delivered', 'charged')
+        """
+        from propertykit import deeds
+
+        return deeds.buy_title_deed(
+            deeds.HttpPurchaseTransport(self._transport, self.endpoints),
+            deeds.Journal(self.journal),
+            title_number,
+            payload,
+            policy=deeds.RetryPolicy(self._transport.retry, self._transport.rng),
+            buy_again=buy_again,
+            sleep=self._transport.sleep,
+        )
+
+    def purchase_status(self, title_number: str) -> dict[str, Any]:
+        """The raw purchase-status answer for a title (never cached).
+
+        Its shape is not specified by the service; ``money_state`` is read from wherever it is
+        with :func:`propertykit.deeds.purchase.read_money_state`.
+
+        Examples
+        --------
+        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
+        'not_charged'
+        >>> purchase = client.buy_title_deed(sb.title_numbers[1])
+        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
+        'charged'
+        """
+        from propertykit import deeds
+
+        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
+        return deeds.purchase_status(transport, title_number)
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _billable(self, endpoint: str) -> bool:
+        return endpoint in self.endpoints.billable_endpoints

@@ -1,0 +1,34 @@
+"""deeds — title-deed purchases that are never charged twice and never leave the buyer guessing.
+
+:mod:`~propertykit.deeds.decisions` decides what to do next as plain data;
+:mod:`~propertykit.deeds.flow` carries it out over a :class:`PurchaseTransport` and writes every
+step to the append-only :class:`Journal`; a :class:`Purchase` is the result.
+
+May import: ``wire`` (the one session, retry settings) and core. Never ``client``, ``frames``,
+``views``, ``widgets`` or ``cli``.
+"""
+
+from __future__ import annotations
+
+from propertykit.deeds.decisions import RetryPolicy, read_delivery_status, read_money_state
+from propertykit.deeds.flow import buy_title_deed, check_title_number, purchase_status
+from propertykit.deeds.journal import Journal, PurchaseRecord, as_rows
+from propertykit.deeds.purchase import Purchase
+from propertykit.deeds.transport import HttpPurchaseTransport, NotAnswered, PurchaseTransport, Sent
+
+__all__ = [
+    "HttpPurchaseTransport",
+    "Journal",
+    "NotAnswered",
+    "Purchase",
+    "PurchaseRecord",
+    "PurchaseTransport",
+    "RetryPolicy",
+    "Sent",
+    "as_rows",
+    "buy_title_deed",
+    "check_title_number",
+    "purchase_status",
+    "read_delivery_status",
+    "read_money_state",
+]

@@ -1,0 +1,36 @@
+"""frames — records and raw response bodies into typed DataFrames, and the tables derived from them.
+
+:func:`frame` builds the property table (Arrow does the reading and typing:
+:mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
+raw bodies); :func:`explode_sales` and :func:`epc_table` derive the sales and EPC tables.
+
+May import: core only. Knows record shapes, never HTTP, plots or maps.
+"""
+
+from __future__ import annotations
+
+from propertykit.frames.tables import (
+    COLUMNS,
+    EPC_COLUMNS,
+    EPC_RATINGS,
+    PENCE_MEDIAN_THRESHOLD,
+    SALES_COLUMNS,
+    TAX_BANDS,
+    MinorUnitsWarning,
+    epc_table,
+    explode_sales,
+    frame,
+)
+
+__all__ = [
+    "COLUMNS",
+    "EPC_COLUMNS",
+    "EPC_RATINGS",
+    "PENCE_MEDIAN_THRESHOLD",
+    "SALES_COLUMNS",
+    "TAX_BANDS",
+    "MinorUnitsWarning",
+    "epc_table",
+    "explode_sales",
+    "frame",
+]

@@ -1,0 +1,135 @@
+"""Response bodies read straight into Arrow by pyarrow's JSON reader, for ``pk.frame(bodies)``.
+
+The reader parses in C++ on every core and makes no Python object per value, so framing raw
+bodies this way takes a fraction of decoding them first (``benchmarks/frames.py``). It is strict
+where :func:`propertykit.frame` is lenient: a value of the wrong type, a record that is not an
+object, an envelope that is not ``{"result": [...]}``, a body that is not exactly one JSON
+object, or a ``spatial.boundary`` that is not a plain GeoJSON Polygon (``type`` and
+``coordinates``, nothing else) makes :func:`read` raise :class:`Unreadable`, and the caller
+decodes the bodies with ``json`` and frames the records instead. What it does read, it reads as
+that route would (``tests/frames/test_bodies.py`` holds the two equal), with one difference:
+numbers in a boundary's coordinates come back as floats (``1.0`` where ``1`` was served).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.json as pa_json
+
+from propertykit.jsonio import paused_gc
+
+__all__ = ["BLOCK_SIZE", "Unreadable", "read"]
+
+#: Bytes the reader parses per task: several tasks make the bodies parse on several cores.
+BLOCK_SIZE = 16 * 2**20
+
+_POLYGON = pa.struct(
+    [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
+)
+
+
+class Unreadable(Exception):
+    """The bodies need the lenient route: decode them with ``json``, then frame the records."""
+
+
+@functools.cache
+def _schema(record_type: pa.StructType) -> pa.Schema:
+    """The envelope as the reader should expect it: records of ``record_type``, boundary added."""
+    spatial = record_type.field("spatial").type
+    spatial = pa.struct([*spatial, pa.field("boundary", _POLYGON)])
+    fields = [pa.field("spatial", spatial) if f.name == "spatial" else f for f in record_type]
+    return pa.schema([("result", pa.list_(pa.struct(fields)))])
+
+
+def read(
+    bodies: Sequence[bytes | bytearray | memoryview | str], record_type: pa.StructType
+) -> tuple[pa.StructArray, np.ndarray]:
+    """The records of ``bodies`` as ``record_type``, and their ``spatial.boundary`` values.
+
+    Parameters
+    ----------
+    bodies
+        Response bodies, each one JSON envelope ``{"result": [record, ...], ...}``.
+    record_type
+        The struct type the records are read as (``spatial.boundary`` is read separately).
+
+    Returns
+    -------
+    tuple
+        The records, in order, as a struct array of ``record_type``; and an object array of
+        each record's boundary as decoded JSON (``None`` where absent or null).
+
+    Raises
+    ------
+    Unreadable
+        The reader cannot read the bodies exactly as ``json`` would.
+    """
+    if not bodies:
+        raise Unreadable("no bodies")
+    try:
+        data = [b.encode() if isinstance(b, str) else bytes(b) for b in bodies]
+    except UnicodeEncodeError as exc:  # lone surrogates, which json reads
+        raise Unreadable(str(exc)) from exc
+    multiline = any(b"\n" in body or b"\r" in body for body in data)
+    longest = max(map(len, data))
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, longest + 1)),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=_schema(record_type),
+                unexpected_field_behavior="infer",  # so that extra keys in a boundary show
+                newlines_in_values=multiline,
+            ),
+        )
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
+    if table.num_rows != len(data):  # a body held more than one JSON value, or none
+        raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
+    lists = table.column("result")
+    records = pa.concat_arrays([chunk.flatten() for chunk in lists.chunks])
+    if records.null_count:  # json's route skips records that are not objects
+        records = records.filter(records.is_valid())
+    spatial = records.flatten()[records.type.get_field_index("spatial")]
+    boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
+    try:
+        records = records.cast(record_type)  # drops the boundary and any extra keys
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
+    return records, _geojson(boundary)
+
+
+def _geojson(boundary: pa.StructArray) -> np.ndarray:
+    """Boundaries as the dicts ``json`` decodes (floats for numbers), ``None`` where missing."""
+    if {f.name for f in boundary.type} != {"type", "coordinates"}:
+        raise Unreadable("a boundary has keys other than type and coordinates")
+    values = np.full(len(boundary), None, dtype=object)
+    present = boundary.is_valid().to_numpy(zero_copy_only=False)
+    if not present.any():
+        return values
+    served = boundary.filter(present)
+    kinds, polygons = (served.field(name) for name in ("type", "coordinates"))
+    if kinds.null_count or polygons.null_count:  # absent and null look alike here
+        raise Unreadable("a boundary without its type or coordinates")
+    rings = polygons.flatten()
+    points = rings.flatten()
+    with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
+        if rings.null_count or points.null_count or points.flatten().null_count:
+            decoded = served.to_pylist()  # nulls inside: Arrow's slower, exact conversion
+        else:
+            items: list[Any] = points.flatten().to_numpy().tolist()
+            for level in (points, rings, polygons):
+                offsets = level.offsets.to_numpy()
+                items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
+            names = kinds.to_numpy(zero_copy_only=False).tolist()
+            decoded = [{"type": t, "coordinates": c} for t, c in zip(names, items, strict=True)]
+    chosen = np.empty(len(decoded), dtype=object)
+    chosen[:] = decoded
+    values[present] = chosen
+    return values

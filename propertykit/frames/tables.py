@@ -1,0 +1,378 @@
+"""Property records -> typed pandas DataFrames: the main table, sale histories and EPC data.
+
+The main table (:func:`frame`) has one row per record and always the same columns, in the order of
+:data:`COLUMNS`: nested objects flatten to json_normalize-style dotted names (``address.postcode``,
+``epc.currentEnergyRating``); ``spatial.boundary`` stays one column holding the raw value as
+served; ``saleHistory`` stays a list column (Arrow-backed ``list<struct<date: string, price:
+double, propertyType: string, newBuild: bool>>``; each cell a list of dicts) until
+:func:`explode_sales`.
+
+Types
+-----
+============================  ======================================================================
+fields                        dtype
+============================  ======================================================================
+ids, address, text            ``str`` (pandas' string dtype; missing is NaN)
+counts, years, efficiencies   ``Int64`` (nullable)
+money, areas, coordinates     ``float64`` (missing is NaN; money exactly as served, see below)
+tags                          ``boolean`` (nullable)
+date-times                    ``datetime64[us, UTC]`` (a time without an offset is read as UTC)
+dates (``YYYY-MM-DD``)        ``datetime64[us]``
+EPC ratings                   ordered ``category`` A < B < ... < G (label order, so ``min()`` is the
+                              most efficient rating and ``rating <= "C"`` means C or better)
+council-tax band              ordered ``category`` A < ... < I
+types, statuses, tenure,      ``category`` of the values seen, sorted (the service gives no
+currency                      complete lists)
+============================  ======================================================================
+
+Untidy data never raises. Absent keys, null objects and values of the wrong type become missing;
+a value is coerced only when its reading is unambiguous: an integer where text is expected becomes
+its decimal text; a numeric string (``"12"``, ``" 3.5 "``) where a number is expected becomes the
+number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a flag is expected become the flag;
+EPC ratings and bands are stripped and upper-cased. As in Python, numpy and Arrow, ``true`` and
+``false`` where a number is expected read as 1 and 0 (checking for them would cost a third of the
+time of :func:`frame`). A fraction where an integer is expected, text that is not a number or a
+``YYYY-MM-DD`` date or an ISO 8601 date-time, and an object or list where a value is expected,
+are missing. In ``saleHistory`` a value that is not a list is missing, and
+:func:`explode_sales` skips entries that are not objects. Keys the interface does not name are
+dropped. Integers pass through ``float64`` on the way in, so values beyond 2**53 are not exact
+(no field of the interface comes near).
+
+Money
+-----
+The interface does not state the unit of its monetary numbers. They are kept as served; the unit
+and currency go in ``df.attrs``: ``currency`` (the one ISO code of ``pricing.currency``, or
+``None`` when absent or mixed) and ``money_unit`` (``"major"`` e.g. pounds, or ``"minor"`` e.g.
+pence), with ``money_unit_assumed`` saying whether it was assumed (``frame(money_unit=None)``) or
+given. When the unit is assumed and the median sale price looks like pence, :func:`frame` warns
+with :class:`MinorUnitsWarning`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import warnings
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from propertykit.errors import PropertyKitWarning
+from propertykit.frames.records import (
+    ARROW_ERRORS,
+    BODY_TYPES,
+    CATEGORY,
+    DATE,
+    DATETIME,
+    EPC_RATINGS,
+    FLAG,
+    INT,
+    LIST,
+    NUMBER,
+    RAW,
+    RECORD_FIELDS,
+    SALE_FIELDS,
+    SALES_LIST,
+    TAX_BANDS,
+    TEXT,
+    Field,
+    as_dict,
+    flatten,
+    read_bodies,
+    read_records,
+    read_values,
+)
+
+__all__ = [
+    "COLUMNS",
+    "EPC_COLUMNS",
+    "EPC_RATINGS",
+    "PENCE_MEDIAN_THRESHOLD",
+    "SALES_COLUMNS",
+    "TAX_BANDS",
+    "MinorUnitsWarning",
+    "epc_table",
+    "explode_sales",
+    "frame",
+]
+
+#: A median sale price above this (5 million in major units) is taken as a sign of minor units.
+PENCE_MEDIAN_THRESHOLD = 5_000_000
+
+
+class MinorUnitsWarning(PropertyKitWarning):
+    """Prices look like minor units (pence) although major units (pounds) were assumed."""
+
+
+#: Columns of :func:`frame`, in order.
+COLUMNS: tuple[str, ...] = tuple(f.name for f in RECORD_FIELDS)
+#: Columns of :func:`explode_sales`, in order.
+SALES_COLUMNS: tuple[str, ...] = (
+    "propertyId", "date", "price", "propertyType", "newBuild",
+    "address.postcode", "address.outcode", "address.town", "councilTax.localAuthority",
+)  # fmt: skip
+#: Columns of :func:`epc_table`, in order.
+EPC_COLUMNS: tuple[str, ...] = (
+    "propertyId", "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
+    "potentialEnergyEfficiency", "efficiencyGap", "validFrom", "validTo", "validToday",
+)  # fmt: skip
+_STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
+
+
+def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
+    """Whole, finite numbers within int64 as ``Int64``; anything else missing."""
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(numbers) & (numbers == np.trunc(numbers)) & (np.abs(numbers) < 2.0**63)
+    values = np.where(ok, numbers, 0.0).astype(np.int64)
+    return pd.arrays.IntegerArray(values, ~ok)
+
+
+def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorical:
+    """Categories of the values seen, sorted; or the ordered ``levels`` (stripped, upper-cased)."""
+    if levels is not None:  # anything that is not one of the levels is missing, not an error
+        letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
+        codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
+        return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
+    encoded = text.dictionary_encode()
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # by code point, as pandas
+    rank = np.empty(len(order) + 1, dtype=np.int64)
+    rank[order], rank[-1] = np.arange(len(order)), -1
+    codes = rank[encoded.indices.fill_null(-1).to_numpy()]  # -1 (missing) stays -1
+    names = pd.Index(encoded.dictionary.take(order), dtype=_STR_DTYPE)
+    return pd.Categorical.from_codes(codes, categories=names)
+
+
+def _times(text: pa.Array, kind: str) -> Any:
+    """Dates (``datetime64[us]``) or UTC date-times from text; anything not ISO 8601 missing.
+
+    Arrow's cast is tried first, being quicker: it is strict (no 30 February, exactly
+    ``YYYY-MM-DD`` for dates, an offset or ``Z`` on date-times) and reads what it accepts as
+    pandas does (``tests/frames/test_dates.py``). When it refuses any value, pandas reads the
+    whole column, so a value reads the same whichever of the two did the work.
+    """
+    with contextlib.suppress(*ARROW_ERRORS):
+        if kind == DATE:
+            return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
+        return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
+    served = pd.Series(text, dtype=_STR_DTYPE)
+    if kind == DATE:  # format as served; no date-times here
+        day = pd.to_datetime(served, format="%Y-%m-%d", errors="coerce")
+        return day.astype("datetime64[us]").array
+    parsed = pd.to_datetime(served, format="ISO8601", utc=True, errors="coerce")
+    return parsed.astype("datetime64[us, UTC]").array
+
+
+def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
+    missing = values.is_null().to_numpy(zero_copy_only=False)
+    return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
+
+
+def _typed(fields: list[Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
+    """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
+    texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
+    text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
+    columns: dict[str, Any] = {}
+    for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: see _boundaries
+        values = arrow[f.name]
+        if f.kind == TEXT:
+            columns[f.name] = text[f.name].array
+        elif f.kind == CATEGORY:
+            columns[f.name] = _categories(values, f.levels)
+        elif f.kind in (DATE, DATETIME):
+            columns[f.name] = _times(values, f.kind)
+        elif f.kind in (INT, NUMBER):
+            numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+            columns[f.name] = _integers(numbers) if f.kind == INT else numbers
+        elif f.kind == FLAG:
+            columns[f.name] = _flags(values)
+        elif f.kind == LIST:
+            columns[f.name] = pd.arrays.ArrowExtensionArray(values)
+    return columns
+
+
+# -- public -----------------------------------------------------------------------------------
+
+
+def frame(
+    records: Iterable[Mapping[str, Any]] | Iterable[bytes | str] | bytes | str,
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
+) -> pd.DataFrame:
+    """One typed row per property record, always with the columns of :data:`COLUMNS`.
+
+    Parameters
+    ----------
+    records
+        Property records as the service returns them (parsed JSON objects); anything that is
+        not an object becomes a row of missing values. Or the raw response bodies themselves
+        (``bytes`` or ``str``, one or a list, each an envelope ``{"result": [...]}`` or a list
+        of records): Arrow's JSON reader reads them on every core without decoding them into
+        Python first, which is several times quicker (``benchmarks/frames.py``). Bodies it
+        cannot read exactly (untidy values, other shapes) are decoded with ``json`` and framed
+        as records, so the frame is the same either way.
+    money_unit
+        The unit of the service's monetary numbers, which its interface does not state:
+        ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
+        (:class:`MinorUnitsWarning`) when the median sale price looks like pence. Values are
+        never converted; the unit is recorded in ``df.attrs["money_unit"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns and dtypes as in the module docstring; ``attrs`` holds ``currency``,
+        ``money_unit`` and ``money_unit_assumed``.
+
+    Raises
+    ------
+    ValueError
+        A body is not JSON (``json.JSONDecodeError``) or not text (``UnicodeDecodeError``).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> df = pk.frame([{"propertyId": "PK1", "epc": {"currentEnergyRating": "c"}, "extra": 1}])
+    >>> df.loc[0, "epc.currentEnergyRating"], len(df.columns) == len(pk.frames.COLUMNS)
+    ('C', True)
+    >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
+    ['PK1']
+    """
+    rows: list[Any] = [records] if isinstance(records, BODY_TYPES) else list(records)
+    kinds = set(map(type, rows))
+    if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
+        arrow, boundaries = read_bodies(rows)
+    else:
+        arrow, boundaries = read_records([as_dict(r) for r in rows] if kinds - {dict} else rows)
+    columns = _typed(RECORD_FIELDS, flatten(arrow))
+    columns["spatial.boundary"] = boundaries
+    df = pd.DataFrame(columns, columns=list(COLUMNS))
+    currencies = df["pricing.currency"].dropna().unique()
+    df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
+    df.attrs["money_unit"] = money_unit or "major"
+    df.attrs["money_unit_assumed"] = money_unit is None
+    if money_unit is None:
+        _warn_if_minor_units(df)
+    return df
+
+
+def _warn_if_minor_units(df: pd.DataFrame) -> None:
+    prices = pd.concat([df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"]]).dropna()
+    median = float(prices.median()) if len(prices) else math.nan
+    if median > PENCE_MEDIAN_THRESHOLD:
+        warnings.warn(
+            f"The median sale price is {median:,.0f}, which looks like minor units (pence), not "
+            "pounds. Values are kept as served; pass money_unit='minor' to pk.frame to record "
+            "that, or divide the money columns by 100.",
+            MinorUnitsWarning,
+            stacklevel=3,
+        )
+
+
+def _column(df: pd.DataFrame, name: str) -> pd.Series:
+    """``df[name]``, or a missing column of the type :func:`frame` gives it."""
+    if name in df.columns:
+        return df[name]
+    return _EMPTY[name].reindex(df.index)
+
+
+def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per sale in ``saleHistory``, with the property's id and address for grouping.
+
+    Parameters
+    ----------
+    df
+        A frame from :func:`frame`. Non-list ``saleHistory`` values and entries that are not
+        objects are skipped; fields of a sale follow the same rules as :func:`frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SALES_COLUMNS`: ``propertyId``, ``date`` (``datetime64[us]``), ``price``
+        (``float64``, as served), ``propertyType`` (``category``, as recorded for that sale),
+        ``newBuild`` (``boolean``), ``address.postcode``, ``address.outcode``, ``address.town``,
+        ``councilTax.localAuthority``. Rows keep the order of properties, then of their
+        histories. ``attrs`` are copied from ``df``.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> sale = {"date": "2020-05-01", "price": 250000}
+    >>> df = pk.frame([{"propertyId": "PK1", "saleHistory": [sale]}])
+    >>> pk.frames.explode_sales(df)[["propertyId", "price"]].to_dict("records")
+    [{'propertyId': 'PK1', 'price': 250000.0}]
+    """
+    histories = _column(df, "saleHistory")
+    lists: pa.Array | None = None
+    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it
+        with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
+            served = pa.array(histories.array)
+            if isinstance(served, pa.ChunkedArray):
+                served = served.combine_chunks()
+            lists = served.cast(SALES_LIST)
+    if lists is None:  # e.g. a column of raw lists
+        lists = read_values(histories.tolist(), SALES_LIST)
+    owners = pc.list_parent_indices(lists)
+    sales = pc.list_flatten(lists)
+    valid = sales.is_valid()
+    owners, sales = owners.filter(valid), sales.filter(valid)
+    result = pd.DataFrame(_typed(SALE_FIELDS, flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
+    taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
+    for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
+        carried = _column(df, name).take(taken).reset_index(drop=True)
+        result.insert(0 if position == 0 else len(result.columns), name, carried)
+    result.attrs = dict(df.attrs)
+    return result
+
+
+def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -> pd.DataFrame:
+    """One row per property: EPC ratings, efficiencies, the gap between them, and validity.
+
+    Parameters
+    ----------
+    df
+        A frame from :func:`frame`.
+    today
+        The day ``validToday`` is judged on (default: today in UTC).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`EPC_COLUMNS`. ``efficiencyGap`` is potential minus current efficiency;
+        ``validToday`` is ``validFrom <= today <= validTo`` with missing dates unknown (so an
+        expired certificate is ``False`` even without ``validFrom``). ``attrs`` copied from
+        ``df``; the index is ``df``'s.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> epc = {"currentEnergyEfficiency": 60, "potentialEnergyEfficiency": 80,
+    ...        "validFrom": "2020-01-01", "validTo": "2030-01-01"}
+    >>> table = pk.frames.epc_table(pk.frame([{"epc": epc}]), today="2025-06-01")
+    >>> int(table.loc[0, "efficiencyGap"]), bool(table.loc[0, "validToday"])
+    (20, True)
+    """
+    day = pd.Timestamp.now(tz="UTC").tz_localize(None) if today is None else pd.Timestamp(today)
+    if day.tzinfo is not None:
+        day = day.tz_convert("UTC").tz_localize(None)
+    day = day.normalize()
+    table = pd.DataFrame(index=df.index)
+    table["propertyId"] = _column(df, "propertyId")
+    for name in EPC_COLUMNS[1:5] + EPC_COLUMNS[6:8]:
+        table[name] = _column(df, "epc." + name)
+    table.insert(
+        5, "efficiencyGap", table["potentialEnergyEfficiency"] - table["currentEnergyEfficiency"]
+    )
+    started = pd.array(table["validFrom"] <= day, dtype="boolean")
+    started[table["validFrom"].isna().to_numpy()] = pd.NA
+    ongoing = pd.array(table["validTo"] >= day, dtype="boolean")
+    ongoing[table["validTo"].isna().to_numpy()] = pd.NA
+    table["validToday"] = started & ongoing
+    table.attrs = dict(df.attrs)
+    return table
+
+
+_EMPTY = frame([])

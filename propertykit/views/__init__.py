@@ -1,0 +1,60 @@
+"""views — what an analyst looks at: the ``df.pk`` accessor, GeoDataFrames, charts, maps, the
+report and (Geo)Parquet export.
+
+Importing this package registers ``df.pk`` and nothing heavier: geopandas and plotly load when a
+view is first used, so ``import propertykit`` stays light. The names below load their module on
+first access.
+
+May import: ``frames`` (the tables it draws) and core. Never ``client``, ``deeds``, ``wire``,
+``widgets`` or ``cli``: views draw data, they never fetch it.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from propertykit.views import accessor as _accessor  # noqa: F401  (registers df.pk)
+
+if TYPE_CHECKING:
+    from propertykit.views.boundaries import WGS84, read_boundaries
+    from propertykit.views.export import to_geoparquet, to_parquet
+    from propertykit.views.geo import to_geodataframe
+    from propertykit.views.maps import property_map
+    from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
+    from propertykit.views.report import build_report, write_report
+
+#: public name -> the module that defines it (imported on first access)
+_LAZY = {
+    "WGS84": "boundaries",
+    "read_boundaries": "boundaries",
+    "to_geoparquet": "export",
+    "to_parquet": "export",
+    "to_geodataframe": "geo",
+    "property_map": "maps",
+    "epc_chart": "plots",
+    "epc_price_chart": "plots",
+    "price_trend": "plots",
+    "build_report": "report",
+    "write_report": "report",
+}
+
+__all__ = [
+    "WGS84",
+    "build_report",
+    "epc_chart",
+    "epc_price_chart",
+    "price_trend",
+    "property_map",
+    "read_boundaries",
+    "to_geodataframe",
+    "to_geoparquet",
+    "to_parquet",
+    "write_report",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"propertykit.views.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'propertykit.views' has no attribute {name!r}")

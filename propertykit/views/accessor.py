@@ -1,0 +1,149 @@
+"""The ``df.pk`` accessor: registered when this module is imported; it only delegates.
+
+Tables come from :mod:`propertykit.frames.tables`, maps from :mod:`propertykit.views.geo`, figures
+from :mod:`propertykit.views.plots`, partitioned datasets from :mod:`propertykit.views.export`; each
+is imported on first use so ``import propertykit`` stays light.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    import geopandas
+    import plotly.graph_objects as go
+
+__all__ = ["PropertyAccessor"]
+
+
+@pd.api.extensions.register_dataframe_accessor("pk")
+class PropertyAccessor:
+    """``df.pk``: tables, maps and figures from a frame made by :func:`propertykit.frame`.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> df = pk.frame([{"propertyId": "PK1", "saleHistory": [{"date": "2020-05-01", "price": 1}]}])
+    >>> len(df.pk.sales()), len(df.pk.epc())
+    (1, 1)
+    """
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+
+    def sales(self) -> pd.DataFrame:
+        """One row per sale: :func:`propertykit.frames.tables.explode_sales`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> list(pk.frame([]).pk.sales().columns[:3])
+        ['propertyId', 'date', 'price']
+        """
+        from propertykit.frames import explode_sales
+
+        return explode_sales(self._df)
+
+    def epc(self, *, today: date | datetime | str | None = None) -> pd.DataFrame:
+        """One row per property of EPC data: :func:`propertykit.frames.tables.epc_table`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> list(pk.frame([]).pk.epc(today="2025-06-01").columns[:2])
+        ['propertyId', 'currentEnergyRating']
+        """
+        from propertykit.frames import epc_table
+
+        return epc_table(self._df, today=today)
+
+    def to_geodataframe(
+        self, geometry: Literal["point", "boundary"] = "point", **kwargs: Any
+    ) -> geopandas.GeoDataFrame:
+        """Points or boundaries in EPSG:4326: :func:`propertykit.views.geo.to_geodataframe`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> pk.frame([{"spatial": {"lat": 51.5, "lng": -0.1}}]).pk.to_geodataframe().crs.to_epsg()
+        4326
+        """
+        from propertykit.views.geo import to_geodataframe
+
+        return to_geodataframe(self._df, geometry=geometry, **kwargs)
+
+    def price_trend(self, **kwargs: Any) -> go.Figure:
+        """Median sale price over time: :func:`propertykit.views.plots.price_trend`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> figure = pk.frame(records).pk.price_trend(by="propertyType")
+        >>> figure.layout.title.text
+        'Median sale price per year by property type (94 sales)'
+        """
+        from propertykit.views.plots import price_trend
+
+        return price_trend(self._df, **kwargs)
+
+    def epc_chart(self, **kwargs: Any) -> go.Figure:
+        """Current against potential EPC ratings: :func:`propertykit.views.plots.epc_chart`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> figure = pk.frame(records).pk.epc_chart()
+        >>> figure.layout.title.text
+        'EPC ratings: current and potential (48 rated properties)'
+        """
+        from propertykit.views.plots import epc_chart
+
+        return epc_chart(self._df, **kwargs)
+
+    def map(self, **kwargs: Any) -> go.Figure:
+        """A map of the properties: :func:`propertykit.views.plots.property_map`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> figure = pk.frame(records).pk.map(color="epc.currentEnergyRating")
+        >>> figure.layout.title.text
+        'Properties by current EPC rating (50 mapped)'
+        """
+        from propertykit.views.plots import property_map
+
+        return property_map(self._df, **kwargs)
+
+    def to_parquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+        """A Parquet dataset, one folder per outcode: :func:`propertykit.views.export.to_parquet`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> folder = pk.frame(records).pk.to_parquet("portfolio/")
+        >>> sorted(part.name for part in folder.iterdir())[:2]
+        ['address.outcode=B13', 'address.outcode=BA1']
+        """
+        from propertykit.views.export import to_parquet
+
+        return to_parquet(self._df, path, **kwargs)
+
+    def to_geoparquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+        """A GeoParquet dataset, one folder per outcode:
+        :func:`propertykit.views.export.to_geoparquet`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> folder = pk.frame(records).pk.to_geoparquet("portfolio-geo/")
+        >>> sorted(part.name for part in folder.iterdir())[:2]
+        ['address.outcode=B13', 'address.outcode=BA1']
+        """
+        from propertykit.views.export import to_geoparquet
+
+        return to_geoparquet(self._df, path, **kwargs)

@@ -1,0 +1,276 @@
+"""Plotly charts from property frames: price trends and EPC charts (maps:
+:mod:`propertykit.views.maps`).
+
+Every function takes the main property frame (``pk.frame(records)``) and RETURNS a
+``plotly.graph_objects.Figure``; nothing is shown implicitly (call ``fig.show()`` or let Jupyter
+display it). Axis titles carry units and the currency recorded in ``df.attrs["currency"]``
+(prices are plotted as served; see :mod:`propertykit.frames.tables` on units). A frame with nothing
+to plot gives an empty figure whose title says so, never an exception.
+
+Maps live in :mod:`propertykit.views.maps`; :func:`~propertykit.views.maps.property_map` is
+re-exported here, so ``from propertykit.views.plots import property_map`` keeps working.
+
+Static images: ``fig.write_image("chart.png")`` works once the optional ``kaleido`` package is
+installed (``pip install kaleido``); it uses a local Chrome/Chromium.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from propertykit.errors import InvalidInput
+from propertykit.views import figures as shared
+from propertykit.views.columns import require_columns
+from propertykit.views.figures import BANDS, EPC_COLOURS, MISSING_COLOUR, TEMPLATE
+from propertykit.views.maps import property_map
+
+__all__ = [
+    "EPC_COLOURS",
+    "epc_chart",
+    "epc_price_chart",
+    "price_trend",
+    "property_map",
+]
+
+_FREQUENCIES = {"year": "Y", "quarter": "Q", "month": "M"}
+_X_FORMATS = {"year": "%Y", "quarter": "%Y Q%q", "month": "%b %Y"}
+
+
+def price_trend(
+    df: pd.DataFrame,
+    *,
+    by: str | None = "propertyType",
+    freq: Literal["year", "quarter", "month"] = "year",
+    max_groups: int = 8,
+) -> go.Figure:
+    """Median sale price per period from the sale histories, one line per group.
+
+    Parameters
+    ----------
+    df
+        The property frame (its ``saleHistory`` is exploded with
+        :func:`propertykit.frames.tables.explode_sales`), or an already exploded sales table.
+    by
+        Sales-table column to draw one line per value of (``"propertyType"``,
+        ``"address.town"``, ``"address.outcode"``, ...), or ``None`` for one line.
+    freq
+        ``"year"``, ``"quarter"`` or ``"month"``.
+    max_groups
+        The largest groups by number of sales get their own line; the rest share "Other".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Scatter`` trace per group; the number of sales behind each median is in
+        ``customdata`` and on hover.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> fig = price_trend(pk.frame(generate_records(50)), by=None)
+    >>> fig.layout.yaxis.title.text
+    'Median sale price (GBP)'
+    """
+    if freq not in _FREQUENCIES:
+        raise InvalidInput(f"freq must be one of {', '.join(_FREQUENCIES)}, got {freq!r}")
+    sales = shared.sales(df)
+    if by is not None and by not in sales.columns:
+        raise InvalidInput(
+            f"cannot group sales by {by!r}: choose one of {', '.join(sales.columns)}"
+        )
+    title = f"Median sale price per {freq}" + (
+        f" by {shared.lower_first(shared.label(by))}" if by else ""
+    )
+    sales = sales[sales["date"].notna() & sales["price"].notna()]
+    if sales.empty:
+        return shared.empty_figure(title, "no sales to plot")
+
+    period = sales["date"].dt.to_period(_FREQUENCIES[freq]).dt.start_time
+    groups = _top_groups(sales[by], max_groups) if by else pd.Series("All sales", index=sales.index)
+    summary = (
+        sales.assign(period=period, group=groups)
+        .groupby(["group", "period"], observed=True, sort=True)["price"]
+        .agg(["median", "count"])
+        .reset_index()
+    )
+    money = shared.money_unit(df)
+    figure = go.Figure()
+    for name, rows in summary.groupby("group", observed=True, sort=False):
+        figure.add_trace(
+            go.Scatter(
+                x=rows["period"],
+                y=rows["median"].to_numpy(),
+                customdata=rows["count"].to_numpy(),
+                mode="lines+markers",
+                name=str(name),
+                hovertemplate=(
+                    f"%{{fullData.name}}<br>%{{x|{_X_FORMATS[freq]}}}: median %{{y:,.0f}} {money}"
+                    "<br>%{customdata:,} sales<extra></extra>"
+                ),
+            )
+        )
+    figure.update_layout(
+        template=TEMPLATE,
+        title=f"{title} ({len(sales):,} sales)",
+        xaxis_title=f"{freq.capitalize()} of sale",
+        yaxis_title=f"Median sale price ({money})",
+        yaxis_tickformat=",.0f",
+        legend_title_text=shared.label(by) if by else None,
+    )
+    return figure
+
+
+def epc_chart(df: pd.DataFrame) -> go.Figure:
+    """How many properties are in each EPC band now and could be: current vs potential, A-G.
+
+    Parameters
+    ----------
+    df
+        The property frame, or an EPC table from :func:`propertykit.frames.tables.epc_table`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (pale), each bar in
+        its band's official colour (:data:`EPC_COLOURS`).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> fig = epc_chart(pk.frame(generate_records(50)))
+    >>> [trace.name for trace in fig.data], list(fig.data[0].x)
+    (['Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
+    """
+    table = shared.epc(df)
+    title = "EPC ratings: current and potential"
+    current = _band_counts(table["currentEnergyRating"])
+    potential = _band_counts(table["potentialEnergyRating"])
+    if current.sum() == 0 and potential.sum() == 0:
+        return shared.empty_figure(title, "no EPC ratings to plot")
+    colours = [EPC_COLOURS[band] for band in BANDS]
+    figure = go.Figure()
+    # potential bars are pale with a solid outline (plotly.js warns on hatch patterns combined
+    # with per-bar colours, so no patterns)
+    for name, counts, opacity in (("Current", current, 1.0), ("Potential", potential, 0.45)):
+        share = counts / max(int(counts.sum()), 1)
+        figure.add_trace(
+            go.Bar(
+                x=list(BANDS),
+                y=counts.to_numpy(),
+                name=name,
+                customdata=share.to_numpy(),
+                marker={
+                    "color": colours,
+                    "opacity": opacity,
+                    "line": {"color": colours, "width": 2},
+                },
+                hovertemplate=(
+                    f"{name} rating %{{x}}: %{{y:,}} properties"
+                    " (%{customdata:.0%})<extra></extra>"
+                ),
+            )
+        )
+    rated = int(max(current.sum(), potential.sum()))
+    figure.update_layout(
+        template=TEMPLATE,
+        barmode="group",
+        title=f"{title} ({rated:,} rated properties)",
+        xaxis_title="EPC rating (A = most efficient)",
+        yaxis_title="Properties (count)",
+        legend_title_text="Rating",
+    )
+    return figure
+
+
+def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValue") -> go.Figure:
+    """Price by current EPC rating: a box (quartiles, 1.5 IQR whiskers) per band.
+
+    Parameters
+    ----------
+    df
+        The property frame.
+    price
+        The money column to compare across bands.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Box`` trace per band present, in the band's colour, built from precomputed
+        quartiles (so the figure stays small however many properties there are).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> fig = epc_price_chart(pk.frame(generate_records(100)))
+    >>> fig.layout.yaxis.title.text
+    'Estimated sale value (GBP)'
+    """
+    require_columns(df, ("epc.currentEnergyRating", price))
+    name = shared.label(price)
+    title = f"{name} by current EPC rating"
+    values = pd.DataFrame(
+        {"band": df["epc.currentEnergyRating"].astype("object"), "price": pd.to_numeric(df[price])}
+    ).dropna()
+    if values.empty:
+        return shared.empty_figure(title, "no properties with both a rating and a price")
+    money = shared.money_unit(df)
+    figure = go.Figure()
+    values = values.sort_values("band", key=lambda b: b.map({x: i for i, x in enumerate(BANDS)}))
+    for band, rows in values.groupby("band", sort=False):
+        prices = rows["price"].to_numpy(dtype=float)
+        q1, median, q3 = np.percentile(prices, [25, 50, 75])
+        reach = 1.5 * (q3 - q1)
+        inside = prices[(prices >= q1 - reach) & (prices <= q3 + reach)]
+        figure.add_trace(
+            go.Box(
+                x=[band],
+                q1=[q1],
+                median=[median],
+                q3=[q3],
+                lowerfence=[inside.min()],
+                upperfence=[inside.max()],
+                name=f"{band} ({len(prices):,})",
+                marker_color=EPC_COLOURS.get(str(band), MISSING_COLOUR),
+                fillcolor=EPC_COLOURS.get(str(band), MISSING_COLOUR),
+                line_color="#333333",
+            )
+        )
+    figure.update_layout(
+        template=TEMPLATE,
+        title=f"{title} ({len(values):,} properties)",
+        xaxis={
+            "title": "Current EPC rating (A = most efficient)",
+            "categoryorder": "array",
+            "categoryarray": list(BANDS),
+        },
+        yaxis_title=f"{name} ({money})",
+        yaxis_tickformat=",.0f",
+        legend_title_text="Rating (properties)",
+    )
+    return figure
+
+
+def _band_counts(ratings: pd.Series) -> pd.Series:
+    letters = ratings.astype("object").dropna().astype(str).str.strip().str.upper()
+    return letters.value_counts().reindex(list(BANDS), fill_value=0).astype(int)
+
+
+def _top_groups(values: pd.Series, limit: int) -> pd.Series:
+    """Group names by number of sales, largest first; beyond ``limit`` the rest are "Other"."""
+    text = values.astype("object").where(values.notna(), "not given").astype(str)
+    counts = text.value_counts()
+    if len(counts) > limit:
+        keep = list(counts.index[: max(limit - 1, 1)])
+        text = text.where(text.isin(keep), "Other")
+        counts = text.value_counts()
+    order = [name for name in counts.index if name != "Other"] + ["Other"]
+    return pd.Series(
+        pd.Categorical(text, categories=[n for n in order if n in counts.index]), index=text.index
+    )

@@ -1,0 +1,321 @@
+"""A self-contained HTML report: summary tables, price and EPC charts, maps, and what it cost.
+
+The report is one HTML file with plotly.js embedded once and no external resource of any kind
+(no CDN, no map tiles, no web fonts), so it opens offline and survives being e-mailed. Its footer
+says where the data came from, when the report was built, and how many requests and credits the
+data cost (from a ``client.usage``).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from propertykit.config import VERSION
+from propertykit.errors import InvalidInput
+from propertykit.views import figures as shared
+from propertykit.views import maps, plots
+
+__all__ = ["build_report", "write_report"]
+
+_PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
+       color: #1b1b1b; background: #f6f7f9; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+h1 { margin: 0 0 4px; font-size: 28px; }
+h2 { margin: 32px 0 8px; font-size: 20px; }
+.lede { color: #555; margin: 0 0 16px; }
+section.card { background: white; border-radius: 8px; padding: 16px; margin: 16px 0;
+               box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+table { border-collapse: collapse; font-size: 14px; }
+th, td { padding: 6px 12px; border-bottom: 1px solid #e3e3e3; text-align: left; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #8a5300; font-size: 13px; }
+footer { color: #444; font-size: 13px; border-top: 1px solid #ddd; margin-top: 32px;
+         padding-top: 12px; }
+"""
+
+
+def build_report(
+    df: pd.DataFrame,
+    *,
+    title: str = "Property report",
+    usage: Any = None,
+    source: str | None = None,
+    generated_at: datetime | None = None,
+) -> str:
+    """Build the report as one complete HTML document (plotly.js embedded once, no network).
+
+    Parameters
+    ----------
+    df
+        The property frame (``pk.frame(records)`` or ``client.properties(...)``).
+    title
+        The report's heading and ``<title>``.
+    usage
+        What fetching the data cost: ``client.usage``, a mapping, or any object with
+        ``requests_sent``, ``cache_hits`` and ``billable_requests``; ``None`` if unknown.
+    source
+        Where the data came from (e.g. the service URL or "the local sandbox"); never a key.
+    generated_at
+        When the report was built (default: now, UTC).
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> page = build_report(pk.frame(generate_records(20)), usage={"requests_sent": 1,
+    ...     "cache_hits": 0, "billable_requests": 1})
+    >>> page.startswith("<!DOCTYPE html>"), page.count("plotly.js v") == 1
+    (True, True)
+    """
+    when = (generated_at or datetime.now(UTC)).astimezone(UTC)
+    notes: list[str] = []
+    figures = _figures(df, notes)
+    charts = []
+    for position, (heading, figure) in enumerate(figures):
+        body = figure.to_html(
+            full_html=False,
+            include_plotlyjs=position == 0,
+            config=_PLOT_CONFIG,
+            div_id=f"pk-figure-{position}",
+            default_height="480px",
+        )
+        charts.append(f'<section class="card"><h2>{html.escape(heading)}</h2>{body}</section>')
+    if not figures:
+        charts.append(
+            '<section class="card"><p>No charts: the frame has nothing to plot.</p></section>'
+        )
+    notes_html = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
+    lede = f"{len(df):,} properties · generated {when:%d %B %Y, %H:%M} UTC"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="propertykit">
+<title>{html.escape(title)}</title>
+<style>{_STYLE}</style>
+</head>
+<body>
+<main>
+<h1>{html.escape(title)}</h1>
+<p class="lede">{html.escape(lede)}</p>
+<section class="card"><h2>Summary</h2>{_summary_table(df)}</section>
+<section class="card"><h2>By property type</h2>{_type_table(df)}</section>
+{notes_html}
+{"".join(charts)}
+<footer>{_footer(df, usage=usage, source=source, when=when)}</footer>
+</main>
+</body>
+</html>
+"""
+
+
+def write_report(df: pd.DataFrame, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+    """Build the report and write it to ``path`` (atomically, UTF-8).
+
+    Parameters
+    ----------
+    df
+        The property frame.
+    path
+        Where to write the ``.html`` file; parent folders are created.
+    **kwargs
+        Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``).
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> out = write_report(pk.frame(generate_records(20)), folder / "r.html")
+    >>> out.suffix, out.stat().st_size > 1_000_000
+    ('.html', True)
+    """
+    target = Path(path).expanduser().resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page = build_report(df, **kwargs)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(page)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+# --- content --------------------------------------------------------------------------------
+
+
+def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
+    """The report's figures; ones whose columns are missing are left out with a note."""
+    wanted: list[tuple[str, Callable[[], go.Figure]]] = [
+        ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
+        ("Energy performance", lambda: plots.epc_chart(df)),
+        ("Energy performance and price", lambda: plots.epc_price_chart(df)),
+        (
+            "Where the properties are",
+            lambda: maps.property_map(df, color="epc.currentEnergyRating"),
+        ),
+    ]
+    town = _busiest_boundary_town(df)
+    if town is not None:
+        local = df[df["address.town"] == town]
+        wanted.append(
+            (
+                f"Plot boundaries in {town}",
+                lambda: maps.property_map(
+                    local, geometry="boundary", color="pricing.estimatedSaleValue"
+                ),
+            )
+        )
+    figures = []
+    for heading, build in wanted:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                figure = build()
+            except InvalidInput as error:
+                notes.append(f"{heading}: not drawn ({error}).")
+                continue
+        notes.extend(f"{heading}: {w.message}" for w in caught)
+        figures.append((heading, figure))
+    return figures
+
+
+def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
+    """The town with most boundaries (a boundary map is only readable at town scale)."""
+    if "spatial.boundary" not in df.columns or "address.town" not in df.columns:
+        return None
+    towns = df.loc[df["spatial.boundary"].notna(), "address.town"].dropna()
+    return str(towns.value_counts().index[0]) if len(towns) else None
+
+
+def _summary_table(df: pd.DataFrame) -> str:
+    money = shared.money_unit(df)
+    rows: list[tuple[str, str]] = [("Properties", f"{len(df):,}")]
+    if {"spatial.lat", "spatial.lng"} <= set(df.columns):
+        located = int((df["spatial.lat"].notna() & df["spatial.lng"].notna()).sum())
+        rows.append(("With a location", f"{located:,}"))
+    if "spatial.boundary" in df.columns:
+        rows.append(("With a plot boundary", f"{int(df['spatial.boundary'].notna().sum()):,}"))
+    if "address.town" in df.columns:
+        rows.append(("Towns", f"{df['address.town'].nunique():,}"))
+    for column in ("pricing.estimatedSaleValue", "pricing.currentSalePrice"):
+        if column in df.columns and df[column].notna().any():
+            label = shared.label(column)
+            rows.append(
+                (f"Median {label[:1].lower()}{label[1:]} ({money})", f"{df[column].median():,.0f}")
+            )
+    if "saleHistory" in df.columns:
+        sales = shared.sales(df)
+        dated = sales["date"].dropna()
+        span = f" ({dated.min():%Y} to {dated.max():%Y})" if len(dated) else ""
+        rows.append(("Recorded sales", f"{len(sales):,}{span}"))
+    if "epc.currentEnergyRating" in df.columns:
+        rated = df["epc.currentEnergyRating"].dropna()
+        rows.append(("With an EPC rating", f"{len(rated):,}"))
+        if len(rated):
+            rows.append(("Most common current EPC rating", str(rated.astype(str).mode().iloc[0])))
+    cells = "".join(
+        f'<tr><th>{html.escape(k)}</th><td class="number">{html.escape(v)}</td></tr>'
+        for k, v in rows
+    )
+    return f"<table>{cells}</table>"
+
+
+def _type_table(df: pd.DataFrame) -> str:
+    if "propertyType" not in df.columns or df["propertyType"].isna().all():
+        return "<p>No property types in the data.</p>"
+    money = shared.money_unit(df)
+    grouped = df.groupby(df["propertyType"].astype("object").fillna("not given"), sort=True)
+    table = pd.DataFrame({"Properties": grouped.size()})
+    if "pricing.estimatedSaleValue" in df.columns:
+        table[f"Median estimated value ({money})"] = grouped["pricing.estimatedSaleValue"].median()
+    if "floorAreaSqM" in df.columns:
+        table["Median floor area (m²)"] = grouped["floorAreaSqM"].median()
+    if "epc.currentEnergyRating" in df.columns:
+        good = df["epc.currentEnergyRating"].astype("object").isin(["A", "B", "C"])
+        rated = df["epc.currentEnergyRating"].notna()
+        share = good.groupby(grouped.ngroup()).sum() / rated.groupby(grouped.ngroup()).sum()
+        table["EPC C or better"] = share.set_axis(table.index).map(
+            lambda v: "n/a" if pd.isna(v) else f"{v:.0%}"
+        )
+    table = table.sort_values("Properties", ascending=False)
+    head = "".join(f'<th class="number">{html.escape(str(c))}</th>' for c in table.columns)
+    body = "".join(
+        f"<tr><th>{html.escape(str(name))}</th>"
+        + "".join(f'<td class="number">{html.escape(_cell(v))}</td>' for v in row)
+        + "</tr>"
+        for name, row in zip(table.index, table.itertuples(index=False), strict=True)
+    )
+    return f"<table><tr><th>Property type</th>{head}</tr>{body}</table>"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if pd.isna(value):
+        return "n/a"
+    return f"{value:,.0f}" if abs(float(value)) >= 100 else f"{value:,.1f}".removesuffix(".0")
+
+
+def _footer(df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime) -> str:
+    counts = _usage_counts(usage)
+    if counts is None:
+        cost = "Request and credit usage was not recorded for this data."
+    else:
+        sent, hits, billable = counts
+        cost = (
+            f"Fetching the data took {sent:,} requests over the network, {billable:,} of them "
+            f"billable (credits spent); {hits:,} answers came from the local cache at no cost."
+        )
+    origin = source or "a property-data service"
+    return (
+        f"<p>Data: {len(df):,} property records from {html.escape(origin)}. "
+        f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
+        f"by propertykit {html.escape(VERSION)}.</p>"
+        f"<p>{html.escape(cost)}</p>"
+        "<p>Prices are shown as served; maps are drawn without map tiles, "
+        "so the report works offline.</p>"
+    )
+
+
+def _usage_counts(usage: Any) -> tuple[int, int, int] | None:
+    """(requests sent, cache hits, billable requests) from a Usage, a mapping, or ``None``."""
+    if usage is None:
+        return None
+    names = ("requests_sent", "cache_hits", "billable_requests")
+    if isinstance(usage, Mapping):
+        values = [usage.get(name) for name in names]
+    else:
+        values = [getattr(usage, name, None) for name in names]
+    if any(v is None for v in values):
+        raise InvalidInput(f"usage must give {', '.join(names)}; got {type(usage).__name__}")
+    sent, hits, billable = (int(v) for v in values if v is not None)
+    return sent, hits, billable

@@ -1,0 +1,24 @@
+"""widgets — ipywidgets forms over a :class:`propertykit.Client`: look properties up, buy title
+deeds.
+
+>>> import propertykit as pk
+>>> form = pk.widgets.LookupForm(client)  # in a notebook, a cell ending in `form` shows it
+>>> form.ids.value = "L00000001, L00000002"
+>>> form.fetch_button.click()
+>>> form.value["locationId"].tolist()  # the fetched DataFrame
+['L00000001', 'L00000002']
+
+Every error the client raises appears in the form as plain words
+(:mod:`propertykit.widgets.messages`), never as a traceback. The forms hold no state about the
+service beyond what the client keeps: the cache, the budget and the usage counts are the client's.
+
+May import: ``client``, ``deeds``, ``frames``, ``views`` and core, through their packages' public
+names. The plain logic (timing, messages) holds no ipywidgets, so it is tested without a kernel.
+"""
+
+from __future__ import annotations
+
+from propertykit.widgets.lookup_form import RECORD_ATTRIBUTES, LookupForm
+from propertykit.widgets.purchase_form import PurchaseForm
+
+__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "PurchaseForm"]

@@ -1,0 +1,32 @@
+"""wire — the one HTTP session, and everything about bytes on the network.
+
+The requests-cache session (SQLite or Redis), pacing, retries and 429s decided as plain data
+(:mod:`~propertykit.wire.retries`) and carried out by the :class:`Transport`, error bodies read
+into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
+and the Redis parts a team shares.
+
+May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
+meaning, a record's shape or a purchase.
+"""
+
+from __future__ import annotations
+
+from propertykit.wire.cache_setting import describe_cache_setting, open_cache
+from propertykit.wire.retries import RetrySettings, backoff_delay
+from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
+from propertykit.wire.team import redis_connection_of
+from propertykit.wire.transport import Transport
+from propertykit.wire.usage import Usage
+
+__all__ = [
+    "CACHE_FILE_NAME",
+    "RetrySettings",
+    "Transport",
+    "Usage",
+    "backoff_delay",
+    "describe_cache",
+    "describe_cache_setting",
+    "open_cache",
+    "open_sqlite_cache",
+    "redis_connection_of",
+]

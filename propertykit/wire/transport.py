@@ -1,0 +1,433 @@
+"""The transport: sends what ``client`` asks through the one session; retries and error mapping.
+
+``transport`` and ``session`` are the only modules that know about ``requests``, the cache and the
+rate limiter: :mod:`propertykit.wire.session` builds the session (requests-cache, then the
+search-suggest rate limit, then ``requests``), and this module sends through it. It executes the
+decisions of :mod:`propertykit.wire.retries`, counts traffic in a
+:class:`~propertykit.wire.usage.Usage`, and maps every third-party error to a propertykit error
+once, here, ``from`` the original.
+
+Key safety: the key travels only in the ``x-api-key`` header, and the session keeps it out of the
+cache and off other origins (see :mod:`propertykit.wire.session`). Here it is blanked out of error
+bodies and error details, and no log line or repr shows it.
+
+Threads: one :class:`Transport` may be used from several threads at once (the bulk runner of
+:mod:`propertykit.client.bulk` does): its usage counters take a lock, a billable request reserves
+its place in the ``budget`` before it is sent (so N threads never overspend by N - 1), and the
+session's connection pool holds ``pool_size`` connections. The SQLite cache is shared between
+kernels, and a Redis ``limiter_redis`` shares the search-suggest limit (see
+:mod:`propertykit.wire.session`).
+
+For title-deed purchases (a ``POST`` with an ``Idempotency-Key``), call
+:meth:`Transport.fetch` with ``idempotent=False``: it is never cached, an error answer is raised
+as is (with ``money_state``) for the caller to decide, and only a failure to connect (nothing
+sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (``connect``,
+``timeout``, ``reset`` or ``truncated``).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests_cache.backends.base import BaseCache
+from requests_cache.models.response import CachedResponse
+
+from propertykit.config import Endpoints
+from propertykit.errors import (
+    ApiError,
+    BudgetExceeded,
+    NetworkError,
+    NotCached,
+    RateLimited,
+)
+from propertykit.wire import retries as policy
+from propertykit.wire.error_bodies import error_from_response
+from propertykit.wire.session import (
+    CachedLimiterSession,
+    describe_cache,
+    is_complete_answer,
+    open_session,
+    parsed_body,
+)
+from propertykit.wire.usage import Usage
+
+__all__ = ["Transport"]
+
+logger = logging.getLogger("propertykit")
+
+#: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
+_LIMITER_TIMEOUT = "Rate limit not cleared"
+
+
+@dataclass
+class Transport:
+    """Sends requests for the client and enforces every transport rule.
+
+    Parameters
+    ----------
+    api_key
+        Sent only in the ``x-api-key`` header.
+    base_url
+        The service's root address.
+    cache
+        A requests-cache backend, or ``None`` for no caching.
+    expire_after
+        Freshness of cached property data (``None``: 7 days).
+    offline
+        Serve from the cache only; anything else raises ``NotCached`` and sends nothing.
+    endpoints
+        Paths of the service (the non-cacheable ones and the rate-limited suggest path).
+    retry
+        Retry bounds.
+    budget
+        Most billable requests to send over the network (``None``: no limit).
+    timeout
+        Seconds to wait for the service (connect and read).
+    pool_size
+        Connections kept open to the service (at least the number of threads sending at once).
+    limiter_redis
+        A ``redis.Redis`` connection: count the search-suggest limit there, shared by every
+        client using the same Redis (``None``: in this process only).
+    sleep, wall_clock, monotonic, rng
+        Injected time and randomness; tests pass fakes so retries run instantly.
+    """
+
+    api_key: str = field(repr=False)
+    base_url: str
+    cache: BaseCache | None
+    expire_after: Any = None
+    offline: bool = False
+    endpoints: Endpoints = field(default_factory=Endpoints)
+    retry: policy.RetrySettings = field(default_factory=policy.RetrySettings)
+    budget: int | None = None
+    timeout: float = 30.0
+    close_cache: bool = True
+    pool_size: int = 10
+    limiter_redis: Any = field(default=None, repr=False)
+    sleep: Callable[[float], None] = time.sleep
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    monotonic: Callable[[], float] = time.monotonic
+    rng: random.Random = field(default_factory=random.Random)
+    usage: Usage = field(init=False)
+    session: CachedLimiterSession = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url.rstrip("/")
+        usage = Usage(budget=self.budget)
+        self.usage = usage
+        # Billable requests on their way, not yet counted in usage (see _budget_slot).
+        self._reserved = 0
+        self._budget_changed = threading.Condition(usage.lock)
+        self.session = open_session(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            cache=self.cache,
+            expire_after=self.expire_after,
+            offline=self.offline,
+            endpoints=self.endpoints,
+            max_wait=self.retry.max_wait,
+            close_cache=self.close_cache,
+            pool_size=self.pool_size,
+            limiter_redis=self.limiter_redis,
+        )
+
+    # -- sending ----------------------------------------------------------------------------------
+
+    def fetch_json(
+        self,
+        path: str,
+        *,
+        endpoint: str,
+        params: Mapping[str, str | int] | None = None,
+        billable: bool = False,
+    ) -> Any:
+        """GET ``path`` and return its parsed JSON body (retrying a cut-off body)."""
+        response = self.fetch("GET", path, endpoint=endpoint, params=params, billable=billable)
+        return parsed_body(response)
+
+    def fetch(
+        self,
+        method: str,
+        path: str,
+        *,
+        endpoint: str,
+        params: Mapping[str, str | int] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        billable: bool = False,
+        idempotent: bool = True,
+    ) -> requests.Response:
+        """Send one logical request, with retries, and return its 2xx response.
+
+        A 200 GET answer is only returned (and cached) when its body is complete JSON.
+
+        Raises
+        ------
+        NotCached
+            Offline and not in the cache; nothing was sent.
+        BudgetExceeded
+            Billable, not in the cache, and the budget is spent; nothing was sent.
+        ApiError
+            The service answered 4xx/5xx (after retries where the rules allow).
+        NetworkError
+            No complete answer, after retries where the rules allow.
+        """
+        url = self.base_url + path
+        if self.offline and method != "GET":
+            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
+        started = self.monotonic()
+        attempt = 0
+        while True:
+            cause: BaseException | None = None
+            try:
+                response = self._attempt(
+                    method, url, endpoint, params, json_body, headers, billable
+                )
+            except _Failed as failure:
+                cause = failure.cause
+                decision = policy.decide_on_failure(
+                    failure.kind,
+                    detail=self._redact(str(failure.cause)),
+                    url=url,
+                    attempt=attempt,
+                    elapsed=self.monotonic() - started,
+                    settings=self.retry,
+                    rng=self.rng,
+                    idempotent=idempotent,
+                )
+            else:
+                if 200 <= response.status_code < 300:
+                    return response
+                decision = policy.decide_on_response(
+                    self._error_of(response),
+                    attempt=attempt,
+                    elapsed=self.monotonic() - started,
+                    settings=self.retry,
+                    rng=self.rng,
+                    idempotent=idempotent,
+                )
+            if isinstance(decision, policy.Fail):
+                self.usage.record_error(endpoint)
+                logger.info("%s %s failed: %s", method, path, decision.error)
+                raise decision.error from cause
+            self.usage.record_retry(endpoint)
+            logger.info(
+                "%s %s: %s; retry %d in %.2f s",
+                method,
+                path,
+                decision.reason,
+                attempt + 1,
+                decision.delay,
+            )
+            self.sleep(decision.delay)
+            attempt += 1
+
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        endpoint: str,
+        params: Mapping[str, str | int] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        billable: bool,
+    ) -> requests.Response:
+        """One attempt: the response (any status), or raise ``_Failed``.
+
+        Also raises ``NotCached``/``BudgetExceeded`` (nothing sent), a client-side
+        ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
+        ``NetworkError`` for requests that cannot be sent at all (e.g. too many redirects).
+        """
+        with self._budget_slot(billable) as may_send:
+            return self._attempt_within_budget(
+                method, url, endpoint, params, json_body, headers, billable, may_send
+            )
+
+    @contextmanager
+    def _budget_slot(self, billable: bool) -> Iterator[bool]:
+        """Whether a billable attempt may go to the network; if so, its place is held meanwhile.
+
+        With several threads, a place is reserved before sending and released once the attempt
+        is counted, so the budget is never overspent. A thread finding every place reserved
+        waits for those attempts to end (some may be cache hits and give their place back).
+        """
+        if not billable or self.budget is None:
+            yield True
+            return
+        with self._budget_changed:
+            while self._reserved and self.usage.billable_requests + self._reserved >= self.budget:
+                self._budget_changed.wait()
+            allowed = self.usage.billable_requests + self._reserved < self.budget
+            if allowed:
+                self._reserved += 1
+        try:
+            yield allowed
+        finally:
+            if allowed:
+                with self._budget_changed:
+                    self._reserved -= 1
+                    self._budget_changed.notify_all()
+
+    def _attempt_within_budget(
+        self,
+        method: str,
+        url: str,
+        endpoint: str,
+        params: Mapping[str, str | int] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        billable: bool,
+        may_send: bool,
+    ) -> requests.Response:
+        try:
+            response = self.session.request(
+                method,
+                url,
+                params=params,
+                json=json_body,
+                headers=dict(headers or {}),
+                timeout=self.timeout,
+                only_if_cached=not may_send and not self.offline,
+            )
+        except requests.exceptions.Timeout as exc:
+            if str(exc).startswith(_LIMITER_TIMEOUT):
+                self.usage.record_error(endpoint)
+                raise self._client_side_limit(url) from exc
+            kind: policy.FailureKind = (
+                "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "timeout"
+            )
+            self._count_failed_send(endpoint, billable, kind)
+            raise _Failed(kind, exc) from exc
+        except (
+            requests.exceptions.ChunkedEncodingError,
+            requests.exceptions.ContentDecodingError,
+        ) as exc:
+            self._count_failed_send(endpoint, billable, "truncated")
+            raise _Failed("truncated", exc) from exc
+        except requests.exceptions.ConnectionError as exc:
+            kind = "connect" if _never_connected(exc) else "reset"
+            self._count_failed_send(endpoint, billable, kind)
+            raise _Failed(kind, exc) from exc
+        except requests.exceptions.RequestException as exc:
+            self.usage.record_error(endpoint)
+            detail = self._redact(str(exc))
+            raise NetworkError(f"Request to {url} failed: {detail}", url=url) from exc
+
+        if (
+            isinstance(response, CachedResponse)
+            and response.status_code == 504
+            and response.reason == "Not Cached"
+        ):
+            self.usage.record_error(endpoint)
+            if self.offline:
+                raise NotCached(
+                    f"Offline, and {_path_of(url)} is not in the cache; nothing was sent"
+                )
+            raise BudgetExceeded(
+                f"Budget of {self.budget} billable requests is spent and {_path_of(url)} is not "
+                "in the cache; nothing was sent. Raise budget= to continue"
+            )
+        if getattr(response, "from_cache", False):
+            self.usage.record_cache_hit(endpoint)
+            logger.debug("%s %s: cache hit", method, _path_of(response.url))
+            return response
+        self.usage.record_sent(endpoint, billable=billable)
+        logger.debug("%s %s: %d", method, _path_of(response.url), response.status_code)
+        if method == "GET" and response.status_code == 200 and not is_complete_answer(response):
+            raise _Failed("truncated", ValueError("the body is not complete JSON"))
+        return response
+
+    def _error_of(self, response: requests.Response) -> ApiError:
+        return error_from_response(
+            response.status_code,
+            response.content,
+            response.headers,
+            url=response.url,
+            now=self.wall_clock(),
+            secrets=(self.api_key,),
+        )
+
+    def _count_failed_send(self, endpoint: str, billable: bool, kind: str) -> None:
+        if kind != "connect":  # the request may have reached the service
+            self.usage.record_sent(endpoint, billable=billable)
+
+    def _client_side_limit(self, url: str) -> RateLimited:
+        error = RateLimited(
+            429,
+            message=(
+                f"search-suggest limit of {self.endpoints.suggest_per_minute:g} per minute "
+                "reached on this client; nothing was sent"
+            ),
+            url=url,
+            hint=f"Wait up to a minute (longer than max_wait={self.retry.max_wait:g} s)",
+        )
+        return error
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self.api_key, "***") if self.api_key else text
+
+    # -- the cache --------------------------------------------------------------------------------
+
+    def cached_json(self, path: str, params: Mapping[str, str | int] | None = None) -> Any:
+        """The parsed body the cache would answer a GET of ``path`` with, or ``None``.
+
+        Nothing is sent and nothing is counted: a dry run asks this. An entry past its expiry
+        counts as missing online (it would be fetched again) and as present offline.
+        """
+        response = self.session.request(
+            "GET", self.base_url + path, params=params, only_if_cached=True, timeout=self.timeout
+        )
+        if not getattr(response, "from_cache", False) or response.status_code != 200:
+            return None
+        try:
+            return parsed_body(response)
+        except ValueError:
+            return None
+
+    def cache_info(self) -> dict[str, Any]:
+        """See :func:`describe_cache`; all zero when caching is off."""
+        if self.cache is None:
+            return {"entries": 0, "size_bytes": None, "oldest": None, "newest": None, "path": None}
+        return describe_cache(self.session.cache)
+
+    def clear_cache(self) -> None:
+        """Delete every cached answer."""
+        self.session.cache.clear()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Release the connection pool, the cache connection and the limiter."""
+        self.session.close()  # type: ignore[no-untyped-call]
+
+
+class _Failed(Exception):
+    """No complete HTTP answer (internal: turned into a decision by ``Transport.fetch``)."""
+
+    def __init__(self, kind: policy.FailureKind, cause: BaseException) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.cause = cause
+
+
+def _never_connected(exc: requests.exceptions.ConnectionError) -> bool:
+    """True when the connection was refused or never made, so nothing was sent."""
+    text = repr(exc.args[0]) if exc.args else ""
+    return (
+        "NewConnectionError" in text
+        or "ConnectTimeoutError" in text
+        or ("Failed to establish" in text)
+    )
+
+
+def _path_of(url: str | None) -> str:
+    parts = urlsplit(url or "")
+    return parts.path + (f"?{parts.query}" if parts.query else "")

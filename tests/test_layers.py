@@ -1,0 +1,149 @@
+"""The package's layers: the design's public API is whole, and imports flow one way.
+
+``lint-imports`` (run by ``make check``) enforces the arrows between layers; these tests check
+what it cannot: that the contract itself catches a wrong-way import, that no layer reaches into
+another layer's modules past its ``__init__``, and that every name of the public API contract
+still imports after the move into layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import propertykit as pk
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "propertykit"
+LAYERS = ("wire", "client", "deeds", "frames", "views", "widgets", "cli", "sandbox")
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _layer_of(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 and parts[0] in LAYERS else None
+
+
+def _imported_modules(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def test_no_layer_imports_past_another_layers_init() -> None:
+    reached_in = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = _layer_of(path)
+        for line, module in _imported_modules(path):
+            parts = module.split(".")
+            if parts[0] != "propertykit" or len(parts) < 3 or parts[1] not in LAYERS:
+                continue
+            if parts[1] == own:
+                continue
+            submodule = PACKAGE / parts[1] / f"{parts[2]}.py"
+            if submodule.exists():  # a module inside another layer, not a name of its __init__
+                reached_in.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert reached_in == []
+
+
+def _copy_for_lint(tmp_path: Path) -> Path:
+    shutil.copytree(PACKAGE, tmp_path / "propertykit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def _lint(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=folder,
+        env={"PYTHONPATH": str(folder), "PATH": str(LINT_IMPORTS.parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_layer_contract_holds_and_catches_a_wrong_way_import(tmp_path: Path) -> None:
+    folder = _copy_for_lint(tmp_path)
+    assert _lint(folder).returncode == 0
+    wire = folder / "propertykit" / "wire" / "usage.py"
+    wire.write_text(wire.read_text() + "\nfrom propertykit.client import Client  # wrong way\n")
+    result = _lint(folder)
+    assert result.returncode != 0
+    assert "propertykit.wire.usage -> propertykit.client" in result.stdout
+
+
+def test_every_name_of_the_public_api_contract_imports() -> None:
+    for name in ("Client", "Endpoints", "Purchase", "Usage", "DryRun", "frame", "__version__"):
+        assert getattr(pk, name) is not None, name
+    for method in (
+        "health",
+        "properties",
+        "sources",
+        "property_records",
+        "source_records",
+        "suggest",
+        "buy_title_deed",
+        "purchase_status",
+        "cache_info",
+        "clear_cache",
+    ):
+        assert callable(getattr(pk.Client, method)), method
+    assert isinstance(pk.Client.usage, property)
+    for error in (
+        "PropertyKitError",
+        "ConfigError",
+        "InvalidInput",
+        "NotCached",
+        "BudgetExceeded",
+        "NetworkError",
+        "ApiError",
+        "AuthenticationError",
+        "InsufficientCredit",
+        "PermissionDenied",
+        "NotFound",
+        "RateLimited",
+        "DailyCapReached",
+        "ServerError",
+        "PurchaseUncertain",
+    ):
+        assert issubclass(getattr(pk, error), pk.PropertyKitError), error
+    assert pk.PartialResult is not None
+    assert callable(pk.sandbox.serve)
+    assert pk.widgets.LookupForm and pk.widgets.PurchaseForm
+    assert callable(pk.export.to_parquet) and callable(pk.export.to_geoparquet)
+    accessor = pd.DataFrame().pk
+    for method in ("sales", "epc", "to_geodataframe", "price_trend", "epc_chart", "map"):
+        assert callable(getattr(accessor, method)), method
+    for method in ("to_parquet", "to_geoparquet"):
+        assert callable(getattr(accessor, method)), method
+
+
+@pytest.mark.parametrize("old", ["propertykit.client", "propertykit.frames", "propertykit.deeds"])
+def test_modules_that_became_packages_keep_their_public_names(old: str) -> None:
+    import importlib
+
+    module = importlib.import_module(old)
+    assert module.__all__ and all(hasattr(module, name) for name in module.__all__)
+
+
+def test_python_dash_m_propertykit_is_the_command() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "propertykit", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"propertykit {pk.__version__}"

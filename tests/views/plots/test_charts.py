@@ -1,0 +1,148 @@
+"""Price trend and EPC charts: the right traces, the data behind them, units on the axes."""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from propertykit.errors import InvalidInput
+from propertykit.frames.tables import frame
+from propertykit.views.plots import EPC_COLOURS, epc_chart, epc_price_chart, price_trend
+
+
+def sale(date: str, price: float, kind: str = "flat") -> dict[str, object]:
+    return {"date": date, "price": price, "propertyType": kind, "newBuild": False}
+
+
+def record(pid: str, sales: list[dict[str, object]], **extra: object) -> dict[str, object]:
+    return {"propertyId": pid, "pricing": {"currency": "GBP"}, "saleHistory": sales, **extra}
+
+
+@pytest.fixture
+def known_sales() -> pd.DataFrame:
+    return frame(
+        [
+            record("P1", [sale("2020-02-01", 100_000), sale("2021-06-01", 120_000)]),
+            record("P2", [sale("2020-07-15", 300_000), sale("2020-09-01", 200_000, "terraced")]),
+            record("P3", [sale("2021-01-01", 180_000, "terraced")]),
+        ],
+        money_unit="major",
+    )
+
+
+def test_price_trend_draws_yearly_medians_with_counts_per_property_type(
+    known_sales: pd.DataFrame,
+) -> None:
+    fig = price_trend(known_sales)
+    assert isinstance(fig, go.Figure)
+    traces = {t.name: t for t in fig.data}
+    assert set(traces) == {"flat", "terraced"}
+    flat = traces["flat"]
+    assert [pd.Timestamp(x).year for x in flat.x] == [2020, 2021]
+    assert list(flat.y) == [statistics.median([100_000, 300_000]), 120_000]
+    assert list(flat.customdata) == [2, 1]
+    assert "sales" in flat.hovertemplate and "GBP" in flat.hovertemplate
+    assert fig.layout.yaxis.title.text == "Median sale price (GBP)"
+    assert fig.layout.xaxis.title.text == "Year of sale"
+
+
+def test_price_trend_without_grouping_and_by_quarter(known_sales: pd.DataFrame) -> None:
+    fig = price_trend(known_sales, by=None, freq="quarter")
+    (trace,) = fig.data
+    assert [str(pd.Timestamp(x).date()) for x in trace.x] == [
+        "2020-01-01",
+        "2020-07-01",
+        "2021-01-01",
+        "2021-04-01",
+    ]
+    assert list(trace.y) == [100_000, 250_000, 180_000, 120_000]
+    assert list(trace.customdata) == [1, 2, 1, 1]
+    assert fig.layout.xaxis.title.text == "Quarter of sale"
+
+
+def test_price_trend_by_area_lumps_small_groups_into_other(properties: pd.DataFrame) -> None:
+    fig = price_trend(properties, by="address.town", max_groups=4)
+    names = [t.name for t in fig.data]
+    assert len(names) == 4 and names[-1] == "Other"
+    sales_shown = sum(int(np.sum(t.customdata)) for t in fig.data)
+    from propertykit.frames.tables import explode_sales
+
+    assert sales_shown == explode_sales(properties)["date"].notna().sum()
+
+
+def test_price_trend_labels_unknown_currency_and_minor_units() -> None:
+    df = frame(
+        [{"propertyId": "P", "saleHistory": [sale("2020-01-01", 25_000_000)]}], money_unit="minor"
+    )
+    assert (
+        price_trend(df).layout.yaxis.title.text
+        == "Median sale price (currency not stated, minor units)"
+    )
+
+
+def test_price_trend_rejects_unknown_grouping_and_frequency(properties: pd.DataFrame) -> None:
+    with pytest.raises(InvalidInput, match="nowhere"):
+        price_trend(properties, by="nowhere")
+    with pytest.raises(InvalidInput, match="fortnight"):
+        price_trend(properties, freq="fortnight")  # type: ignore[arg-type]
+
+
+def test_epc_chart_counts_current_and_potential_in_official_colours(
+    properties: pd.DataFrame,
+) -> None:
+    fig = epc_chart(properties)
+    current, potential = fig.data
+    assert (current.name, potential.name) == ("Current", "Potential")
+    assert list(current.x) == list("ABCDEFG")
+    expected = (
+        properties["epc.currentEnergyRating"].value_counts().reindex(list("ABCDEFG"), fill_value=0)
+    )
+    assert list(current.y) == expected.tolist()
+    expected = (
+        properties["epc.potentialEnergyRating"]
+        .value_counts()
+        .reindex(list("ABCDEFG"), fill_value=0)
+    )
+    assert list(potential.y) == expected.tolist()
+    assert list(current.marker.color) == [
+        "#008054",
+        "#19b459",
+        "#8dce46",
+        "#ffd500",
+        "#fcaa65",
+        "#ef8023",
+        "#e9153b",
+    ]
+    assert current.marker.opacity == 1 and potential.marker.opacity < 1
+    assert fig.layout.yaxis.title.text == "Properties (count)"
+
+
+def test_epc_price_chart_boxes_follow_band_order_with_true_quartiles(
+    properties: pd.DataFrame,
+) -> None:
+    fig = epc_price_chart(properties)
+    bands = [t.x[0] for t in fig.data]
+    assert bands == sorted(bands) and set(bands) <= set("ABCDEFG")
+    for trace in fig.data:
+        band = trace.x[0]
+        prices = properties.loc[
+            properties["epc.currentEnergyRating"] == band, "pricing.estimatedSaleValue"
+        ].dropna()
+        assert trace.median[0] == pytest.approx(prices.median())
+        assert trace.q1[0] == pytest.approx(prices.quantile(0.25))
+        assert trace.fillcolor == EPC_COLOURS[band]
+        assert trace.name == f"{band} ({len(prices):,})"
+    assert fig.layout.yaxis.title.text == "Estimated sale value (GBP)"
+
+
+@pytest.mark.parametrize("chart", [price_trend, epc_chart, epc_price_chart])
+def test_empty_frames_give_an_empty_figure_that_says_so(
+    properties: pd.DataFrame, chart: object
+) -> None:
+    fig = chart(properties.iloc[:0])  # type: ignore[operator]
+    assert isinstance(fig, go.Figure) and len(fig.data) == 0
+    assert "no data" in fig.layout.title.text

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from propertykit.frames.tables import frame
+from propertykit.sandbox.data import generate_records
+
+
+@pytest.fixture(scope="module")
+def properties() -> pd.DataFrame:
+    """A property frame built from the sandbox's synthetic records."""
+    return frame(generate_records(150))

@@ -1,0 +1,86 @@
+"""The HTML report: one self-contained file, plotly.js once, tables, charts, an honest footer."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from propertykit.errors import InvalidInput
+from propertykit.views.report import build_report, write_report
+
+WHEN = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+USAGE = {"requests_sent": 4, "cache_hits": 9, "billable_requests": 3}
+
+
+def test_report_is_one_document_with_plotly_embedded_once(properties: pd.DataFrame) -> None:
+    page = build_report(properties, usage=USAGE, generated_at=WHEN)
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert page.count("plotly.js v") == 1  # the library's licence banner, embedded once
+    assert len(re.findall(r'<div id="pk-figure-\d+"', page)) == 5
+
+
+def test_report_loads_nothing_from_the_network(properties: pd.DataFrame) -> None:
+    page = build_report(properties, generated_at=WHEN)
+    assert not re.search(r"<script[^>]+src=", page)
+    assert not re.search(r"<link[^>]+href=", page)
+    assert not re.search(r"<img[^>]+src=", page)
+    assert "cdn.plot.ly/plotly" not in page.replace("https://cdn.plot.ly/un/", "")
+
+
+def test_summary_and_type_tables_hold_the_frame_figures(properties: pd.DataFrame) -> None:
+    page = build_report(properties, generated_at=WHEN)
+    assert f'<th>Properties</th><td class="number">{len(properties):,}</td>' in page
+    median = properties["pricing.estimatedSaleValue"].median()
+    assert f'Median estimated sale value (GBP)</th><td class="number">{median:,.0f}</td>' in page
+    flats = int((properties["propertyType"] == "flat").sum())
+    assert re.search(rf"<tr><th>flat</th><td class=\"number\">{flats}</td>", page)
+
+
+def test_footer_says_source_time_and_cost(properties: pd.DataFrame) -> None:
+    page = build_report(properties, usage=USAGE, source="the local sandbox", generated_at=WHEN)
+    footer = page[page.index("<footer>") :]
+    assert "150 property records from the local sandbox" in footer
+    assert "2026-03-04 05:06:07 UTC" in footer
+    assert "4 requests over the network, 3 of them billable" in footer
+    assert "9 answers came from the local cache" in footer
+
+
+def test_usage_may_be_any_object_with_the_counts_or_none(properties: pd.DataFrame) -> None:
+    small = properties.head(5)
+    usage = SimpleNamespace(requests_sent=0, cache_hits=2, billable_requests=0, retries=0)
+    assert "0 requests over the network" in build_report(small, usage=usage, generated_at=WHEN)
+    assert "usage was not recorded" in build_report(small, generated_at=WHEN)
+    with pytest.raises(InvalidInput, match="billable_requests"):
+        build_report(small, usage={"requests_sent": 1})
+
+
+def test_text_from_the_data_is_escaped(properties: pd.DataFrame) -> None:
+    page = build_report(properties.head(3), title="<b>Q1</b> & co", source="<script>x</script>")
+    assert "&lt;b&gt;Q1&lt;/b&gt; &amp; co" in page and "<script>x</script>" not in page
+
+
+def test_an_empty_frame_still_gives_a_report(properties: pd.DataFrame) -> None:
+    page = build_report(properties.iloc[:0], generated_at=WHEN)
+    assert page.count("no data (") >= 4 and "0 property records" in page
+
+
+def test_missing_columns_leave_a_chart_out_with_a_note(properties: pd.DataFrame) -> None:
+    page = build_report(properties.drop(columns=["pricing.estimatedSaleValue"]), generated_at=WHEN)
+    assert "Energy performance and price: not drawn" in page
+
+
+def test_write_report_writes_the_file_and_returns_its_path(
+    properties: pd.DataFrame, tmp_path: Path
+) -> None:
+    target = tmp_path / "out" / "report.html"
+    written = write_report(properties, target, title="Weekly", generated_at=WHEN)
+    assert (
+        written == target.resolve()
+        and written.read_text(encoding="utf-8").count("<title>Weekly</title>") == 1
+    )
+    assert [p.name for p in written.parent.iterdir()] == ["report.html"]  # no temporary left
