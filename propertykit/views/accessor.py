@@ -106,7 +106,7 @@ class PropertyAccessor:
         return epc_chart(self._df, **kwargs)
 
     def map(self, **kwargs: Any) -> go.Figure:
-        """A map of the properties: :func:`propertykit.views.plots.property_map`.
+        """A map of the properties: :func:`propertykit.views.maps.property_map`.
 
         Examples
         --------
@@ -115,7 +115,7 @@ class PropertyAccessor:
         >>> figure.layout.title.text
         'Properties by current EPC rating (50 mapped)'
         """
-        from propertykit.views.plots import property_map
+        from propertykit.views.maps import property_map
 
         return property_map(self._df, **kwargs)
 

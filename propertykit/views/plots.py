@@ -7,8 +7,7 @@ display it). Axis titles carry units and the currency recorded in ``df.attrs["cu
 (prices are plotted as served; see :mod:`propertykit.frames.tables` on units). A frame with nothing
 to plot gives an empty figure whose title says so, never an exception.
 
-Maps live in :mod:`propertykit.views.maps`; :func:`~propertykit.views.maps.property_map` is
-re-exported here, so ``from propertykit.views.plots import property_map`` keeps working.
+Charts need neither geopandas nor shapely: drawing a price trend loads neither.
 
 Static images: ``fig.write_image("chart.png")`` works once the optional ``kaleido`` package is
 installed (``pip install kaleido``); it uses a local Chrome/Chromium.
@@ -26,14 +25,12 @@ from propertykit.errors import InvalidInput
 from propertykit.views import figures as shared
 from propertykit.views.columns import require_columns
 from propertykit.views.figures import BANDS, EPC_COLOURS, MISSING_COLOUR, TEMPLATE
-from propertykit.views.maps import property_map
 
 __all__ = [
     "EPC_COLOURS",
     "epc_chart",
     "epc_price_chart",
     "price_trend",
-    "property_map",
 ]
 
 _FREQUENCIES = {"year": "Y", "quarter": "Q", "month": "M"}

@@ -92,8 +92,20 @@ def test_colouring_by_a_missing_column_is_invalid_input(properties: pd.DataFrame
         property_map(properties, color="colour")
 
 
-def test_the_map_is_still_importable_from_plots() -> None:
-    # df.pk.map and user code do `from propertykit.views.plots import property_map`
-    assert plots.property_map is property_map
-    assert plots.EPC_COLOURS is EPC_COLOURS
-    assert {"property_map", "EPC_COLOURS"} <= set(plots.__all__)
+def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas() -> None:
+    import subprocess
+    import sys
+
+    import propertykit.views
+
+    assert propertykit.views.property_map is property_map
+    assert "property_map" not in plots.__all__  # charts stay free of geopandas
+    probe = (
+        "import sys, pandas as pd, propertykit as pk; "
+        "df = pk.frame(pk.sandbox.generate_records(20)); df.pk.price_trend(); df.pk.epc_chart(); "
+        "print('geopandas' in sys.modules, 'shapely' in sys.modules, 'plotly' in sys.modules)"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
+    assert loaded == "False False True"
