@@ -19,6 +19,7 @@ from propertykit.deeds import Purchase
 from propertykit.errors import (
     ApiError,
     AuthenticationError,
+    BadResponse,
     BudgetExceeded,
     ConfigError,
     DailyCapReached,
@@ -34,6 +35,7 @@ from propertykit.errors import (
     PropertyKitWarning,
     PurchaseUncertain,
     RateLimited,
+    ResponseTooLarge,
     ServerError,
 )
 from propertykit.frames import MinorUnitsWarning, frame
@@ -51,6 +53,7 @@ _LAZY_SUBMODULES = {
 __all__ = [
     "ApiError",
     "AuthenticationError",
+    "BadResponse",
     "BudgetExceeded",
     "Client",
     "ConfigError",
@@ -71,6 +74,7 @@ __all__ = [
     "Purchase",
     "PurchaseUncertain",
     "RateLimited",
+    "ResponseTooLarge",
     "ServerError",
     "Usage",
     "__version__",

@@ -15,22 +15,18 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from requests_cache.backends.base import BaseCache
 
-from propertykit.client.arguments import attribute_params, check_number, check_paging, setting
+from propertykit.client.arguments import attribute_params, check_paging, check_settings, setting
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.envelope import check_envelope
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.progress import progress_bar
-from propertykit.config import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_OFFLINE,
-    Endpoints,
-)
+from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.jsonio import records_of
 from propertykit.wire import (
-    RetrySettings,
+    DEFAULT_MAX_BODY_BYTES,
     Transport,
     Usage,
     describe_cache_setting,
@@ -78,7 +74,12 @@ class Client:
     progress
         Progress bars on calls spanning several requests (``None``: in notebooks and terminals).
     timeout
-        Seconds to wait for the service.
+        Seconds to wait for the service on any one connect or read.
+    deadline
+        Seconds one request may take in all, retries, waits and body reads included, else
+        ``NetworkError`` (default 300; a call of several pages or batches gets it for each).
+    max_body_bytes
+        Cap on a decoded response body (default 256 MiB); past it ``ResponseTooLarge``.
     max_in_flight
         Most requests on their way at once when a lookup spans several batches (default 4);
         1 sends them one after another.
@@ -108,6 +109,8 @@ class Client:
         budget: int | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
+        deadline: float = 300.0,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
         _sleep: Callable[[float], None] | None = None,
@@ -122,12 +125,9 @@ class Client:
             raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
-        check_number("max_retries", max_retries, minimum=0, integer=True)
-        check_number("max_wait", max_wait, minimum=0)
-        check_number("timeout", timeout, minimum=0, exclusive=True)
-        check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
-        if budget is not None:
-            check_number("budget", budget, minimum=0, integer=True)
+        retry = check_settings(
+            max_retries, max_wait, timeout, deadline, max_body_bytes, max_in_flight, budget
+        )
         self.endpoints = endpoints or Endpoints()
         self.offline = bool(offline)
         self.progress = progress
@@ -149,11 +149,12 @@ class Client:
             expire_after=expire_after,
             offline=self.offline,
             endpoints=self.endpoints,
-            retry=RetrySettings(max_retries=max_retries, max_wait=float(max_wait)),
+            retry=retry,
             budget=budget,
             timeout=float(timeout),
             close_cache=owned,
             pool_size=max(10, max_in_flight),
+            max_body_bytes=max_body_bytes,
             limiter_redis=redis_connection_of(backend),
             **extra,
         )
@@ -415,6 +416,7 @@ class Client:
             endpoint="suggest",
             params={self.endpoints.suggest_query_param: query, **params},
             billable=self._billable("suggest"),
+            check=check_envelope,
         )
         records = records_of(body)
         return records if records or not isinstance(body, list) else list(body)

@@ -13,10 +13,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 from propertykit.client.bulk import Batch, DryRun, PagePlan, plan
+from propertykit.client.envelope import check_envelope, next_offset, read_page
 from propertykit.client.ids import encode_id, join_ids
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
-from propertykit.jsonio import Record, records_of
+from propertykit.jsonio import Record
 from propertykit.wire import Transport
 
 __all__ = ["Lookups"]
@@ -104,9 +105,13 @@ class Lookups:
     def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
         """The records of one batch of location ids."""
         body = self.transport.fetch_json(
-            batch.path, endpoint="properties", params=params, billable=self._billable("properties")
+            batch.path,
+            endpoint="properties",
+            params=params,
+            billable=self._billable("properties"),
+            check=check_envelope,
         )
-        return records_of(body)
+        return read_page(body).records
 
     def fetch_sources(
         self,
@@ -117,7 +122,8 @@ class Lookups:
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
-        A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``.
+        A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
+        so does paging the service breaks (:func:`~propertykit.client.envelope.next_offset`).
         """
         records: list[Record] = []
         offset = 0
@@ -131,13 +137,14 @@ class Lookups:
                     endpoint="sources",
                     params=params,
                     billable=self._billable("sources"),
+                    check=check_envelope,
                 )
-                page = records_of(body)
-                records.extend(page)
-                next_offset = _next_offset(body, offset, page)
-                if next_offset is None:
+                page = read_page(body)
+                records.extend(page.records)
+                following = next_offset(page, offset, where=batch.path)
+                if following is None:
                     return records
-                offset = next_offset
+                offset = following
         except PropertyKitError as exc:
             exc.partial = PartialResult(records=records, resume_offset=offset)
             raise
@@ -194,13 +201,16 @@ class Lookups:
                 body = self.transport.cached_json(batch.path, params)
                 if body is None:
                     break
+                try:
+                    page = read_page(body)
+                    following = next_offset(page, offset, where=batch.path)
+                except PropertyKitError:
+                    break  # a cached answer the real call would refuse: count it as to send
                 cached += 1
-                page = records_of(body)
-                collected += len(page)
-                next_offset = _next_offset(body, offset, page)
-                if next_offset is None:
+                collected += len(page.records)
+                if following is None:
                     return PagePlan(cached, 0, 0)
-                offset = next_offset
+                offset = following
             left = len(batch.ids) - offset  # at most one record per id
             if max_results is not None:
                 left = min(left, max_results - collected)
@@ -222,15 +232,3 @@ class Lookups:
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
-
-
-def _next_offset(body: Any, offset: int, page: list[Record]) -> int | None:
-    """Offset of the next page, or ``None`` when this was the last one."""
-    if not (isinstance(body, dict) and body.get("hasMore")):
-        return None
-    next_offset = body.get("nextOffset")
-    if not isinstance(next_offset, int) or isinstance(next_offset, bool):
-        next_offset = offset + len(page)
-    if next_offset <= offset or not page:
-        return None  # the service would send the same page again
-    return next_offset
