@@ -168,6 +168,7 @@ class Transport:
         params: Mapping[str, str | int] | None = None,
         billable: bool = False,
         check: BodyCheck | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Any:
         """GET ``path`` and return its parsed JSON body (retrying a cut-off body).
 
@@ -176,7 +177,13 @@ class Transport:
         :class:`~propertykit.errors.BadResponse` at once, as does a body that is not JSON.
         """
         response = self.fetch(
-            "GET", path, endpoint=endpoint, params=params, billable=billable, check=check
+            "GET",
+            path,
+            endpoint=endpoint,
+            params=params,
+            billable=billable,
+            check=check,
+            headers=headers,
         )
         try:
             body = parsed_body(response)
