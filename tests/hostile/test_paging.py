@@ -99,6 +99,6 @@ def test_well_behaved_paging_still_reads_every_page(client_of) -> None:
 
     with page_server(page) as server:
         client = client_of(server)
-        df = client.sources(SOURCES + ["zoopla::4", "zoopla::5"], page_size=2)
+        df = client.sources([*SOURCES, "zoopla::4", "zoopla::5"], page_size=2)
     assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3", "P4"]
     assert len(server.requests) == 3
