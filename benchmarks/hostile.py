@@ -189,6 +189,9 @@ def run_case(name: str, checkout: str | None) -> dict[str, Any]:
             outcome = type(exc).__name__
         seconds = time.perf_counter() - started
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    posts = server.paths("POST")
+    if posts and name == "dot_dot_title":
+        outcome += f" (POST {posts[0]})"
     return {
         "outcome": outcome,
         "requests": len(server.requests),
@@ -200,6 +203,8 @@ def run_case(name: str, checkout: str | None) -> dict[str, Any]:
 def _describe(result: Any) -> str:
     if hasattr(result, "shape"):
         return f"returned {len(result)} rows"
+    if hasattr(result, "money_state"):
+        return f"returned {result.status}/{result.money_state}"
     return f"returned {result}"
 
 
