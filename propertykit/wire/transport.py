@@ -373,7 +373,7 @@ class Transport:
                 f"No complete answer from {path_of(url)} within the deadline of "
                 f"{self.retry.deadline:g} s (attempts and waits included): {exc}",
                 url=url,
-                kind="timeout",
+                kind="timeout" if exc.sent else "connect",  # "connect": nothing was sent
             ) from exc
         except ResponseTooLarge:
             self.usage.record_sent(endpoint, billable=billable)
@@ -475,7 +475,7 @@ class Transport:
             return None
         try:
             return parsed_body(response)
-        except ValueError:
+        except BadResponse:
             return None
 
     def cache_info(self) -> dict[str, Any]:

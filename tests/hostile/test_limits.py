@@ -148,3 +148,17 @@ def test_any_retry_after_ends_in_rate_limited_without_long_sleeps(client_of, sle
             client.properties(IDS)
     assert all(0 <= wait <= 5 for wait in sleeps)
     assert 1 <= len(server.requests) <= 3
+
+
+@pytest.mark.timeout(60)
+def test_a_gzip_bomb_in_an_error_answer_stops_at_the_cap_too(client_of) -> None:
+    bomb = gzip_bomb(256)
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 503, bomb, headers={"Content-Encoding": "gzip"})
+
+    with hostile(behaviour) as server:
+        client = client_of(server, max_body_bytes=4 * MiB)
+        with pytest.raises(pk.ResponseTooLarge):
+            client.properties(IDS)
+    assert len(server.requests) == 1

@@ -10,7 +10,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.deeds.journal import Journal
-from tests.hostile._servers import Seen, hostile, reset, send
+from tests.hostile._servers import Seen, hostile, reset, send, trickle
 
 TITLE = "NGL123456"
 EARLIER_KEY = "11111111-2222-3333-4444-555555555555"
@@ -138,3 +138,17 @@ def test_a_plain_payload_is_sent_as_json(client_of) -> None:
     assert purchase.status == "delivered"
     (post,) = [r for r in server.requests if r.method == "POST"]
     assert json.loads(post.body) == {"reference": "job 7", "price": 1.5}
+
+
+@pytest.mark.timeout(30)
+def test_a_purchase_answer_that_trickles_ends_uncertain_by_the_deadline(client_of, tmp_path):
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        # The purchase and purchase-status both trickle: nobody can tell what happened.
+        trickle(handler, b'{"success": true, "result": {"status": "delivered"}}', every=0.5)
+
+    with hostile(behaviour) as server:
+        client = client_of(server, timeout=1, deadline=2)
+        with pytest.raises(pk.PurchaseUncertain):
+            client.buy_title_deed(TITLE, buy_again=True)
+    assert len(server.paths("POST")) == 1
+    assert journal_states(tmp_path / "deeds.jsonl") == [("intent", None), ("uncertain", "unknown")]
