@@ -141,7 +141,9 @@ class Lookups:
                 )
                 page = read_page(body)
                 records.extend(page.records)
-                following = next_offset(page, offset, where=batch.path)
+                # A source id resolves to at most one record (as dry runs count), so a next
+                # page past the ids asked for is the service paging on without end.
+                following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
                     return records
                 offset = following

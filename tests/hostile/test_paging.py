@@ -102,3 +102,15 @@ def test_well_behaved_paging_still_reads_every_page(client_of) -> None:
         df = client.sources([*SOURCES, "zoopla::4", "zoopla::5"], page_size=2)
     assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3", "P4"]
     assert len(server.requests) == 3
+
+
+@pytest.mark.timeout(30)
+def test_has_more_for_ever_without_a_total_stops_past_the_ids_asked(client_of) -> None:
+    def page(offset: int, n: int) -> dict:
+        return envelope(records(offset, 1), hasMore=True, nextOffset=offset + 1)
+
+    with page_server(page) as server:
+        client = client_of(server)
+        with pytest.raises(pk.BadResponse, match="ids were asked"):
+            client.sources(SOURCES, page_size=1)
+    assert len(server.requests) == len(SOURCES)
