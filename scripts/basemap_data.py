@@ -41,7 +41,7 @@ process.stdout.write(JSON.stringify(topojson.europe_50m));
 
 def download_topology(folder: Path) -> dict[str, Any]:
     archive = folder / "plotly.tgz"
-    urllib.request.urlretrieve(TARBALL, archive)  # noqa: S310 (a fixed https URL)
+    urllib.request.urlretrieve(TARBALL, archive)
     with tarfile.open(archive) as tar:
         tar.extract("package/dist/plotly-geo-assets.js", folder, filter="data")
     script = folder / "package/dist/plotly-geo-assets.js"
