@@ -9,13 +9,16 @@
 - ``"tiles"``: plotly's MapLibre traces (``scattermap``) on OpenStreetMap street tiles. Tiles,
   fonts and WebGL come from the browser and the network: for readers who are online.
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
-  outline otherwise. The report always uses the outline.
+  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report always uses the
+  outline. The question to the tile host is a ``HEAD`` request, asked once per session; it
+  carries nothing of the data or the key.
 - ``"none"``: the data alone.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from functools import cache
 from importlib import resources
@@ -25,6 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 import shapely
 
+from propertykit.config import ENV_OFFLINE
 from propertykit.errors import InvalidInput
 from propertykit.views.context import Extent
 
@@ -52,7 +56,9 @@ def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
     if basemap not in BASEMAPS:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
-        return "tiles" if _live_notebook() and _tiles_answer() else "outline"
+        offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+        online = not offline and _live_notebook()
+        return "tiles" if online and _tiles_answer() else "outline"
     return basemap  # type: ignore[return-value]
 
 

@@ -188,6 +188,7 @@ def add_boundaries(
                 legendgroup=name,
                 showlegend=False,
                 marker={"color": colour, "opacity": 0, "size": 8},
+                gl=len(geometries) >= WEBGL_FROM,
             )
         )
         figure.add_trace(  # the legend swatch: a square of the fill colour
