@@ -43,6 +43,8 @@ class Extent:
     south: float
     east: float
     north: float
+    #: the share of the plot area's width and height the map gets (0.5 in a 2 x 2 grid)
+    share: float = 1.0
 
     @property
     def cos_lat(self) -> float:
@@ -59,7 +61,9 @@ class Extent:
     @property
     def px_per_km(self) -> float:
         """Pixels per kilometre when the map fills as much of the plot area as it can."""
-        return min(PLOT_WIDTH / self.width_km, PLOT_HEIGHT / self.height_km)
+        return min(
+            PLOT_WIDTH * self.share / self.width_km, PLOT_HEIGHT * self.share / self.height_km
+        )
 
     def contains(self, lon: np.ndarray, lat: np.ndarray) -> np.ndarray:
         inside: np.ndarray = (
@@ -69,7 +73,7 @@ class Extent:
 
 
 def fit_extent(
-    lon: np.ndarray, lat: np.ndarray, *, pad: float = 0.08, min_km: float = 1.0
+    lon: np.ndarray, lat: np.ndarray, *, pad: float = 0.08, min_km: float = 1.0, share: float = 1.0
 ) -> Extent:
     """The data's bounding box, padded on every side, at least ``min_km`` across, and widened
     to the plot area's shape so no side is wasted."""
@@ -86,7 +90,7 @@ def fit_extent(
         height = width / aspect
     x, y = (west + east) / 2, (south + north) / 2
     half_lon = width / cos_lat / 2
-    return Extent(x - half_lon, y - height / 2, x + half_lon, y + height / 2)
+    return Extent(x - half_lon, y - height / 2, x + half_lon, y + height / 2, share)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@
   one marker per outcode (or town, or grid cell), sized by count. Drawing 50,000 SVG shapes is
   what makes a big map slow, and at national scale each would be sub-pixel anyway.
 - Small boundaries on a wide map: plots 10-30 m across are invisible at a 15 km extent, so a
-  boundary map zooms to the window, holding the most plots, in which the median plot is at least
-  :data:`MIN_PLOT_PX` pixels across.
+  boundary map becomes up to four maps, one per cluster of plots, each zoomed until the median
+  plot is at least :data:`MIN_PLOT_PX` pixels across.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pandas as pd
 import shapely
 
 from propertykit.views import figures as shared
-from propertykit.views.context import KM_PER_DEGREE, PLOT_WIDTH, Extent, fit_extent
+from propertykit.views.context import KM_PER_DEGREE, PLOT_HEIGHT, PLOT_WIDTH, Extent, fit_extent
 
-__all__ = ["DETAIL_LIMIT", "MIN_PLOT_PX", "aggregate", "boundary_window"]
+__all__ = ["DETAIL_LIMIT", "MIN_PLOT_PX", "aggregate", "boundary_windows"]
 
 #: More features than this on one map are aggregated (``detail="auto"``).
 DETAIL_LIMIT = 5_000
@@ -51,12 +51,13 @@ def aggregate(
     return out.reset_index()
 
 
-def boundary_window(geometries: np.ndarray) -> tuple[Extent, int]:
-    """The extent to draw boundaries at, and how many boundaries it holds.
+def boundary_windows(geometries: np.ndarray, *, most: int = 4) -> list[tuple[Extent, np.ndarray]]:
+    """Where to draw boundaries: one map, or up to ``most`` maps, one per cluster of plots.
 
-    The extent fitted to every boundary if the median plot is visible there; otherwise the
-    window of the smallest scale that shows the median plot at :data:`MIN_PLOT_PX`, placed over
-    the densest cluster of plots.
+    Returns ``(extent, which boundaries it holds)`` per map. One extent fitted to every
+    boundary when the median plot is visible there; otherwise windows small enough to show the
+    median plot at :data:`MIN_PLOT_PX` in a 2 x 2 grid, each over the densest cluster of the
+    plots not yet shown, until every plot is shown or there are ``most`` maps.
     """
     bounds = shapely.bounds(geometries)
     centre_lon = (bounds[:, 0] + bounds[:, 2]) / 2
@@ -68,31 +69,48 @@ def boundary_window(geometries: np.ndarray) -> tuple[Extent, int]:
     )
     median_km = float(np.median(size_km))
     if median_km * everything.px_per_km >= MIN_PLOT_PX:
-        return everything, len(geometries)
-    width_km = median_km * PLOT_WIDTH / MIN_PLOT_PX  # the widest window that still shows it
+        return [(everything, np.ones(len(geometries), dtype=bool))]
+    share = 0.5 if most > 1 else 1.0
+    width_km = median_km * PLOT_WIDTH * share / MIN_PLOT_PX  # the widest window showing it
     half_lon = width_km / 2 / (KM_PER_DEGREE * everything.cos_lat)
-    half_lat = half_lon * everything.cos_lat * 0.8
-    # the plot whose window holds the most other plots (sampled: O(n * 500) at most)
-    sample = np.linspace(0, len(geometries) - 1, min(len(geometries), 500)).astype(int)
-    counts = [
-        int(
-            (
-                (np.abs(centre_lon - centre_lon[i]) <= half_lon)
-                & (np.abs(centre_lat - centre_lat[i]) <= half_lat)
-            ).sum()
+    half_lat = width_km / 2 / KM_PER_DEGREE * PLOT_HEIGHT / PLOT_WIDTH
+    left = np.ones(len(geometries), dtype=bool)
+    windows: list[tuple[Extent, np.ndarray]] = []
+    while left.any() and len(windows) < most:
+        # the plot whose window holds the most plots not yet shown (sampled: at most 500 tries)
+        candidates = np.flatnonzero(left)
+        sample = candidates[
+            np.linspace(0, len(candidates) - 1, min(len(candidates), 500)).astype(int)
+        ]
+        counts = [
+            int(
+                (
+                    left
+                    & (np.abs(centre_lon - centre_lon[i]) <= half_lon)
+                    & (np.abs(centre_lat - centre_lat[i]) <= half_lat)
+                ).sum()
+            )
+            for i in sample
+        ]
+        best = int(sample[int(np.argmax(counts))])
+        near = (
+            left
+            & (np.abs(centre_lon - centre_lon[best]) <= half_lon)
+            & (np.abs(centre_lat - centre_lat[best]) <= half_lat)
         )
-        for i in sample
-    ]
-    best = int(sample[int(np.argmax(counts))])
-    inside = (np.abs(centre_lon - centre_lon[best]) <= half_lon) & (
-        np.abs(centre_lat - centre_lat[best]) <= half_lat
-    )
-    window = fit_extent(
-        np.concatenate([bounds[inside, 0], bounds[inside, 2]]),
-        np.concatenate([bounds[inside, 1], bounds[inside, 3]]),
-        min_km=median_km * 8,
-    )
-    return window, int(window.contains(centre_lon, centre_lat).sum())
+        window = fit_extent(
+            np.concatenate([bounds[near, 0], bounds[near, 2]]),
+            np.concatenate([bounds[near, 1], bounds[near, 3]]),
+            min_km=median_km * 8,
+            share=share,
+        )
+        inside = window.contains(centre_lon, centre_lat)
+        windows.append((window, inside & left))
+        left &= ~inside
+    if len(windows) == 1:  # one cluster after all: a single map at full size
+        window, inside = windows[0]
+        return [(Extent(window.west, window.south, window.east, window.north), inside)]
+    return windows
 
 
 def _area_key(df: pd.DataFrame, lon: np.ndarray, lat: np.ndarray) -> np.ndarray:

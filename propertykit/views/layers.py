@@ -30,6 +30,7 @@ __all__ = [
     "add_aggregates",
     "add_boundaries",
     "add_points",
+    "boundary_groups",
     "categories",
     "hover_text",
 ]
@@ -146,67 +147,89 @@ def add_aggregates(figure: go.Figure, groups: pd.DataFrame, color: str | None, m
         )
 
 
+def boundary_groups(values: pd.Series | None, count: int, classes: int, money: str) -> list[Group]:
+    """Colour classes of boundaries: one, categories, or quantile classes of a number."""
+    if values is None:
+        return [("Boundaries", np.ones(count, dtype=bool), POINT_COLOUR)]
+    if shared.is_numeric(values):
+        return quantile_classes(values, classes, money if shared.is_money(values.name) else "")
+    return categories(values)
+
+
 def add_boundaries(
     figure: go.Figure,
     geometries: np.ndarray,
-    values: pd.Series | None,
+    groups: list[Group],
     hover: np.ndarray,
-    classes: int,
-    money: str,
+    *,
+    where: np.ndarray | None = None,
+    legend: bool = True,
 ) -> None:
-    """Filled boundaries, one trace per colour class, with fill-coloured square legend swatches."""
-    groups: list[Group]
-    if values is None:
-        groups = [("Boundaries", np.ones(len(geometries), dtype=bool), POINT_COLOUR)]
-    elif shared.is_numeric(values):
-        groups = quantile_classes(values, classes, money if shared.is_money(values.name) else "")
-    else:
-        groups = categories(values)
+    """Filled boundaries, one trace per colour class, with fill-coloured square legend swatches.
+
+    ``where`` limits the boundaries drawn (one map of several); ``legend`` adds the swatches.
+    """
+    if where is not None:
+        geometries, hover = geometries[where], hover[where]
+        groups = [(name, mask[where], colour) for name, mask, colour in groups]
     anchors = shapely.point_on_surface(geometries)
     for name, mask, colour in groups:
-        lon, lat = outline_coordinates(geometries[mask])
-        figure.add_trace(
-            go.Scatter(
-                x=lon,
-                y=lat,
-                mode="lines",
-                fill="toself",
-                fillcolor=colour,
-                name=name,
-                legendgroup=name,
-                showlegend=False,
-                line={"color": "#303030", "width": 0.8},
-                hoverinfo="skip",
+        if mask.any():
+            _add_fill(figure, geometries[mask], anchors[mask], hover[mask], name, colour)
+        if legend:
+            figure.add_trace(  # the legend swatch: a square of the fill colour
+                go.Scatter(
+                    x=[None],
+                    y=[None],
+                    mode="markers",
+                    name=name,
+                    legendgroup=name,
+                    marker={
+                        "symbol": "square",
+                        "size": 14,
+                        "color": colour,
+                        "line": {"color": "#303030", "width": 1},
+                    },
+                    hoverinfo="skip",
+                )
             )
+
+
+def _add_fill(
+    figure: go.Figure,
+    geometries: np.ndarray,
+    anchors: np.ndarray,
+    hover: np.ndarray,
+    name: str,
+    colour: str,
+) -> None:
+    lon, lat = outline_coordinates(geometries)
+    figure.add_trace(
+        go.Scatter(
+            x=lon,
+            y=lat,
+            mode="lines",
+            fill="toself",
+            fillcolor=colour,
+            name=name,
+            legendgroup=name,
+            showlegend=False,
+            line={"color": "#303030", "width": 0.8},
+            hoverinfo="skip",
         )
-        figure.add_trace(  # invisible markers: hover per plot (a fill has one hover per trace)
-            _markers(
-                shapely.get_x(anchors[mask]),
-                shapely.get_y(anchors[mask]),
-                hover[mask],
-                name=name,
-                legendgroup=name,
-                showlegend=False,
-                marker={"color": colour, "opacity": 0, "size": 8},
-                gl=len(geometries) >= WEBGL_FROM,
-            )
+    )
+    figure.add_trace(  # invisible markers: hover per plot (a fill has one hover per trace)
+        _markers(
+            shapely.get_x(anchors),
+            shapely.get_y(anchors),
+            hover,
+            name=name,
+            legendgroup=name,
+            showlegend=False,
+            marker={"color": colour, "opacity": 0, "size": 8},
+            gl=len(geometries) >= WEBGL_FROM,
         )
-        figure.add_trace(  # the legend swatch: a square of the fill colour
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=name,
-                legendgroup=name,
-                marker={
-                    "symbol": "square",
-                    "size": 14,
-                    "color": colour,
-                    "line": {"color": "#303030", "width": 1},
-                },
-                hoverinfo="skip",
-            )
-        )
+    )
 
 
 def outline_coordinates(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -102,45 +102,55 @@ def property_map(
         return shared.empty_figure(title, f"no {what} with a location to map")
 
     money = shared.money_unit(df)
-    figure = go.Figure()
-    points = shaped
+    points = _points_without_boundary(gdf) if boundaries else shaped
     if boundaries:
-        points = _points_without_boundary(gdf)
         lon = shapely.get_x(shapely.centroid(shaped.geometry.to_numpy()))
         lat = shapely.get_y(shapely.centroid(shaped.geometry.to_numpy()))
     else:
         lon, lat = shaped.geometry.x.to_numpy(), shaped.geometry.y.to_numpy()
     many = detail_limit is not None and len(shaped) > detail_limit
-    if boundaries and not many:
-        extent, shown = detail.boundary_window(shaped.geometry.to_numpy())
-        if shown < len(shaped):
-            title += f" ({shown:,} of {len(shaped):,} in view; zoom out for the rest)"
+    everyone = np.ones(len(shaped), dtype=bool)
+    if boundaries and not many and chosen != "tiles":
+        panels = detail.boundary_windows(shaped.geometry.to_numpy())
     elif boundaries:
         px, py = _xy(points)
-        extent = context.fit_extent(np.concatenate([lon, px]), np.concatenate([lat, py]))
+        panels = [
+            (context.fit_extent(np.concatenate([lon, px]), np.concatenate([lat, py])), everyone)
+        ]
     else:
-        extent = context.fit_extent(lon, lat)
-    if chosen == "outline":
-        figure.add_traces(ground.outline_traces(extent))
+        panels = [(context.fit_extent(lon, lat), everyone)]
 
     values = shaped[color] if color else None
-    if many:
-        groups = detail.aggregate(shaped, lon, lat, color)
-        layers.add_aggregates(figure, groups, color, money)
-        title += f" ({len(shaped):,} mapped, {len(groups):,} areas)"
-    elif boundaries:
-        hover = layers.hover_text(shaped, color)
-        layers.add_boundaries(figure, shaped.geometry.to_numpy(), values, hover, classes, money)
-        if len(points):
-            px, py = _xy(points)
-            layers.add_points(figure, px, py, None, layers.hover_text(points, None), money, size=5)
-            figure.data[-1].name = "no boundary given"
-    else:
-        hover = layers.hover_text(shaped, color)
-        layers.add_points(figure, lon, lat, values, hover, money)
-    if "mapped" not in title and "view" not in title:
+    hover = layers.hover_text(shaped, color)
+    groups = layers.boundary_groups(values, len(shaped), classes, money) if boundaries else []
+    maps = []
+    for position, (extent, where) in enumerate(panels):
+        panel = go.Figure()
+        if chosen == "outline":
+            panel.add_traces(ground.outline_traces(extent))
+        if many:
+            areas = detail.aggregate(shaped, lon, lat, color)
+            layers.add_aggregates(panel, areas, color, money)
+            title += f" ({len(shaped):,} mapped, {len(areas):,} areas)"
+        elif boundaries:
+            geometries = shaped.geometry.to_numpy()
+            layers.add_boundaries(
+                panel, geometries, groups, hover, where=where, legend=position == 0
+            )
+            _add_points_without_boundary(panel, points, extent, legend=position == 0, money=money)
+        else:
+            layers.add_points(panel, lon, lat, values, hover, money)
+        _frame(panel, extent, sea=chosen == "outline")
+        if labels:
+            _add_context(panel, shaped[where], lon[where], lat[where], extent)
+        maps.append(panel)
+    shown = int(sum(where.sum() for _, where in panels))
+    if len(panels) > 1 or shown < len(shaped):
+        title += f" ({shown:,} of {len(shaped):,} in {len(panels)} maps, one per cluster)"
+    elif not many:
         title += f" ({len(shaped):,} mapped)"
 
+    figure = maps[0] if len(maps) == 1 else _grid(maps)
     figure.update_layout(
         template=TEMPLATE,
         title=title,
@@ -148,12 +158,44 @@ def property_map(
         height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
     )
-    _frame(figure, extent, sea=chosen == "outline")
-    if labels:
-        _add_context(figure, shaped, lon, lat, extent)
     if chosen == "tiles":
-        return ground.to_tiles(figure, extent)
+        return ground.to_tiles(figure, panels[0][0])
     return figure
+
+
+def _grid(maps: list[go.Figure]) -> go.Figure:
+    """Maps side by side, two to a row, each with its own north-up axes, labels and scale bar."""
+    from plotly.subplots import make_subplots
+
+    rows = (len(maps) + 1) // 2
+    grid = make_subplots(rows=rows, cols=2, horizontal_spacing=0.02, vertical_spacing=0.03)
+    grid.update_xaxes(visible=False)
+    grid.update_yaxes(visible=False)
+    for position, panel in enumerate(maps):
+        suffix = "" if position == 0 else str(position + 1)
+        for trace in panel.data:
+            grid.add_trace(trace, row=position // 2 + 1, col=position % 2 + 1)
+        grid.layout[f"xaxis{suffix}"].update(panel.layout.xaxis.to_plotly_json(), visible=True)
+        grid.layout[f"yaxis{suffix}"].update(
+            panel.layout.yaxis.to_plotly_json(), scaleanchor=f"x{suffix}", visible=True
+        )
+        for note in panel.layout.annotations:
+            grid.add_annotation(note.update(xref=f"x{suffix}", yref=f"y{suffix}"))
+        for shape in panel.layout.shapes:
+            grid.add_shape(shape.update(xref=f"x{suffix}", yref=f"y{suffix}"))
+    grid.update_layout(plot_bgcolor=maps[0].layout.plot_bgcolor)
+    return grid
+
+
+def _add_points_without_boundary(
+    figure: go.Figure, points: pd.DataFrame, extent: Extent, *, legend: bool, money: str
+) -> None:
+    px, py = _xy(points)
+    inside = extent.contains(px, py)
+    if inside.any():
+        hover = layers.hover_text(points, None)
+        layers.add_points(figure, px[inside], py[inside], None, hover[inside], money, size=5)
+        figure.data[-1].update(name="no boundary given", showlegend=legend)
 
 
 def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -129,20 +130,34 @@ def test_many_points_are_drawn_with_webgl_or_as_areas(properties: pd.DataFrame) 
     assert "properties" in trace.text[0] and "areas" in areas.layout.title.text
 
 
+def rings_of(traces: list[Any]) -> int:
+    return sum(int(np.isnan(np.asarray(t.x, dtype=float)).sum()) + 1 for t in traces)
+
+
+def shown_of(fig: go.Figure) -> tuple[int, int]:
+    """(boundaries shown, mapped) from the title: "(5 of 17 in 4 maps ..." or "(17 mapped)"."""
+    title = fig.layout.title.text
+    if found := re.search(r"\(([\d,]+) of ([\d,]+) in", title):
+        return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
+    found = re.search(r"\(([\d,]+) mapped", title)
+    assert found, title
+    return int(found[1].replace(",", "")), int(found[1].replace(",", ""))
+
+
 def test_boundary_map_fills_each_boundary_in_its_class_colour(properties: pd.DataFrame) -> None:
     fig = property_map(
         properties, geometry="boundary", color="pricing.estimatedSaleValue", classes=4
     )
     fills = [t for t in data_traces(fig) if t.fill == "toself"]
-    assert len(fills) == 4
-    assert len({t.fillcolor for t in fills}) == 4
-    rings = sum(int(np.isnan(np.asarray(t.x, dtype=float)).sum()) + 1 for t in fills)
-    assert rings == properties["spatial.boundary"].notna().sum()
-    # legend swatches are squares of the fill colour, not lines
+    # legend swatches: one square per class in the fill colour, not lines
     swatches = [t for t in fig.data if t.showlegend is not False and t.legendgroup]
     assert [t.marker.symbol for t in swatches] == ["square"] * 4
-    assert [t.marker.color for t in swatches] == [t.fillcolor for t in fills]
-    assert fills[0].legendgroup.endswith("GBP")
+    assert len({t.marker.color for t in swatches}) == 4
+    assert {t.fillcolor for t in fills} <= {t.marker.color for t in swatches}
+    assert swatches[0].name.endswith("GBP")
+    shown, mapped = shown_of(fig)
+    assert rings_of(fills) == shown and mapped == properties["spatial.boundary"].notna().sum()
+    assert 0 < shown <= mapped
     assert_offline_north_up(fig)
 
 
@@ -151,32 +166,48 @@ def test_boundary_map_zooms_until_plots_are_visible(properties: pd.DataFrame) ->
     from propertykit.views.detail import MIN_PLOT_PX
 
     town = properties.loc[properties["spatial.boundary"].notna(), "address.town"].mode()[0]
-    fig = property_map(properties[properties["address.town"] == town], geometry="boundary")
-    (west, east), (south, north) = fig.layout.xaxis.range, fig.layout.yaxis.range
-    extent = Extent(west, south, east, north)
-    (fill,) = [t for t in data_traces(fig) if t.fill == "toself"]
-    x = np.asarray(fill.x, dtype=float)
-    y = np.asarray(fill.y, dtype=float)
-    rings = np.split(np.arange(len(x)), np.flatnonzero(np.isnan(x)))
-    sizes = [(np.nanmax(y[r]) - np.nanmin(y[r])) * 111.32 * extent.px_per_km for r in rings]
-    assert np.median(sizes) >= MIN_PLOT_PX * 0.8  # a few pixels across, not sub-pixel
-    # properties with no boundary are points; the others are not duplicated as points
-    points = [t for t in data_traces(fig) if t.name == "no boundary given"]
     local = properties[properties["address.town"] == town]
-    assert (
-        sum(len(t.x) for t in points)
-        == (local["spatial.boundary"].isna() & local["spatial.lat"].notna()).sum()
+    fig = property_map(local, geometry="boundary", basemap="none")
+    maps = len(
+        [k for k in fig.layout if k.startswith("xaxis") and fig.layout[k].visible is not False]
     )
+    assert maps == 1 or (maps <= 4 and f"in {maps} maps, one per cluster" in fig.layout.title.text)
+    sizes = []
+    for fill in (t for t in data_traces(fig) if t.fill == "toself"):
+        suffix = (fill.xaxis or "x")[1:]
+        xaxis, yaxis = fig.layout[f"xaxis{suffix}"], fig.layout[f"yaxis{suffix}"]
+        extent = Extent(xaxis.range[0], yaxis.range[0], xaxis.range[1], yaxis.range[1])
+        share = 0.5 if maps > 1 else 1.0
+        scale = Extent(extent.west, extent.south, extent.east, extent.north, share).px_per_km
+        x = np.asarray(fill.x, dtype=float)
+        y = np.asarray(fill.y, dtype=float)
+        for ring in np.split(np.arange(len(x)), np.flatnonzero(np.isnan(x))):
+            sizes.append((np.nanmax(y[ring]) - np.nanmin(y[ring])) * 111.32 * scale)
+    assert len(sizes) == shown_of(fig)[0]
+    assert np.median(sizes) >= MIN_PLOT_PX * 0.8  # a few pixels across, not sub-pixel
+
+
+def test_boundary_map_points_only_where_a_plot_has_no_boundary(properties: pd.DataFrame) -> None:
+    fig = property_map(properties, geometry="boundary", basemap="none", detail_limit=None)
+    tiles = property_map(properties, geometry="boundary", basemap="tiles")  # one map: all of them
+    points = [t for t in tiles.data if t.name == "no boundary given"]
+    without = properties["spatial.boundary"].isna() & properties["spatial.lat"].notna()
+    assert sum(len(t.lon) for t in points) == without.sum()
+    anchors = [
+        t for t in tiles.data if t.legendgroup and t.mode == "markers" and t.lon[0] is not None
+    ]
+    assert sum(len(t.lon) for t in anchors) == properties["spatial.boundary"].notna().sum()
+    assert all(t.name != "no boundary given" or t.marker.size == 5 for t in fig.data)
 
 
 def test_boundary_map_by_category_and_without_colour(properties: pd.DataFrame) -> None:
     fig = property_map(properties, geometry="boundary", color="propertyType")
-    names = {t.name for t in data_traces(fig) if t.fill == "toself"}
+    names = {t.name for t in fig.data if t.legendgroup and t.showlegend is not False}
     assert names == set(
         properties.loc[properties["spatial.boundary"].notna(), "propertyType"].astype(str)
     )
     plain = property_map(properties, geometry="boundary")
-    assert [t.name for t in data_traces(plain) if t.fill == "toself"] == ["Boundaries"]
+    assert {t.name for t in data_traces(plain) if t.fill == "toself"} == {"Boundaries"}
 
 
 def test_bundled_basemap_ships_with_its_licence() -> None:
