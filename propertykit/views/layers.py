@@ -29,6 +29,7 @@ __all__ = [
     "WEBGL_FROM",
     "add_aggregates",
     "add_boundaries",
+    "add_overview",
     "add_points",
     "boundary_groups",
     "categories",
@@ -230,6 +231,28 @@ def _add_fill(
             gl=len(geometries) >= WEBGL_FROM,
         )
     )
+
+
+def add_overview(
+    figure: go.Figure, x: np.ndarray, y: np.ndarray, groups: list[Group], hover: np.ndarray
+) -> None:
+    """Every boundary as a small marker of its class colour: where the plots are, at a glance."""
+    gl = len(x) >= WEBGL_FROM
+    for name, mask, colour in groups:
+        if mask.any():
+            figure.add_trace(
+                _markers(
+                    x[mask],
+                    y[mask],
+                    hover[mask],
+                    name=name,
+                    color=colour,
+                    size=6,
+                    gl=gl,
+                    legendgroup=name,
+                    showlegend=False,
+                )
+            )
 
 
 def outline_coordinates(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -110,8 +110,16 @@ def property_map(
         lon, lat = shaped.geometry.x.to_numpy(), shaped.geometry.y.to_numpy()
     many = detail_limit is not None and len(shaped) > detail_limit
     everyone = np.ones(len(shaped), dtype=bool)
+    overview = False
     if boundaries and not many and chosen != "tiles":
-        panels = detail.boundary_windows(shaped.geometry.to_numpy())
+        panels = detail.boundary_windows(shaped.geometry.to_numpy(), most=3)
+        if len(panels) > 1:  # close-ups, and an overview map that shows where they are
+            px, py = _xy(points)
+            everything = context.fit_extent(
+                np.concatenate([lon, px]), np.concatenate([lat, py]), share=0.5
+            )
+            panels.insert(0, (everything, everyone))
+            overview = True
     elif boundaries:
         px, py = _xy(points)
         panels = [
@@ -132,21 +140,32 @@ def property_map(
             areas = detail.aggregate(shaped, lon, lat, color)
             layers.add_aggregates(panel, areas, color, money)
             title += f" ({len(shaped):,} mapped, {len(areas):,} areas)"
+        elif overview and position == 0:
+            layers.add_overview(panel, lon, lat, groups, hover)
+            _add_points_without_boundary(panel, points, extent, legend=True, money=money)
+            _mark_close_ups(panel, [window for window, _ in panels[1:]])
         elif boundaries:
             geometries = shaped.geometry.to_numpy()
             layers.add_boundaries(
-                panel, geometries, groups, hover, where=where, legend=position == 0
+                panel, geometries, groups, hover, where=where, legend=position == int(overview)
             )
-            _add_points_without_boundary(panel, points, extent, legend=position == 0, money=money)
+            _add_points_without_boundary(
+                panel, points, extent, legend=not overview and position == 0, money=money
+            )
+            if overview:
+                _number(panel, extent, position)
         else:
             layers.add_points(panel, lon, lat, values, hover, money)
         _frame(panel, extent, sea=chosen == "outline")
         if labels:
             _add_context(panel, shaped[where], lon[where], lat[where], extent)
         maps.append(panel)
-    shown = int(sum(where.sum() for _, where in panels))
-    if len(panels) > 1 or shown < len(shaped):
-        title += f" ({shown:,} of {len(shaped):,} in {len(panels)} maps, one per cluster)"
+    shown = int(sum(where.sum() for _, where in panels[1 if overview else 0 :]))
+    if overview:
+        title += (
+            f" ({shown:,} of {len(shaped):,} drawn in {len(panels) - 1} close-ups;"
+            " all located on the overview)"
+        )
     elif not many:
         title += f" ({len(shaped):,} mapped)"
 
@@ -187,14 +206,60 @@ def _grid(maps: list[go.Figure]) -> go.Figure:
     return grid
 
 
+def _mark_close_ups(figure: go.Figure, windows: list[Extent]) -> None:
+    """Numbered boxes on the overview: where each close-up is."""
+    for number, window in enumerate(windows, start=1):
+        figure.add_shape(
+            type="rect",
+            x0=window.west,
+            x1=window.east,
+            y0=window.south,
+            y1=window.north,
+            line={"color": "#c0392b", "width": 2},
+            name="close-up",
+        )
+        figure.add_annotation(
+            x=window.east,
+            y=window.north,
+            text=f"<b>{number}</b>",
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom",
+            font={"size": 13, "color": "#c0392b"},
+            bgcolor="rgba(255,255,255,0.8)",
+            name="close-up",
+        )
+
+
+def _number(figure: go.Figure, extent: Extent, number: int) -> None:
+    """The close-up's number, in its top-left corner (as on the overview)."""
+    figure.add_annotation(
+        x=extent.west,
+        y=extent.north,
+        text=f"<b>{number}</b>",
+        showarrow=False,
+        xanchor="left",
+        yanchor="top",
+        font={"size": 13, "color": "#c0392b"},
+        bgcolor="rgba(255,255,255,0.8)",
+        name="close-up",
+    )
+
+
 def _add_points_without_boundary(
-    figure: go.Figure, points: pd.DataFrame, extent: Extent, *, legend: bool, money: str
+    figure: go.Figure,
+    points: pd.DataFrame,
+    extent: Extent,
+    *,
+    legend: bool,
+    money: str,
+    size: int = 5,
 ) -> None:
     px, py = _xy(points)
     inside = extent.contains(px, py)
     if inside.any():
         hover = layers.hover_text(points, None)
-        layers.add_points(figure, px[inside], py[inside], None, hover[inside], money, size=5)
+        layers.add_points(figure, px[inside], py[inside], None, hover[inside], money, size=size)
         figure.data[-1].update(name="no boundary given", showlegend=legend)
 
 

@@ -135,9 +135,9 @@ def rings_of(traces: list[Any]) -> int:
 
 
 def shown_of(fig: go.Figure) -> tuple[int, int]:
-    """(boundaries shown, mapped) from the title: "(5 of 17 in 4 maps ..." or "(17 mapped)"."""
+    """(boundaries drawn, mapped) from the title: "(5 of 17 drawn in ..." or "(17 mapped)"."""
     title = fig.layout.title.text
-    if found := re.search(r"\(([\d,]+) of ([\d,]+) in", title):
+    if found := re.search(r"\(([\d,]+) of ([\d,]+) drawn in", title):
         return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
     found = re.search(r"\(([\d,]+) mapped", title)
     assert found, title
@@ -171,7 +171,15 @@ def test_boundary_map_zooms_until_plots_are_visible(properties: pd.DataFrame) ->
     maps = len(
         [k for k in fig.layout if k.startswith("xaxis") and fig.layout[k].visible is not False]
     )
-    assert maps == 1 or (maps <= 4 and f"in {maps} maps, one per cluster" in fig.layout.title.text)
+    # the plots are 10-30 m across over ~5 km: an overview and up to three close-ups
+    assert 2 <= maps <= 4 and f"in {maps - 1} close-ups" in fig.layout.title.text
+    overview = [t for t in data_traces(fig) if (t.xaxis or "x") == "x"]
+    assert all(t.mode == "markers" for t in overview)  # every plot located on the overview
+    assert (
+        sum(len(t.x) for t in overview if t.legendgroup) == local["spatial.boundary"].notna().sum()
+    )
+    boxes = [shape for shape in fig.layout.shapes if shape.name == "close-up"]
+    assert len(boxes) == maps - 1 and all(b.xref == "x" for b in boxes)
     sizes = []
     for fill in (t for t in data_traces(fig) if t.fill == "toself"):
         suffix = (fill.xaxis or "x")[1:]
