@@ -137,7 +137,7 @@ def price_trend(
         )
     if not figure.data:
         return shared.empty_figure(title, f"no period with {min_sales} or more sales")
-    few = f"; points of fewer than {min_sales} sales pooled" if min_sales > 1 else ""
+    few = f", at least {min_sales} a point" if min_sales > 1 else ""
     figure.update_layout(
         template=TEMPLATE,
         title=f"{title} ({shown:,} sales{few})",

@@ -78,7 +78,7 @@ def test_price_trend_pools_thin_periods_and_says_how_many_sales_each_point_holds
     assert "%{customdata[0]:,} sales" in trace.hovertemplate
     # a group with fewer sales than min_sales in all is left out, and the title says so
     assert price_trend(known_sales, min_sales=3).data[0].name == "flat"
-    assert "pooled" in fig.layout.title.text
+    assert "at least 2 a point" in fig.layout.title.text
     none = price_trend(known_sales, min_sales=50)
     assert len(none.data) == 0 and "50 or more" in none.layout.title.text
     with pytest.raises(InvalidInput, match="min_sales"):
