@@ -85,7 +85,7 @@ class PropertyAccessor:
         >>> import propertykit as pk
         >>> figure = pk.frame(records).pk.price_trend(by="propertyType")
         >>> figure.layout.title.text
-        'Median sale price per year by property type (94 sales)'
+        'Median sale price per year by property type (90 sales, at least 5 a point)'
         """
         from propertykit.views.plots import price_trend
 

@@ -1,31 +1,38 @@
-"""Tile-free plotly maps of properties: points and boundaries.
+"""Maps of properties a reader can place: points or boundaries on a basemap, with place names
+and a scale bar.
 
-Maps are drawn with ``go.Scattergeo`` with every basemap layer switched off, so they need no map
-tiles, no topojson, no WebGL and no network: the data alone is drawn on a plain projected
-(Mercator) canvas with a graticule, fitted to the data. That keeps the HTML report complete
-offline, in e-mail attachments and in static image export. A tiled basemap (plotly's
-MapLibre-based ``scatter_map`` with an OpenStreetMap style) would fetch tiles and fonts from the
-internet and needs WebGL; add one yourself from the returned data when you are online.
+A map is drawn on plain x/y axes (x = longitude, y = latitude, y scaled by ``1/cos(latitude)``
+so distances look right), north up, fitted to the data. Under the data goes a basemap
+(:mod:`~propertykit.views.basemap`): bundled Natural Earth land, coast, rivers and borders that
+work offline (``"outline"``), OpenStreetMap street tiles for online readers (``"tiles"``), or
+nothing. Town or locality names from the data are written on the map without overlapping
+(:mod:`~propertykit.views.context`), and big maps keep their speed by drawing one marker per
+outcode when zoomed out (:mod:`~propertykit.views.detail`).
 
-:func:`property_map` is also importable from :mod:`propertykit.views.plots`.
+:func:`property_map` is also importable from :mod:`propertykit.views`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import shapely
-from plotly.colors import qualitative, sample_colorscale
 
+from propertykit.errors import InvalidInput
+from propertykit.views import basemap as ground
+from propertykit.views import context, detail, layers
 from propertykit.views import figures as shared
 from propertykit.views.columns import require_columns
-from propertykit.views.figures import EPC_COLOURS, MISSING_COLOUR, TEMPLATE
+from propertykit.views.context import Extent
+from propertykit.views.figures import EPC_COLOURS, TEMPLATE
 from propertykit.views.geo import to_geodataframe
 
 __all__ = ["EPC_COLOURS", "property_map"]
+
+MAP_HEIGHT = 600
 
 
 def property_map(
@@ -34,8 +41,11 @@ def property_map(
     color: str | None = None,
     geometry: Literal["point", "boundary"] = "point",
     classes: int = 5,
+    basemap: ground.Basemap = "auto",
+    labels: bool = True,
+    detail_limit: int | None = detail.DETAIL_LIMIT,
 ) -> go.Figure:
-    """A map of the properties that needs no tiles: points, or filled boundaries.
+    """A map of the properties: points or filled boundaries, on a basemap, with place names.
 
     Parameters
     ----------
@@ -46,249 +56,296 @@ def property_map(
         legend entry each; numbers get a colour scale (points) or ``classes`` quantile classes
         (boundaries). Missing values are grey.
     geometry
-        ``"point"`` for one marker per property, ``"boundary"`` for filled boundaries
-        (choropleth-style) with a marker per property for hover.
+        ``"point"`` for one marker per property; ``"boundary"`` for filled plot boundaries,
+        zoomed to where the plots are big enough to see, with a point for each property that
+        has no boundary.
     classes
         Number of quantile classes for a numeric ``color`` on a boundary map.
+    basemap
+        ``"outline"`` (bundled Natural Earth land, coast and borders; works offline),
+        ``"tiles"`` (OpenStreetMap street tiles via plotly's MapLibre ``scattermap``; needs the
+        network), ``"auto"`` (tiles in a live notebook when the tile host answers, else the
+        outline) or ``"none"``.
+    labels
+        Write town (or locality) names from the data on the map, and a scale bar.
+    detail_limit
+        Above this many properties, draw one marker per outcode (sized by count) instead of one
+        per property; ``None`` always draws every property.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        ``Scattergeo`` traces on a tile-free geo subplot fitted to the data.
+        x/y traces (``scatter``/``scattergl``) north-up, or ``scattermap`` traces for tiles.
 
     Examples
     --------
     >>> import propertykit as pk
     >>> from propertykit.sandbox.data import generate_records
-    >>> fig = property_map(pk.frame(generate_records(30)), color="epc.currentEnergyRating")
-    >>> fig.data[0].type, fig.layout.geo.fitbounds
-    ('scattergeo', 'locations')
+    >>> fig = property_map(pk.frame(generate_records(30)), color="epc.currentEnergyRating",
+    ...                    basemap="outline")
+    >>> fig.data[0].name, fig.layout.yaxis.scaleanchor
+    ('Land (Natural Earth)', 'x')
     """
     if color is not None:
         require_columns(df, (color,))
+    if geometry not in ("point", "boundary"):
+        raise InvalidInput(f'geometry must be "point" or "boundary", got {geometry!r}')
+    chosen = ground.resolve_basemap(basemap)
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
-    gdf = gdf[gdf.geometry.notna()]
-    what = "boundaries" if geometry == "boundary" else "properties"
-    title = ("Property boundaries" if geometry == "boundary" else "Properties") + (
+    boundaries = geometry == "boundary"
+    title = ("Property boundaries" if boundaries else "Properties") + (
         f" by {shared.lower_first(shared.label(color))}" if color else ""
     )
-    if gdf.empty:
+    shaped = gdf[gdf.geometry.notna()]
+    if shaped.empty:
+        what = "boundaries" if boundaries else "properties"
         return shared.empty_figure(title, f"no {what} with a location to map")
 
-    values = gdf[color] if color else None
-    hover = _hover_text(gdf, color)
-    figure = go.Figure()
-    if geometry == "boundary":
-        _add_boundaries(
-            figure, gdf.geometry.to_numpy(), values, hover, classes, shared.money_unit(df)
-        )
+    money = shared.money_unit(df)
+    points = _points_without_boundary(gdf) if boundaries else shaped
+    if boundaries:
+        lon = shapely.get_x(shapely.centroid(shaped.geometry.to_numpy()))
+        lat = shapely.get_y(shapely.centroid(shaped.geometry.to_numpy()))
     else:
-        _add_points(figure, gdf.geometry.x.to_numpy(), gdf.geometry.y.to_numpy(), values, hover, df)
-    figure.update_geos(
-        fitbounds="locations",
-        projection_type="mercator",
-        showland=False,
-        showocean=False,
-        showlakes=False,
-        showrivers=False,
-        showcountries=False,
-        showcoastlines=False,
-        showsubunits=False,
-        showframe=True,
-        bgcolor="white",
-        lonaxis={"showgrid": True, "gridcolor": "#e5e5e5"},
-        lataxis={"showgrid": True, "gridcolor": "#e5e5e5"},
-    )
+        lon, lat = shaped.geometry.x.to_numpy(), shaped.geometry.y.to_numpy()
+    many = detail_limit is not None and len(shaped) > detail_limit
+    everyone = np.ones(len(shaped), dtype=bool)
+    overview = False
+    if boundaries and not many and chosen != "tiles":
+        panels = detail.boundary_windows(shaped.geometry.to_numpy(), most=3)
+        if len(panels) > 1:  # close-ups, and an overview map that shows where they are
+            px, py = _xy(points)
+            everything = context.fit_extent(
+                np.concatenate([lon, px]), np.concatenate([lat, py]), share=0.5
+            )
+            panels.insert(0, (everything, everyone))
+            overview = True
+    elif boundaries:
+        px, py = _xy(points)
+        panels = [
+            (context.fit_extent(np.concatenate([lon, px]), np.concatenate([lat, py])), everyone)
+        ]
+    else:
+        panels = [(context.fit_extent(lon, lat), everyone)]
+
+    values = shaped[color] if color else None
+    hover = layers.hover_text(shaped, color)
+    groups = layers.boundary_groups(values, len(shaped), classes, money) if boundaries else []
+    maps = []
+    for position, (extent, where) in enumerate(panels):
+        panel = go.Figure()
+        if chosen == "outline":
+            panel.add_traces(ground.outline_traces(extent))
+        if many:
+            areas = detail.aggregate(shaped, lon, lat, color)
+            layers.add_aggregates(panel, areas, color, money)
+            title += f" ({len(shaped):,} mapped, {len(areas):,} areas)"
+        elif overview and position == 0:
+            layers.add_overview(panel, lon, lat, groups, hover)
+            _add_points_without_boundary(panel, points, extent, legend=True, money=money)
+            _mark_close_ups(panel, [window for window, _ in panels[1:]])
+        elif boundaries:
+            geometries = shaped.geometry.to_numpy()
+            layers.add_boundaries(
+                panel, geometries, groups, hover, where=where, legend=position == int(overview)
+            )
+            _add_points_without_boundary(
+                panel, points, extent, legend=not overview and position == 0, money=money
+            )
+            if overview:
+                _number(panel, extent, position)
+        else:
+            layers.add_points(panel, lon, lat, values, hover, money)
+        _frame(panel, extent, sea=chosen == "outline")
+        if labels:
+            _add_context(panel, shaped[where], lon[where], lat[where], extent)
+        maps.append(panel)
+    shown = int(sum(where.sum() for _, where in panels[1 if overview else 0 :]))
+    if overview:
+        title += (
+            f" ({shown:,} of {len(shaped):,} drawn in {len(panels) - 1} close-ups;"
+            " all located on the overview)"
+        )
+    elif not many:
+        title += f" ({len(shaped):,} mapped)"
+
+    figure = maps[0] if len(maps) == 1 else _grid(maps)
     figure.update_layout(
         template=TEMPLATE,
-        title=f"{title} ({len(gdf):,} mapped)",
+        title=title,
         legend_title_text=shared.label(color) if color else None,
+        height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
     )
+    if chosen == "tiles":
+        return ground.to_tiles(figure, panels[0][0])
     return figure
 
 
-# --- layers ---------------------------------------------------------------------------------
+def _grid(maps: list[go.Figure]) -> go.Figure:
+    """Maps side by side, two to a row, each with its own north-up axes, labels and scale bar."""
+    from plotly.subplots import make_subplots
 
-
-def _add_points(
-    figure: go.Figure,
-    x: np.ndarray,
-    y: np.ndarray,
-    values: pd.Series | None,
-    hover: np.ndarray,
-    df: pd.DataFrame,
-) -> None:
-    if values is None:
-        figure.add_trace(_markers(x, y, hover, name="Properties", color="#1f5fa8"))
-    elif shared.is_numeric(values):
-        numbers = pd.to_numeric(values).to_numpy(dtype=float, na_value=np.nan)
-        known = np.isfinite(numbers)
-        unit = f" ({shared.money_unit(df)})" if shared.is_money(values.name) else ""
-        marker = {
-            "color": numbers[known],
-            "colorscale": "Viridis",
-            "colorbar": {
-                "title": {"text": f"{shared.label(values.name)}{unit}"},
-                "tickformat": ",.0f",
-            },
-        }
-        figure.add_trace(
-            _markers(
-                x[known], y[known], hover[known], name=shared.label(values.name), marker=marker
-            )
+    rows = (len(maps) + 1) // 2
+    grid = make_subplots(rows=rows, cols=2, horizontal_spacing=0.02, vertical_spacing=0.03)
+    grid.update_xaxes(visible=False)
+    grid.update_yaxes(visible=False)
+    for position, panel in enumerate(maps):
+        suffix = "" if position == 0 else str(position + 1)
+        for trace in panel.data:
+            grid.add_trace(trace, row=position // 2 + 1, col=position % 2 + 1)
+        grid.layout[f"xaxis{suffix}"].update(panel.layout.xaxis.to_plotly_json(), visible=True)
+        grid.layout[f"yaxis{suffix}"].update(
+            panel.layout.yaxis.to_plotly_json(), scaleanchor=f"x{suffix}", visible=True
         )
-        if (~known).any():
-            figure.add_trace(
-                _markers(
-                    x[~known], y[~known], hover[~known], name="not given", color=MISSING_COLOUR
-                )
-            )
-    else:
-        for name, mask, colour in _categories(values):
-            figure.add_trace(_markers(x[mask], y[mask], hover[mask], name=name, color=colour))
+        for note in panel.layout.annotations:
+            grid.add_annotation(note.update(xref=f"x{suffix}", yref=f"y{suffix}"))
+        for shape in panel.layout.shapes:
+            grid.add_shape(shape.update(xref=f"x{suffix}", yref=f"y{suffix}"))
+    grid.update_layout(plot_bgcolor=maps[0].layout.plot_bgcolor)
+    return grid
 
 
-def _add_boundaries(
-    figure: go.Figure,
-    geometries: np.ndarray,
-    values: pd.Series | None,
-    hover: np.ndarray,
-    classes: int,
-    money: str,
-) -> None:
-    if values is None:
-        groups = [("Boundaries", np.ones(len(geometries), dtype=bool), "#1f5fa8")]
-    elif shared.is_numeric(values):
-        groups = _quantile_classes(values, classes, money if shared.is_money(values.name) else "")
-    else:
-        groups = _categories(values)
-    anchors = shapely.point_on_surface(geometries)
-    for name, mask, colour in groups:
-        lon, lat = _outline_coordinates(geometries[mask])
-        figure.add_trace(
-            go.Scattergeo(
-                lon=lon,
-                lat=lat,
-                mode="lines",
-                fill="toself",
-                fillcolor=colour,
-                name=name,
-                legendgroup=name,
-                line={"color": colour, "width": 1.5},
-                hoverinfo="skip",
-            )
+def _mark_close_ups(figure: go.Figure, windows: list[Extent]) -> None:
+    """Numbered boxes on the overview: where each close-up is."""
+    for number, window in enumerate(windows, start=1):
+        figure.add_shape(
+            type="rect",
+            x0=window.west,
+            x1=window.east,
+            y0=window.south,
+            y1=window.north,
+            line={"color": "#c0392b", "width": 2},
+            name="close-up",
         )
-        figure.add_trace(
-            _markers(
-                shapely.get_x(anchors[mask]),
-                shapely.get_y(anchors[mask]),
-                hover[mask],
-                name=name,
-                color=colour,
-                legendgroup=name,
-                showlegend=False,
-                size=5,
-            )
+        figure.add_annotation(
+            x=window.east,
+            y=window.north,
+            text=f"<b>{number}</b>",
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom",
+            font={"size": 13, "color": "#c0392b"},
+            bgcolor="rgba(255,255,255,0.8)",
+            name="close-up",
         )
 
 
-def _outline_coordinates(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exterior rings of every polygon as lon/lat arrays, rings separated by NaN (a gap)."""
-    parts = shapely.get_parts(geometries)
-    polygons = parts[shapely.get_type_id(parts) == shapely.GeometryType.POLYGON]
-    coordinates, ring = shapely.get_coordinates(
-        shapely.get_exterior_ring(polygons), return_index=True
+def _number(figure: go.Figure, extent: Extent, number: int) -> None:
+    """The close-up's number, in its top-left corner (as on the overview)."""
+    figure.add_annotation(
+        x=extent.west,
+        y=extent.north,
+        text=f"<b>{number}</b>",
+        showarrow=False,
+        xanchor="left",
+        yanchor="top",
+        font={"size": 13, "color": "#c0392b"},
+        bgcolor="rgba(255,255,255,0.8)",
+        name="close-up",
     )
-    breaks = np.flatnonzero(np.diff(ring)) + 1
-    with_gaps = np.insert(coordinates, breaks, np.nan, axis=0)
-    return with_gaps[:, 0], with_gaps[:, 1]
 
 
-def _markers(
-    x: np.ndarray,
-    y: np.ndarray,
-    hover: np.ndarray,
+def _add_points_without_boundary(
+    figure: go.Figure,
+    points: pd.DataFrame,
+    extent: Extent,
     *,
-    name: str,
-    color: str | None = None,
-    marker: dict[str, Any] | None = None,
-    size: int = 7,
-    **kwargs: Any,
-) -> go.Scattergeo:
-    marker = marker or {"color": color}
-    marker.setdefault("size", size)
-    marker.setdefault("line", {"color": "white", "width": 0.5})
-    return go.Scattergeo(
-        lon=np.asarray(x, dtype=float),
-        lat=np.asarray(y, dtype=float),
-        mode="markers",
-        name=name,
-        text=list(hover),
-        hovertemplate="%{text}<extra></extra>",
-        marker=marker,
-        **kwargs,
+    legend: bool,
+    money: str,
+    size: int = 5,
+) -> None:
+    px, py = _xy(points)
+    inside = extent.contains(px, py)
+    if inside.any():
+        hover = layers.hover_text(points, None)
+        layers.add_points(figure, px[inside], py[inside], None, hover[inside], money, size=size)
+        figure.data[-1].update(name="no boundary given", showlegend=legend)
+
+
+def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
+    """North-up axes fitted to ``extent``, a kilometre as long across as up."""
+    hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "ticks": ""}
+    figure.update_xaxes(
+        range=[extent.west, extent.east],
+        constrain="domain",
+        showline=True,
+        mirror=True,
+        linecolor="#bbbbbb",
+        **hidden,
+    )
+    figure.update_yaxes(
+        range=[extent.south, extent.north],
+        scaleanchor="x",
+        scaleratio=round(1 / extent.cos_lat, 4),
+        constrain="domain",
+        showline=True,
+        mirror=True,
+        linecolor="#bbbbbb",
+        **hidden,
+    )
+    figure.update_layout(plot_bgcolor=ground.SEA if sea else "white")
+
+
+def _add_context(
+    figure: go.Figure, df: pd.DataFrame, lon: np.ndarray, lat: np.ndarray, extent: Extent
+) -> None:
+    """Place names (no two overlapping) and a scale bar."""
+    for label in context.place_labels(df, lon, lat, extent):
+        figure.add_annotation(
+            x=label.lon,
+            y=label.lat,
+            text=label.text,
+            showarrow=False,
+            yanchor="bottom",
+            yshift=context.LABEL_LIFT,
+            font={"size": context.LABEL_FONT, "color": "#1b1b1b"},
+            bgcolor="rgba(255,255,255,0.72)",
+            borderpad=2,
+            name="place",
+            hovertext=f"{label.text}: {label.count:,} properties",
+        )
+    x0, x1, y, text = context.scale_bar(extent)
+    tick = (extent.north - extent.south) * 0.012
+    for xs, ys in (
+        ((x0, x1), (y, y)),
+        ((x0, x0), (y - tick, y + tick)),
+        ((x1, x1), (y - tick, y + tick)),
+    ):
+        figure.add_shape(
+            type="line",
+            x0=xs[0],
+            x1=xs[1],
+            y0=ys[0],
+            y1=ys[1],
+            line={"color": "#1b1b1b", "width": 2},
+            name="scale bar",
+        )
+    figure.add_annotation(
+        x=(x0 + x1) / 2,
+        y=y,
+        yshift=12,
+        text=text,
+        showarrow=False,
+        font={"size": 12, "color": "#1b1b1b"},
+        bgcolor="rgba(255,255,255,0.72)",
+        name="scale bar",
     )
 
 
-def _categories(values: pd.Series) -> list[tuple[str, np.ndarray, str]]:
-    """(legend name, row mask, colour) per category, in category order; missing last, grey."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        names = [c for c in values.cat.categories if (values == c).any()]
-    else:
-        names = sorted(values.dropna().unique(), key=str)
-    epc = all(str(name) in EPC_COLOURS for name in names)
-    palette = qualitative.Plotly
-    groups = []
-    for position, name in enumerate(names):
-        colour = EPC_COLOURS[str(name)] if epc else palette[position % len(palette)]
-        groups.append((str(name), (values == name).to_numpy(dtype=bool, na_value=False), colour))
-    missing = values.isna().to_numpy()
-    if missing.any():
-        groups.append(("not given", missing, MISSING_COLOUR))
-    return groups
+def _points_without_boundary(gdf: pd.DataFrame) -> pd.DataFrame:
+    """Rows with no boundary but a lat/lng: drawn as points on a boundary map."""
+    if not {"spatial.lat", "spatial.lng"} <= set(gdf.columns):
+        return gdf.iloc[:0]
+    lat = pd.to_numeric(gdf["spatial.lat"], errors="coerce")
+    lng = pd.to_numeric(gdf["spatial.lng"], errors="coerce")
+    return gdf[gdf.geometry.isna().to_numpy() & lat.notna().to_numpy() & lng.notna().to_numpy()]
 
 
-def _quantile_classes(
-    values: pd.Series, classes: int, money: str
-) -> list[tuple[str, np.ndarray, str]]:
-    numbers = pd.to_numeric(values).astype(float)
-    binned = pd.qcut(numbers, q=max(1, classes), duplicates="drop")
-    intervals = binned.cat.categories
-    colours = sample_colorscale("Viridis", list(np.linspace(0, 1, max(len(intervals), 2))))
-    unit = f" {money}" if money else ""
-    groups = [
-        (
-            f"{i.left:,.0f} to {i.right:,.0f}{unit}",
-            (binned == i).to_numpy(dtype=bool, na_value=False),
-            colours[k],
-        )
-        for k, i in enumerate(intervals)
-    ]
-    if numbers.isna().any():
-        groups.append(("not given", numbers.isna().to_numpy(), MISSING_COLOUR))
-    return groups
-
-
-def _hover_text(gdf: pd.DataFrame, color: str | None) -> np.ndarray:
-    for column in ("address.displayAddress", "propertyId"):
-        if column in gdf.columns:
-            text = (
-                gdf[column].astype("object").where(gdf[column].notna(), "(no address)").astype(str)
-            )
-            break
-    else:
-        text = pd.Series(gdf.index.astype(str), index=gdf.index)
-    if color:
-        shown = gdf[color].map(
-            lambda v: f"{v:,.0f}" if isinstance(v, int | float) and not pd.isna(v) else v
-        )
-        text = (
-            text
-            + "<br>"
-            + shared.label(color)
-            + ": "
-            + shown.astype("object").fillna("not given").astype(str)
-        )
-    hover: np.ndarray = text.to_numpy(dtype=object)
-    return hover
+def _xy(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    if points.empty or "spatial.lng" not in points.columns:
+        return np.empty(0), np.empty(0)
+    return (
+        pd.to_numeric(points["spatial.lng"], errors="coerce").to_numpy(dtype=float),
+        pd.to_numeric(points["spatial.lat"], errors="coerce").to_numpy(dtype=float),
+    )

@@ -35,6 +35,19 @@ __all__ = [
 
 _FREQUENCIES = {"year": "Y", "quarter": "Q", "month": "M"}
 _X_FORMATS = {"year": "%Y", "quarter": "%Y Q%q", "month": "%b %Y"}
+#: One colour and marker per line, so no two legend swatches look alike ("Other" is grey).
+_PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+)
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon")
 
 
 def price_trend(
@@ -43,6 +56,7 @@ def price_trend(
     by: str | None = "propertyType",
     freq: Literal["year", "quarter", "month"] = "year",
     max_groups: int = 8,
+    min_sales: int = 5,
 ) -> go.Figure:
     """Median sale price per period from the sale histories, one line per group.
 
@@ -58,12 +72,16 @@ def price_trend(
         ``"year"``, ``"quarter"`` or ``"month"``.
     max_groups
         The largest groups by number of sales get their own line; the rest share "Other".
+    min_sales
+        The fewest sales a point may stand for. Consecutive periods with fewer are pooled into
+        one multi-period median (drawn at their middle, hover "2019 to 2021"); a group with fewer
+        sales in all is left out (the title counts the sales shown).
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One ``Scatter`` trace per group; the number of sales behind each median is in
-        ``customdata`` and on hover.
+        One ``Scatter`` trace per group, each in its own colour ("Other" grey); the number of
+        sales behind each median is ``customdata[:, 0]`` and on hover, with the periods pooled.
 
     Examples
     --------
@@ -75,6 +93,8 @@ def price_trend(
     """
     if freq not in _FREQUENCIES:
         raise InvalidInput(f"freq must be one of {', '.join(_FREQUENCIES)}, got {freq!r}")
+    if isinstance(min_sales, bool) or not isinstance(min_sales, int) or min_sales < 1:
+        raise InvalidInput(f"min_sales must be a whole number of at least 1, got {min_sales!r}")
     sales = shared.sales(df)
     if by is not None and by not in sales.columns:
         raise InvalidInput(
@@ -89,31 +109,38 @@ def price_trend(
 
     period = sales["date"].dt.to_period(_FREQUENCIES[freq]).dt.start_time
     groups = _top_groups(sales[by], max_groups) if by else pd.Series("All sales", index=sales.index)
-    summary = (
-        sales.assign(period=period, group=groups)
-        .groupby(["group", "period"], observed=True, sort=True)["price"]
-        .agg(["median", "count"])
-        .reset_index()
-    )
+    table = sales.assign(period=period, group=groups)
     money = shared.money_unit(df)
     figure = go.Figure()
-    for name, rows in summary.groupby("group", observed=True, sort=False):
+    shown = 0
+    names = list(groups.cat.categories) if by else ["All sales"]
+    for position, (name, rows) in enumerate(table.groupby("group", observed=True, sort=True)):
+        points = _pooled(rows, min_sales, _X_FORMATS[freq])
+        if points.empty:
+            continue
+        shown += int(points["count"].sum())
+        colour = "#7f7f7f" if name == "Other" else _PALETTE[names.index(name) % len(_PALETTE)]
         figure.add_trace(
             go.Scatter(
-                x=rows["period"],
-                y=rows["median"].to_numpy(),
-                customdata=rows["count"].to_numpy(),
+                x=points["x"],
+                y=points["median"].to_numpy(),
+                customdata=points[["count", "span"]].to_numpy(dtype=object),
                 mode="lines+markers",
                 name=str(name),
+                line={"color": colour},
+                marker={"color": colour, "symbol": _SYMBOLS[position % len(_SYMBOLS)]},
                 hovertemplate=(
-                    f"%{{fullData.name}}<br>%{{x|{_X_FORMATS[freq]}}}: median %{{y:,.0f}} {money}"
-                    "<br>%{customdata:,} sales<extra></extra>"
+                    f"%{{fullData.name}}<br>%{{customdata[1]}}: median %{{y:,.0f}} {money}"
+                    "<br>%{customdata[0]:,} sales<extra></extra>"
                 ),
             )
         )
+    if not figure.data:
+        return shared.empty_figure(title, f"no period with {min_sales} or more sales")
+    few = f", at least {min_sales} a point" if min_sales > 1 else ""
     figure.update_layout(
         template=TEMPLATE,
-        title=f"{title} ({len(sales):,} sales)",
+        title=f"{title} ({shown:,} sales{few})",
         xaxis_title=f"{freq.capitalize()} of sale",
         yaxis_title=f"Median sale price ({money})",
         yaxis_tickformat=",.0f",
@@ -257,6 +284,38 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
 def _band_counts(ratings: pd.Series) -> pd.Series:
     letters = ratings.astype("object").dropna().astype(str).str.strip().str.upper()
     return letters.value_counts().reindex(list(BANDS), fill_value=0).astype(int)
+
+
+def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
+    """Medians per period, consecutive periods pooled until each holds ``min_sales`` sales."""
+    counts = rows.groupby("period", sort=True).size()
+    buckets: list[list[pd.Timestamp]] = []
+    current: list[pd.Timestamp] = []
+    held = 0
+    for when, count in counts.items():
+        current.append(pd.Timestamp(when))
+        held += int(count)
+        if held >= min_sales:
+            buckets.append(current)
+            current, held = [], 0
+    if current and buckets:  # a short tail joins the last full bucket
+        buckets[-1].extend(current)
+    out = []
+    for bucket in buckets:
+        prices = rows.loc[rows["period"].isin(bucket), "price"]
+        first, last = bucket[0], bucket[-1]
+        span = first.strftime(x_format.replace("%q", str(first.quarter)))
+        if last != first:
+            span += " to " + last.strftime(x_format.replace("%q", str(last.quarter)))
+        out.append(
+            {
+                "x": first + (last - first) / 2,
+                "median": float(prices.median()),
+                "count": len(prices),
+                "span": span,
+            }
+        )
+    return pd.DataFrame(out, columns=["x", "median", "count", "span"])
 
 
 def _top_groups(values: pd.Series, limit: int) -> pd.Series:

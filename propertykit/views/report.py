@@ -180,7 +180,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
         (
             "Where the properties are",
-            lambda: maps.property_map(df, color="epc.currentEnergyRating"),
+            lambda: maps.property_map(df, color="epc.currentEnergyRating", basemap="outline"),
         ),
     ]
     town = _busiest_boundary_town(df)
@@ -190,7 +190,10 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
             (
                 f"Plot boundaries in {town}",
                 lambda: maps.property_map(
-                    local, geometry="boundary", color="pricing.estimatedSaleValue"
+                    local,
+                    geometry="boundary",
+                    color="pricing.estimatedSaleValue",
+                    basemap="outline",
                 ),
             )
         )
@@ -301,8 +304,8 @@ def _footer(df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime)
         f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
         f"by propertykit {html.escape(VERSION)}.</p>"
         f"<p>{html.escape(cost)}</p>"
-        "<p>Prices are shown as served; maps are drawn without map tiles, "
-        "so the report works offline.</p>"
+        "<p>Prices are shown as served. Maps are drawn without map tiles, so the report works "
+        "offline; coastlines, lakes, rivers and borders: Natural Earth (public domain).</p>"
     )
 
 

@@ -37,21 +37,22 @@ def known_sales() -> pd.DataFrame:
 def test_price_trend_draws_yearly_medians_with_counts_per_property_type(
     known_sales: pd.DataFrame,
 ) -> None:
-    fig = price_trend(known_sales)
+    fig = price_trend(known_sales, min_sales=1)  # every sale its own point, as before pooling
     assert isinstance(fig, go.Figure)
     traces = {t.name: t for t in fig.data}
     assert set(traces) == {"flat", "terraced"}
     flat = traces["flat"]
     assert [pd.Timestamp(x).year for x in flat.x] == [2020, 2021]
     assert list(flat.y) == [statistics.median([100_000, 300_000]), 120_000]
-    assert list(flat.customdata) == [2, 1]
+    assert [c[0] for c in flat.customdata] == [2, 1]
+    assert [c[1] for c in flat.customdata] == ["2020", "2021"]
     assert "sales" in flat.hovertemplate and "GBP" in flat.hovertemplate
     assert fig.layout.yaxis.title.text == "Median sale price (GBP)"
     assert fig.layout.xaxis.title.text == "Year of sale"
 
 
 def test_price_trend_without_grouping_and_by_quarter(known_sales: pd.DataFrame) -> None:
-    fig = price_trend(known_sales, by=None, freq="quarter")
+    fig = price_trend(known_sales, by=None, freq="quarter", min_sales=1)
     (trace,) = fig.data
     assert [str(pd.Timestamp(x).date()) for x in trace.x] == [
         "2020-01-01",
@@ -60,15 +61,42 @@ def test_price_trend_without_grouping_and_by_quarter(known_sales: pd.DataFrame) 
         "2021-04-01",
     ]
     assert list(trace.y) == [100_000, 250_000, 180_000, 120_000]
-    assert list(trace.customdata) == [1, 2, 1, 1]
+    assert [c[0] for c in trace.customdata] == [1, 2, 1, 1]
     assert fig.layout.xaxis.title.text == "Quarter of sale"
+
+
+def test_price_trend_pools_thin_periods_and_says_how_many_sales_each_point_holds(
+    known_sales: pd.DataFrame,
+) -> None:
+    # 5 sales from 2020 Q1 to 2021 Q2; at least 2 per point
+    fig = price_trend(known_sales, by=None, freq="quarter", min_sales=2)
+    (trace,) = fig.data
+    counts = [c[0] for c in trace.customdata]
+    assert counts == [3, 2] and all(c >= 2 for c in counts)
+    assert [c[1] for c in trace.customdata] == ["2020 Q1 to 2020 Q3", "2021 Q1 to 2021 Q2"]
+    assert list(trace.y) == [statistics.median([100_000, 300_000, 200_000]), 150_000]
+    assert "%{customdata[0]:,} sales" in trace.hovertemplate
+    # a group with fewer sales than min_sales in all is left out, and the title says so
+    assert price_trend(known_sales, min_sales=3).data[0].name == "flat"
+    assert "at least 2 a point" in fig.layout.title.text
+    none = price_trend(known_sales, min_sales=50)
+    assert len(none.data) == 0 and "50 or more" in none.layout.title.text
+    with pytest.raises(InvalidInput, match="min_sales"):
+        price_trend(known_sales, min_sales=0)
+
+
+def test_price_trend_legend_swatches_are_all_distinct(properties: pd.DataFrame) -> None:
+    fig = price_trend(properties, by="address.town", max_groups=9)
+    swatches = [(t.line.color, t.marker.symbol) for t in fig.data]
+    assert len(set(swatches)) == len(swatches) >= 5
+    assert len({colour for colour, _ in swatches}) == len(swatches)
 
 
 def test_price_trend_by_area_lumps_small_groups_into_other(properties: pd.DataFrame) -> None:
     fig = price_trend(properties, by="address.town", max_groups=4)
     names = [t.name for t in fig.data]
     assert len(names) == 4 and names[-1] == "Other"
-    sales_shown = sum(int(np.sum(t.customdata)) for t in fig.data)
+    sales_shown = sum(int(np.sum(t.customdata[:, 0])) for t in fig.data)
     from propertykit.frames.tables import explode_sales
 
     assert sales_shown == explode_sales(properties)["date"].notna().sum()
@@ -79,7 +107,7 @@ def test_price_trend_labels_unknown_currency_and_minor_units() -> None:
         [{"propertyId": "P", "saleHistory": [sale("2020-01-01", 25_000_000)]}], money_unit="minor"
     )
     assert (
-        price_trend(df).layout.yaxis.title.text
+        price_trend(df, min_sales=1).layout.yaxis.title.text
         == "Median sale price (currency not stated, minor units)"
     )
 

@@ -8,9 +8,11 @@ Playwright. Without them these tests skip, except under ``CI=true`` where they f
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -102,3 +104,128 @@ def test_screenshot_is_not_blank(opened: OfflinePage) -> None:
     pixels = opened.page.evaluate(PIXELS_JS, base64.b64encode(shot).decode())
     assert pixels["colours"] > 200  # EPC bands, lines, text anti-aliasing: many colours
     assert pixels["inkedShare"] > 0.01  # charts and text, not an empty white page
+
+
+# --- maps a reader can place -----------------------------------------------------------------
+
+#: Colours of the land and sea on a map, counted in a screenshot of the map (within 3 levels).
+COLOUR_SHARE_JS = """
+async ([png, colours]) => {
+  const image = new Image();
+  image.src = 'data:image/png;base64,' + png;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width; canvas.height = image.height;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const data = context.getImageData(0, 0, image.width, image.height).data;
+  const wanted = colours.map(hex => [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16)));
+  const counts = wanted.map(() => 0);
+  for (let i = 0; i < data.length; i += 4) {
+    wanted.forEach((rgb, k) => {
+      if (Math.abs(data[i] - rgb[0]) <= 3 && Math.abs(data[i + 1] - rgb[1]) <= 3
+          && Math.abs(data[i + 2] - rgb[2]) <= 3) counts[k] += 1;
+    });
+  }
+  return counts.map(c => c / (data.length / 4));
+}
+"""
+
+#: Per figure: the traces' names and the rendered SVG of each trace (fill and line paths),
+#: the annotations' boxes and texts, and how many shapes were drawn.
+MAP_JS = """
+(id) => {
+  const div = document.getElementById(id);
+  const groups = Array.from(div.querySelectorAll('.scatterlayer g.trace'));
+  const box = el => { const r = el.getBoundingClientRect();
+                      return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return {
+    names: div.data.map(t => t.name),
+    plot: box(div.querySelector('.nsewdrag')),
+    traces: groups.map(g => ({
+      fill: Array.from(g.querySelectorAll('path.js-fill')).map(p => p.getAttribute('d') || ''),
+      line: Array.from(g.querySelectorAll('path.js-line')).map(p => p.getAttribute('d') || ''),
+    })),
+    annotations: Array.from(div.querySelectorAll('g.annotation')).map(g => ({
+      text: g.textContent, box: box(g.querySelector('rect.bg') || g),
+    })),
+    shapes: div.querySelectorAll('.shapelayer path').length,
+  };
+}
+"""
+
+
+def map_of(opened: OfflinePage, heading: str) -> dict[str, Any]:
+    """The drawn map under the report heading ``heading``."""
+    figure_id = opened.page.evaluate(
+        "(h) => Array.from(document.querySelectorAll('section.card'))"
+        ".find(s => s.querySelector('h2').textContent.startsWith(h))"
+        ".querySelector('.plotly-graph-div').id",
+        heading,
+    )
+    drawn: dict[str, Any] = opened.page.evaluate(MAP_JS, figure_id)
+    drawn["id"] = figure_id
+    return drawn
+
+
+def rings_px(path: str) -> list[tuple[float, float]]:
+    """(width, height) in pixels of every closed ring of an SVG path."""
+    sizes = []
+    for ring in re.findall(r"M([^M]*)", path):
+        numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", ring)]
+        xs, ys = numbers[0::2], numbers[1::2]
+        if len(xs) >= 3:
+            sizes.append((max(xs) - min(xs), max(ys) - min(ys)))
+    return sizes
+
+
+def test_national_map_draws_land_and_coast_offline(opened: OfflinePage) -> None:
+    from propertykit.views.basemap import LAND, SEA
+
+    drawn = map_of(opened, "Where the properties are")
+    land = drawn["traces"][drawn["names"].index("Land (Natural Earth)")]
+    coast = [size for path in land["line"] for size in rings_px(path)]
+    assert max(w for w, _ in coast) > 150  # Great Britain's coastline, hundreds of px across
+    assert sum(len(path) for path in land["fill"]) > 1000  # the land is filled
+    shot = opened.page.locator(f"#{drawn['id']}").screenshot(type="png")
+    land_share, sea_share = opened.page.evaluate(
+        COLOUR_SHARE_JS, [base64.b64encode(shot).decode(), [LAND, SEA]]
+    )
+    assert land_share > 0.1 and sea_share > 0.1  # a reader sees land and sea
+
+
+def test_national_map_labels_places_without_overlap_and_has_a_scale_bar(
+    opened: OfflinePage, properties: pd.DataFrame
+) -> None:
+    drawn = map_of(opened, "Where the properties are")
+    towns = set(properties["address.town"].dropna().astype(str))
+    labels = [a for a in drawn["annotations"] if a["text"] in towns]
+    assert len(labels) >= 5
+    plot = drawn["plot"]
+    for k, a in enumerate(labels):
+        box = a["box"]
+        assert plot["left"] <= box["left"] and box["right"] <= plot["right"] + 1, a
+        for b in labels[k + 1 :]:
+            other = b["box"]
+            apart = (
+                box["right"] <= other["left"] + 0.5
+                or other["right"] <= box["left"] + 0.5
+                or box["bottom"] <= other["top"] + 0.5
+                or other["bottom"] <= box["top"] + 0.5
+            )
+            assert apart, (a, b)
+    bars = [a for a in drawn["annotations"] if re.fullmatch(r"\d+ k?m", a["text"])]
+    assert len(bars) == 1 and drawn["shapes"] >= 3  # caption, bar and its two end ticks
+
+
+def test_boundary_map_draws_filled_plots_of_visible_size(opened: OfflinePage) -> None:
+    drawn = map_of(opened, "Plot boundaries in")
+    plots = [
+        size
+        for name, trace in zip(drawn["names"], drawn["traces"], strict=True)
+        if "GBP" in (name or "") and trace["fill"]
+        for path in trace["fill"]
+        for size in rings_px(path)
+    ]
+    assert len(plots) >= 1
+    assert float(np.median([max(w, h) for w, h in plots])) >= 4  # visible, not sub-pixel

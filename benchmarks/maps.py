@@ -1,0 +1,159 @@
+"""Map benchmarks: figure size and time to first draw in headless Chromium, before and after.
+
+- **before**: ``property_map`` as it was on ``main`` before issue 17 (``scattergeo`` with the geo
+  layers off), loaded from git (commit :data:`BEFORE`) so the comparison is with the real code;
+- **after**: today's ``property_map`` with the bundled outline basemap, place labels and scale bar
+  (level of detail on: more than 5,000 features are drawn as one marker per outcode);
+- **after, no aggregation**: the same with ``detail_limit=None``: every point (in WebGL); for
+  boundaries, the overview of every plot as a dot plus close-ups of up to three clusters (a
+  boundary map never draws 50,000 shapes at once: at national scale they are sub-pixel).
+
+Sizes are the figure's HTML (``to_html`` without plotly.js, which is the same ~4.6 MB for all).
+Time to first draw is from the start of the figure's script (plotly.js already loaded from a
+local file) to the end of ``Plotly.newPlot``: parsing the figure and drawing it. The page time,
+from navigation start (plotly.js's ~1-2 s of loading included), is printed beside it. Debian's
+Chromium under Playwright, best of two.
+
+Run: ``.venv/bin/python benchmarks/maps.py`` (``--quick`` for 1k/1k only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from propertykit.frames.tables import frame
+from propertykit.sandbox.data import generate_records
+from propertykit.views.maps import property_map
+
+#: The commit of ``main`` that issue 17 started from.
+BEFORE = "abf0506"
+CHROMIUM = "/usr/bin/chromium"
+#: SwiftShader gives headless Chromium WebGL (scattergl) without a GPU.
+FLAGS = ["--headless", "--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def before_module() -> types.ModuleType:
+    """``propertykit/views/maps.py`` as it was at :data:`BEFORE`, imported under another name."""
+    source = subprocess.run(
+        ["git", "show", f"{BEFORE}:propertykit/views/maps.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader("propertykit_maps_before", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    exec(compile(source, "maps_before.py", "exec"), module.__dict__)
+    return module
+
+
+def html_of(figure: go.Figure) -> str:
+    """The figure's page; it notes when its script starts (plotly.js loaded) and newPlot ends."""
+    page = figure.to_html(
+        full_html=True,
+        include_plotlyjs="plotly.min.js",
+        div_id="map",
+        post_script="window.__drawn = performance.now();",
+    )
+    return page.replace(
+        '<div id="map"', '<script>window.__start = performance.now();</script><div id="map"', 1
+    )
+
+
+def draw_ms(browser: Any, folder: Path, html: str, name: str) -> tuple[float, float, list[str]]:
+    """Best of two: milliseconds from the figure's script to the end of newPlot (parse and
+    draw), from navigation to the end of newPlot (page), and console errors."""
+    path = folder / f"{name}.html"
+    path.write_text(html, encoding="utf-8")
+    best, page_best, problems = float("inf"), float("inf"), []
+    for _ in range(2):
+        page = browser.new_page(viewport={"width": 1100, "height": 700})
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.goto(path.as_uri())
+        page.wait_for_function("() => window.__drawn !== undefined", timeout=120_000)
+        drawn, start = page.evaluate("[window.__drawn, window.__start]")
+        best, page_best = min(best, drawn - start), min(page_best, drawn)
+        page.close()
+    return best, page_best, problems
+
+
+def cases(quick: bool) -> list[tuple[str, str, int]]:
+    if quick:
+        return [("points", "point", 1_000), ("boundaries", "boundary", 1_000)]
+    points = [("points", "point", n) for n in (1_000, 10_000, 100_000)]
+    boundaries = [("boundaries", "boundary", n) for n in (1_000, 10_000, 50_000)]
+    return points + boundaries
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1k points and 1k boundaries only")
+    quick = parser.parse_args().quick
+    from playwright.sync_api import sync_playwright
+
+    old = before_module()
+    df = frame(generate_records(2_000 if quick else 120_000))
+    with_boundary = df[df["spatial.boundary"].notna()]
+    colour = {"point": "epc.currentEnergyRating", "boundary": "pricing.estimatedSaleValue"}
+    builders: dict[str, Callable[[pd.DataFrame, str], go.Figure]] = {
+        "before": lambda d, g: old.property_map(d, geometry=g, color=colour[g]),
+        "after": lambda d, g: property_map(d, geometry=g, color=colour[g], basemap="outline"),
+        "after, no aggregation": lambda d, g: property_map(
+            d, geometry=g, color=colour[g], basemap="outline", detail_limit=None
+        ),
+    }
+    rows = []
+    with tempfile.TemporaryDirectory() as temporary, sync_playwright() as playwright:
+        folder = Path(temporary)
+        (folder / "plotly.min.js").write_text(get_plotlyjs(), encoding="utf-8")
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        for what, geometry, n in cases(quick):
+            source = with_boundary if geometry == "boundary" else df
+            if len(source) < n:
+                print(f"skipping {n:,} {what}: only {len(source):,} in the data", file=sys.stderr)
+                continue
+            data = source.head(n)
+            for version, build in builders.items():
+                html = html_of(build(data, geometry))
+                ms, page_ms, problems = draw_ms(browser, folder, html, f"{what}{n}-{len(rows)}")
+                size = len(html.encode())
+                rows.append((f"{n:,} {what}", version, size, ms, page_ms, problems))
+                print(
+                    f"{n:>7,} {what:<10} {version:<22} {size:>12,} B  draw {ms:>7,.0f} ms"
+                    f"  (page {page_ms:>6,.0f} ms)",
+                    flush=True,
+                )
+        browser.close()
+    print("\nratios (before / after):")
+    table = pd.DataFrame(rows, columns=["case", "version", "bytes", "ms", "page_ms", "problems"])
+    for case, group in table.groupby("case", sort=False):
+        by = group.set_index("version")
+        for version in ("after", "after, no aggregation"):
+            size = by.loc["before", "bytes"] / by.loc[version, "bytes"]
+            speed = by.loc["before", "ms"] / by.loc[version, "ms"]
+            page = by.loc["before", "page_ms"] / by.loc[version, "page_ms"]
+            print(
+                f"  {case:<18} {version:<22} {size:6.1f}x smaller  {speed:6.1f}x faster to draw"
+                f"  ({page:4.1f}x page)"
+            )
+    errors = [p for problems in table["problems"] for p in problems]
+    if errors:
+        print(f"\nconsole errors: {sorted(set(errors))[:5]}")
+
+
+if __name__ == "__main__":
+    main()

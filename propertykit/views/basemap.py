@@ -1,0 +1,212 @@
+"""The ground under every map: bundled outlines offline, street tiles online.
+
+``basemap=`` on every map takes:
+
+- ``"outline"``: land, lakes, rivers and borders of Britain and Ireland from Natural Earth
+  (bundled in ``basemap_data/``, ~8 KB; source and licence in ``basemap_data/LICENCE.md``), drawn
+  as ordinary filled traces. They are plain data, so they show in the self-contained report, in
+  JupyterLab and in static image export, with no network, CDN or script.
+- ``"tiles"``: plotly's MapLibre traces (``scattermap``) on OpenStreetMap street tiles. Tiles,
+  fonts and WebGL come from the browser and the network: for readers who are online.
+- ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
+  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report always uses the
+  outline. The question to the tile host is a ``HEAD`` request, asked once per session; it
+  carries nothing of the data or the key.
+- ``"none"``: the data alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import numpy as np
+import plotly.graph_objects as go
+import shapely
+
+from propertykit.config import ENV_OFFLINE
+from propertykit.errors import InvalidInput
+from propertykit.views.context import Extent
+
+__all__ = [
+    "BASEMAPS",
+    "LAND",
+    "SEA",
+    "TILE_STYLE",
+    "Basemap",
+    "outline_traces",
+    "resolve_basemap",
+    "to_tiles",
+]
+
+Basemap = Literal["auto", "outline", "tiles", "none"]
+BASEMAPS = ("auto", "outline", "tiles", "none")
+#: MapLibre style for ``basemap="tiles"`` and the host ``"auto"`` asks before choosing it.
+TILE_STYLE = "open-street-map"
+TILE_PROBE = "https://tile.openstreetmap.org/0/0/0.png"
+LAND, SEA, COAST = "#f2efe6", "#d5e6f3", "#7d9bb8"
+
+
+def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
+    """The basemap to draw for a ``basemap=`` setting (``"auto"`` decided here)."""
+    if basemap not in BASEMAPS:
+        raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
+    if basemap == "auto":
+        offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+        online = not offline and _live_notebook()
+        return "tiles" if online and _tiles_answer() else "outline"
+    return basemap  # type: ignore[return-value]
+
+
+@cache
+def outline_data() -> dict[str, Any]:
+    """The bundled Natural Earth outlines (lon/lat rings and paths)."""
+    path = resources.files("propertykit.views") / "basemap_data" / "britain_ireland.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def outline_traces(extent: Extent) -> list[go.Scatter]:
+    """Land (filled, coast as its outline), lakes, rivers and borders near ``extent``.
+
+    Each layer is one trace with its rings separated by gaps; parts far outside the extent are
+    left out, so a town map carries only its own stretch of coast.
+    """
+    data = outline_data()
+    wide = Extent(
+        extent.west - (extent.east - extent.west),
+        extent.south - (extent.north - extent.south),
+        extent.east + (extent.east - extent.west),
+        extent.north + (extent.north - extent.south),
+    )
+    layers = [
+        ("land", "Land", {"fill": "toself", "fillcolor": LAND}, {"color": COAST, "width": 1}),
+        ("lakes", "Lakes", {"fill": "toself", "fillcolor": SEA}, {"color": COAST, "width": 0.6}),
+        ("rivers", "Rivers", {}, {"color": "#9dbfdc", "width": 1}),
+        ("borders", "Borders", {}, {"color": "#8a8a8a", "width": 1, "dash": "dash"}),
+    ]
+    traces = []
+    for key, name, fill, line in layers:
+        parts = [part for part in data[key] if _near(part, wide)]
+        lon, lat = _joined(_clipped(parts, wide) if "fill" in fill else parts)
+        if not lon:
+            continue
+        traces.append(
+            go.Scatter(
+                x=lon,
+                y=lat,
+                mode="lines",
+                name=f"{name} (Natural Earth)",
+                line=line,
+                hoverinfo="skip",
+                showlegend=False,
+                meta="basemap",
+                **fill,
+            )
+        )
+    return traces
+
+
+def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
+    """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``."""
+    tiles = go.Figure(layout=figure.layout)
+    tiles.layout.xaxis = tiles.layout.yaxis = None
+    tiles.layout.annotations = tiles.layout.shapes = ()
+    for trace in figure.data:
+        if trace.meta == "basemap":
+            continue
+        marker = trace.marker.to_plotly_json() if trace.mode != "lines" else {}
+        marker.pop("line", None)
+        marker.pop("symbol", None)
+        line = {k: v for k, v in (trace.line.to_plotly_json() or {}).items() if k != "dash"}
+        tiles.add_trace(
+            go.Scattermap(
+                lon=trace.x,
+                lat=trace.y,
+                mode=trace.mode,
+                fill=trace.fill if trace.fill == "toself" else None,
+                fillcolor=trace.fillcolor,
+                line=line or None,
+                marker=marker or None,
+                name=trace.name,
+                legendgroup=trace.legendgroup,
+                showlegend=trace.showlegend,
+                text=trace.text,
+                hovertemplate=trace.hovertemplate,
+                hoverinfo=trace.hoverinfo,
+            )
+        )
+    span = max(extent.width_km, extent.height_km * 1.8)
+    zoom = float(np.clip(np.log2(40075 * extent.cos_lat / span), 0, 20))
+    tiles.update_layout(
+        map={
+            "style": TILE_STYLE,
+            "center": {
+                "lon": (extent.west + extent.east) / 2,
+                "lat": (extent.south + extent.north) / 2,
+            },
+            "zoom": round(zoom, 2),
+        },
+        plot_bgcolor="white",
+    )
+    return tiles
+
+
+def _joined(parts: list[list[list[float]]]) -> tuple[list[float | None], list[float | None]]:
+    lon: list[float | None] = []
+    lat: list[float | None] = []
+    for part in parts:
+        if lon:
+            lon.append(None)
+            lat.append(None)
+        lon.extend(point[0] for point in part)
+        lat.extend(point[1] for point in part)
+    return lon, lat
+
+
+def _clipped(parts: list[list[list[float]]], extent: Extent) -> list[list[list[float]]]:
+    """Filled rings cut to ``extent`` (a town map carries only its own stretch of coast)."""
+    rings = []
+    for part in parts:
+        clipped = shapely.clip_by_rect(
+            shapely.Polygon(part), extent.west, extent.south, extent.east, extent.north
+        )
+        for piece in shapely.get_parts(clipped):
+            if isinstance(piece, shapely.Polygon) and not piece.is_empty:
+                rings.append(shapely.get_coordinates(piece.exterior).round(3).tolist())
+    return rings
+
+
+def _near(part: list[list[float]], extent: Extent) -> bool:
+    xs = [p[0] for p in part]
+    ys = [p[1] for p in part]
+    return not (
+        max(xs) < extent.west
+        or min(xs) > extent.east
+        or max(ys) < extent.south
+        or min(ys) > extent.north
+    )
+
+
+def _live_notebook() -> bool:
+    try:
+        from IPython import get_ipython  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return False
+    shell = get_ipython()  # type: ignore[no-untyped-call,unused-ignore]
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+@cache
+def _tiles_answer() -> bool:
+    """Does the tile host answer (a HEAD request, one second)? Asked once per session."""
+    request = urllib.request.Request(TILE_PROBE, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=1.0) as response:
+            return bool(200 <= response.status < 400)
+    except OSError:
+        return False
