@@ -36,7 +36,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.frames import MinorUnitsWarning, frame
+from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
 from propertykit.wire import Usage
 
 __version__ = VERSION
@@ -72,6 +72,7 @@ __all__ = [
     "PurchaseUncertain",
     "RateLimited",
     "ServerError",
+    "UnparsedValuesWarning",
     "Usage",
     "__version__",
     "frame",

@@ -9,6 +9,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
+from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -30,7 +31,9 @@ __all__ = [
     "SALES_COLUMNS",
     "TAX_BANDS",
     "MinorUnitsWarning",
+    "UnparsedValuesWarning",
     "epc_table",
     "explode_sales",
     "frame",
+    "unparsed_table",
 ]

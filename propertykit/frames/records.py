@@ -11,7 +11,7 @@ struct array into leaf arrays by dotted name, for frames to type.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from propertykit.frames import bodies as _bodies
+from propertykit.frames import coercion
+from propertykit.frames.coercion import Sink
 from propertykit.jsonio import loads, records_of
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "EPC_RATINGS",
     "FLAG",
     "INT",
+    "KINDS",
     "LIST",
     "NUMBER",
     "RAW",
@@ -122,6 +125,7 @@ _ARROW_LEAF |= {INT: pa.float64(), NUMBER: pa.float64(), FLAG: pa.bool_()}
 ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 #: What pk.frame takes for response bodies rather than records.
 BODY_TYPES = (bytes, bytearray, memoryview, str)
+_KIND_OF = {pa.string(): TEXT, pa.float64(): NUMBER, pa.bool_(): FLAG}  # for unnamed columns
 _PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
     pa.string(): {str, type(None)},
     pa.float64(): {int, float, bool, type(None)},
@@ -164,58 +168,76 @@ def _get(parent: dict[str, Any] | None, key: str) -> Any:
     return None if parent is None else parent.get(key)
 
 
-def _coerce_text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
+#: The kind of each leaf, by dotted name (a sale's fields under ``saleHistory.``).
+KINDS: dict[str, str] = {f.name: f.kind for f in RECORD_FIELDS}
+KINDS |= {f"saleHistory.{f.name}": f.kind for f in SALE_FIELDS}
+KINDS |= {f.name: "level" for f in RECORD_FIELDS if f.levels}  # ratings, bands: text only
 
 
-def _coerce_number(value: Any) -> float | None:
-    if not isinstance(value, int | float | str):
-        return None
-    try:
-        return float(value.strip() if isinstance(value, str) else value)
-    except (ValueError, OverflowError):
-        return None
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
 
 
-def _coerce_flag(value: Any) -> bool | None:
-    if isinstance(value, str):
-        return {"true": True, "false": False}.get(value.strip().lower())
-    return bool(value) if isinstance(value, int | float) and value in (0, 1) else None
+def read_values(
+    values: list[Any],
+    arrow_type: pa.DataType,
+    column: str = "",
+    sink: Sink | None = None,
+    rows: Sequence[int] | None = None,
+) -> pa.Array:
+    """Read Python values as ``arrow_type``: Arrow at once, else narrowed down to the columns
+    Arrow refuses, which alone are read value by value (:func:`coercion.lenient`).
 
-
-_COERCE: dict[pa.DataType, Callable[[Any], Any]] = {
-    pa.string(): _coerce_text,
-    pa.float64(): _coerce_number,
-    pa.bool_(): _coerce_flag,
-}
-
-
-def read_values(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    """Read Python values as ``arrow_type``; whatever Arrow refuses is narrowed down and coerced."""
+    ``column`` is the dotted name of ``values``; values with no clear meaning go to ``sink`` by
+    their row of the frame (``rows[i]`` for ``values[i]``; default ``i``).
+    """
     nested = isinstance(arrow_type, pa.StructType | pa.ListType)
     if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
         try:
             return pa.array(values, type=arrow_type)
         except ARROW_ERRORS:
             pass
-    if isinstance(arrow_type, pa.ListType):  # keep lists; drop entries that are not objects
+    if isinstance(arrow_type, pa.ListType):  # keep lists; entries that are not objects to sink
         offsets: list[int] = [0]
         items: list[Any] = []
-        for value in values:
+        owners: list[int] = []
+        odd: list[int] = []
+        odd_values: list[Any] = []
+        for position, value in enumerate(values):
+            row = rows[position] if rows else position
             if isinstance(value, list | tuple):
-                items.extend(item for item in value if isinstance(item, Mapping))
+                for item in value:
+                    if isinstance(item, Mapping):
+                        items.append(item)
+                        owners.append(row)
+                    elif item is not None:
+                        odd.append(row)
+                        odd_values.append(item)
+            elif value is not None:
+                odd.append(row)
+                odd_values.append(value)
             offsets.append(len(items))
+        if sink is not None and odd:
+            sink.append((column, odd, odd_values))
         mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
-        elements = read_values(items, arrow_type.value_type)
+        elements = read_values(items, arrow_type.value_type, column, sink, owners)
         return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
     if isinstance(arrow_type, pa.StructType):
         parents = [as_dict(v) for v in values]
-        children = [read_values([_get(p, f.name) for p in parents], f.type) for f in arrow_type]
+        if sink is not None:
+            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
+            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+        children = [
+            read_values(
+                [_get(p, f.name) for p in parents], f.type, _join(column, f.name), sink, rows
+            )
+            for f in arrow_type
+        ]
         mask = pa.array([p is None for p in parents], type=pa.bool_())
         return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
-    return pa.array([_COERCE[arrow_type](v) for v in values], type=arrow_type)
+    return coercion.lenient(
+        values, KINDS.get(column, _KIND_OF[arrow_type]), arrow_type, column, sink, rows
+    )
 
 
 def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
@@ -229,24 +251,24 @@ def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
     return columns
 
 
-def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
+def _boundaries(rows: list[Any]) -> np.ndarray:
     """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
-    spatial = (None if r is None else r.get("spatial") for r in rows)
+    spatial = (r.get("spatial") if type(r) is dict else _get(as_dict(r), "spatial") for r in rows)
     boundary = (
         s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
     )
     return np.fromiter(boundary, dtype=object, count=len(rows))
 
 
-def read_bodies(bodies: list[Any]) -> tuple[pa.StructArray, np.ndarray]:
+def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
     """Records and boundaries of response bodies: Arrow's reader, else ``json`` and records."""
     try:
         return _bodies.read(bodies, RECORD_TYPE)
     except _bodies.Unreadable:
         decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
-        return read_records([record for body in decoded for record in records_of(body)])
+        return read_records([record for body in decoded for record in records_of(body)], sink)
 
 
-def read_records(rows: list[dict[str, Any] | None]) -> tuple[pa.StructArray, np.ndarray]:
-    """Records (dicts, or ``None`` for rows that are not objects) and their boundaries."""
-    return read_values(rows, RECORD_TYPE), _boundaries(rows)
+def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
+    """Records (anything that is not an object is a row of missing values) and boundaries."""
+    return read_values(rows, RECORD_TYPE, "", sink), _boundaries(rows)

@@ -63,6 +63,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from propertykit.errors import PropertyKitWarning
+from propertykit.frames.coercion import Sink, report
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -81,7 +82,6 @@ from propertykit.frames.records import (
     TAX_BANDS,
     TEXT,
     Field,
-    as_dict,
     flatten,
     read_bodies,
     read_records,
@@ -172,26 +172,44 @@ def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
     return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
 
 
-def _typed(fields: list[Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
-    """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
+def _typed(
+    fields: list[Field], arrow: dict[str, pa.Array], sink: Sink, prefix: str = ""
+) -> dict[str, Any]:
+    """pandas arrays, by dotted name, for the Arrow-read ``fields``.
+
+    Text that is no date, date-time or level, and a number that is no integer where one is
+    expected, go to ``sink`` as served (under ``prefix`` + the field's name).
+    """
     texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
     text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
     columns: dict[str, Any] = {}
     for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: see _boundaries
         values = arrow[f.name]
+        unread: np.ndarray | None = None
         if f.kind == TEXT:
             columns[f.name] = text[f.name].array
         elif f.kind == CATEGORY:
             columns[f.name] = _categories(values, f.levels)
+            if f.levels is not None:
+                unread = columns[f.name].codes == -1
         elif f.kind in (DATE, DATETIME):
             columns[f.name] = _times(values, f.kind)
+            unread = np.asarray(columns[f.name].isna())
         elif f.kind in (INT, NUMBER):
             numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers
+            if f.kind == INT:
+                unread = np.asarray(columns[f.name].isna())
         elif f.kind == FLAG:
             columns[f.name] = _flags(values)
         elif f.kind == LIST:
             columns[f.name] = pd.arrays.ArrowExtensionArray(values)
+        if unread is not None and unread.any():
+            served = values.is_valid().to_numpy(zero_copy_only=False)
+            positions = np.flatnonzero(unread & served)
+            if len(positions):
+                raw = values.take(pa.array(positions)).to_pylist()
+                sink.append((prefix + f.name, positions.tolist(), raw))
     return columns
 
 
@@ -243,13 +261,16 @@ def frame(
     """
     rows: list[Any] = [records] if isinstance(records, BODY_TYPES) else list(records)
     kinds = set(map(type, rows))
+    sink: Sink = []
     if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
-        arrow, boundaries = read_bodies(rows)
+        arrow, boundaries = read_bodies(rows, sink)
     else:
-        arrow, boundaries = read_records([as_dict(r) for r in rows] if kinds - {dict} else rows)
-    columns = _typed(RECORD_FIELDS, flatten(arrow))
+        arrow, boundaries = read_records(rows, sink)
+    columns = _typed(RECORD_FIELDS, flatten(arrow), sink)
     columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
+    if sink:
+        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS, stacklevel=3)
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
@@ -313,18 +334,29 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
             if isinstance(served, pa.ChunkedArray):
                 served = served.combine_chunks()
             lists = served.cast(SALES_LIST)
+    odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
     if lists is None:  # e.g. a column of raw lists
-        lists = read_values(histories.tolist(), SALES_LIST)
+        lists = read_values(histories.tolist(), SALES_LIST, "saleHistory", odd)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
     valid = sales.is_valid()
     owners, sales = owners.filter(valid), sales.filter(valid)
-    result = pd.DataFrame(_typed(SALE_FIELDS, flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
+    sink: Sink = []  # text that is no date, by rows of the sales
+    typed = _typed(SALE_FIELDS, flatten(sales), sink, "saleHistory.")
+    result = pd.DataFrame(typed, columns=list(SALES_COLUMNS[1:5]))
     for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
         carried = _column(df, name).take(taken).reset_index(drop=True)
         result.insert(0 if position == 0 else len(result.columns), name, carried)
     result.attrs = dict(df.attrs)
+    if sink or odd:  # values frame() kept as served in saleHistory that a sale cannot hold
+        ids = _column(df, "propertyId").array
+        by_id: Sink = [(c, [ids[r] for r in rows], raw) for c, rows, raw in odd]
+        ids = result["propertyId"].array
+        by_id += [(c, [ids[r] for r in rows], raw) for c, rows, raw in sink]
+        order = ["saleHistory", *(f"saleHistory.{f.name}" for f in SALE_FIELDS)]
+        found = report(by_id, None, order, stacklevel=3)
+        result.attrs["unparsed"] = tuple(df.attrs.get("unparsed", ())) + found
     return result
 
 
