@@ -122,6 +122,11 @@ _COERCE = {
 }
 
 
+_TEXT, _FLOAT = frozenset({str, type(None)}), frozenset({int, float, bool, type(None)})
+_PLAIN = {"text": _TEXT, "category": _TEXT, "level": _TEXT, "date": _TEXT, "datetime": _TEXT}
+_PLAIN |= {"int": _FLOAT, "number": _FLOAT, "flag": frozenset({bool, type(None)})}
+
+
 def lenient(
     values: list[Any],
     kind: str,
@@ -129,26 +134,31 @@ def lenient(
     column: str,
     sink: Sink | None,
     rows: Sequence[int] | None = None,
+    *,
+    plain: frozenset[Any] | None = None,
 ) -> pa.Array:
     """``values`` of one column, coerced for ``kind``; values with no clear meaning to ``sink``.
 
     ``rows`` maps each position in ``values`` to its row of the frame (default: the same).
+    Values of the ``plain`` types (default: those Arrow reads as meant) are left to Arrow.
     """
     coerce = _COERCE[kind]
-    out: list[Any] = []
+    plain = plain or _PLAIN[kind]
+    out = list(values)
     bad: list[int] = []
-    for position, value in enumerate(values):
-        if value is None:
-            out.append(None)
-            continue
-        read = coerce(value)
+    for position in [i for i, value in enumerate(values) if type(value) not in plain]:
+        read = coerce(values[position])
         if read is _UNREAD:
             bad.append(position)
             read = None
-        out.append(read)
+        out[position] = read
+    try:
+        array = pa.array(out, type=arrow_type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):  # e.g. an int beyond float64
+        return lenient(values, kind, arrow_type, column, sink, rows, plain=frozenset({type(None)}))
     if bad and sink is not None:
         note(sink, column, bad, [values[i] for i in bad], rows)
-    return pa.array(out, type=arrow_type)
+    return array
 
 
 def note(
@@ -156,7 +166,9 @@ def note(
 ) -> None:  # fmt: skip
     """Put values that could not be read in ``sink``, by their rows of the frame."""
     if positions:
-        sink.append((column, [rows[i] for i in positions] if rows else list(positions), raw))
+        sink.append(
+            (column, [rows[i] for i in positions] if rows is not None else list(positions), raw)
+        )
 
 
 def report(

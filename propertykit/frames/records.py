@@ -197,47 +197,137 @@ def read_values(
             return pa.array(values, type=arrow_type)
         except ARROW_ERRORS:
             pass
-    if isinstance(arrow_type, pa.ListType):  # keep lists; entries that are not objects to sink
-        offsets: list[int] = [0]
-        items: list[Any] = []
-        owners: list[int] = []
-        odd: list[int] = []
-        odd_values: list[Any] = []
-        for position, value in enumerate(values):
-            row = rows[position] if rows else position
-            if isinstance(value, list | tuple):
-                for item in value:
-                    if isinstance(item, Mapping):
-                        items.append(item)
-                        owners.append(row)
-                    elif item is not None:
-                        odd.append(row)
-                        odd_values.append(item)
-            elif value is not None:
-                odd.append(row)
-                odd_values.append(value)
-            offsets.append(len(items))
-        if sink is not None and odd:
-            sink.append((column, odd, odd_values))
-        mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
-        elements = read_values(items, arrow_type.value_type, column, sink, owners)
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
+    if isinstance(arrow_type, pa.ListType):
+        return _read_lists(values, arrow_type, column, sink, rows)
     if isinstance(arrow_type, pa.StructType):
-        parents = [as_dict(v) for v in values]
-        if sink is not None:
-            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
-            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
-        children = [
-            read_values(
-                [_get(p, f.name) for p in parents], f.type, _join(column, f.name), sink, rows
-            )
-            for f in arrow_type
-        ]
-        mask = pa.array([p is None for p in parents], type=pa.bool_())
-        return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
+        return _read_struct(values, arrow_type, column, sink, rows)
     return coercion.lenient(
         values, KINDS.get(column, _KIND_OF[arrow_type]), arrow_type, column, sink, rows
     )
+
+
+#: Objects Arrow reads at a time: a refused block is searched for the field Arrow refuses.
+BLOCK = 512
+
+
+def _read_struct(
+    values: list[Any],
+    arrow_type: pa.StructType,
+    column: str,
+    sink: Sink | None,
+    rows: Sequence[int] | None,
+) -> pa.StructArray:
+    """Objects Arrow refused as a whole: the fields it takes by Arrow, the others one by one.
+
+    Arrow reads the objects a block at a time; when it refuses a block, halving the fields
+    finds one it refuses, which is set aside and read from its Python values by
+    :func:`read_values`. So an odd value costs only its own field (and a few reads of one
+    block), and the other fields stay on the Arrow path.
+    """
+    if set(map(type, values)) == {dict}:
+        parents: list[Any] = values
+    else:
+        parents = [v if type(v) is dict else as_dict(v) for v in values]
+        if sink is not None:
+            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
+            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+    fields = list(arrow_type)
+    refused: set[str] = set()
+    blocks: list[pa.StructArray] = []
+    start = 0
+    while start < len(parents):
+        block = parents[start : start + BLOCK]
+        kept = [f for f in fields if f.name not in refused]
+        try:
+            blocks.append(pa.array(block, type=pa.struct(kept)))
+        except ARROW_ERRORS:
+            refused.add(_refused(block, kept))
+            continue
+        start += BLOCK
+    children = []
+    for f in fields:
+        if f.name in refused:
+            children.append(_child(parents, f, _join(column, f.name), sink, rows))
+        else:
+            parts = [b.field(f.name) for b in blocks]
+            children.append(pa.concat_arrays(parts) if parts else pa.array([], f.type))
+    mask = pa.array([p is None for p in parents], type=pa.bool_()) if None in parents else None
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+
+def _read_lists(
+    values: list[Any],
+    arrow_type: pa.ListType,
+    column: str,
+    sink: Sink | None,
+    rows: Sequence[int] | None,
+) -> pa.ListArray:
+    """Lists Arrow refused as a whole: lists of objects keep to the Arrow path but for the
+    fields Arrow refuses; otherwise entries that are not objects go to ``sink``."""
+    if set(map(type, values)) <= {list, type(None)}:
+        lengths = [0 if v is None else len(v) for v in values]
+        flat = [item for v in values if v is not None for item in v]
+        if set(map(type, flat)) <= {dict}:
+            ends = np.cumsum(lengths, dtype=np.int32)
+            parents = np.arange(len(values)) if rows is None else np.asarray(rows)
+            by_row = np.repeat(parents, lengths).tolist()
+            elements = read_values(flat, arrow_type.value_type, column, sink, by_row)
+            missing = pa.array([v is None for v in values]) if None in values else None
+            starts = pa.array(np.concatenate([np.zeros(1, np.int32), ends]))
+            return pa.ListArray.from_arrays(starts, elements, mask=missing)
+    offsets: list[int] = [0]
+    items: list[Any] = []
+    owners: list[int] = []
+    odd: list[int] = []
+    odd_values: list[Any] = []
+    for position, value in enumerate(values):
+        row = rows[position] if rows is not None else position
+        if isinstance(value, list | tuple):
+            for item in value:
+                if isinstance(item, Mapping):
+                    items.append(item)
+                    owners.append(row)
+                elif item is not None:
+                    odd.append(row)
+                    odd_values.append(item)
+        elif value is not None:
+            odd.append(row)
+            odd_values.append(value)
+        offsets.append(len(items))
+    if sink is not None and odd:
+        sink.append((column, odd, odd_values))
+    mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
+    elements = read_values(items, arrow_type.value_type, column, sink, owners)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
+
+
+def _refused(block: list[Any], fields: list[pa.Field]) -> str:
+    """The name of a field Arrow refuses in ``block`` (which it refuses with all ``fields``)."""
+    while len(fields) > 1:
+        half = fields[: len(fields) // 2]
+        try:
+            pa.array(block, type=pa.struct(half))
+        except ARROW_ERRORS:
+            fields = half
+        else:
+            fields = fields[len(fields) // 2 :]
+    return str(fields[0].name)
+
+
+def _child(
+    parents: list[dict[str, Any] | None],
+    field: pa.Field,
+    column: str,
+    sink: Sink | None,
+    rows: Sequence[int] | None,
+) -> pa.Array:
+    """One field of ``parents`` (objects or ``None``), read from its Python values."""
+    name = field.name
+    if None in parents:
+        served = [None if p is None else p.get(name) for p in parents]
+    else:
+        served = [p.get(name) for p in parents]  # type: ignore[union-attr]
+    return read_values(served, field.type, column, sink, rows)
 
 
 def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
