@@ -21,7 +21,7 @@ import pyarrow as pa
 from propertykit.frames import bodies as _bodies
 from propertykit.frames import coercion
 from propertykit.frames.coercion import Sink
-from propertykit.jsonio import loads, records_of
+from propertykit.jsonio import loads, paused_gc, records_of
 
 __all__ = [
     "ARROW_ERRORS",
@@ -206,8 +206,9 @@ def read_values(
     )
 
 
-#: Objects Arrow reads at a time: a refused block is searched for the field Arrow refuses.
-BLOCK = 512
+#: Objects Arrow reads at a time, at first and at most: blocks grow while Arrow takes them, so
+#: that a refused one (searched for the field Arrow refuses) is small while odd fields are new.
+BLOCKS = (64, 4096)
 
 
 def _read_struct(
@@ -234,16 +235,18 @@ def _read_struct(
     fields = list(arrow_type)
     refused: set[str] = set()
     blocks: list[pa.StructArray] = []
-    start = 0
+    start, size = 0, BLOCKS[0]
+    kept = fields
     while start < len(parents):
-        block = parents[start : start + BLOCK]
-        kept = [f for f in fields if f.name not in refused]
+        block = parents[start : start + size]
         try:
             blocks.append(pa.array(block, type=pa.struct(kept)))
         except ARROW_ERRORS:
             refused.add(_refused(block, kept))
+            kept = [f for f in fields if f.name not in refused]
             continue
-        start += BLOCK
+        start += size
+        size = min(2 * size, BLOCKS[1])
     children = []
     for f in fields:
         if f.name in refused:
@@ -355,8 +358,9 @@ def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarr
     try:
         return _bodies.read(bodies, RECORD_TYPE)
     except _bodies.Unreadable:
-        decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
-        return read_records([record for body in decoded for record in records_of(body)], sink)
+        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than json
+            decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
+            return read_records([record for body in decoded for record in records_of(body)], sink)
 
 
 def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:

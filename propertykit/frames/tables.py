@@ -25,18 +25,22 @@ types, statuses, tenure,      ``category`` of the values seen, sorted (the servi
 currency                      complete lists)
 ============================  ======================================================================
 
-Untidy data never raises. Absent keys, null objects and values of the wrong type become missing;
-a value is coerced only when its reading is unambiguous: an integer where text is expected becomes
-its decimal text; a numeric string (``"12"``, ``" 3.5 "``) where a number is expected becomes the
-number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a flag is expected become the flag;
-EPC ratings and bands are stripped and upper-cased. As in Python, numpy and Arrow, ``true`` and
-``false`` where a number is expected read as 1 and 0 (checking for them would cost a third of the
-time of :func:`frame`). A fraction where an integer is expected, text that is not a number or a
-``YYYY-MM-DD`` date or an ISO 8601 date-time, and an object or list where a value is expected,
-are missing. In ``saleHistory`` a value that is not a list is missing, and
-:func:`explode_sales` skips entries that are not objects. Keys the interface does not name are
-dropped. Integers pass through ``float64`` on the way in, so values beyond 2**53 are not exact
-(no field of the interface comes near).
+Untidy data never raises, and loses no value without a count
+(:mod:`propertykit.frames.coercion`). Absent keys and null objects are missing. A value of the
+wrong type is coerced when its reading is clear: a boolean or number where text is expected
+becomes its JSON text (``true`` -> ``"true"``); a numeric string (``"12"``, ``" 3.5 "``) where a
+number is expected becomes the number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a
+flag is expected become the flag; a date where a date-time is expected is midnight UTC and
+offsets are converted to UTC; EPC ratings and bands are stripped and upper-cased. As in Python,
+numpy and Arrow, ``true`` and ``false`` where a number is expected read as 1 and 0. Anything else
+(a fraction where an integer is expected, text that is not a number, a ``YYYY-MM-DD`` date, an
+ISO 8601 date-time or a level, an object or list where a value is expected, a value that is not a
+list in ``saleHistory`` or an entry in it that is not an object) is missing in its column,
+warned about once per column (:class:`~propertykit.frames.coercion.UnparsedValuesWarning`) and
+kept as served in ``df.attrs["unparsed"]`` (``df.pk.unparsed()``); :func:`explode_sales` does
+the same for a sale's date. Keys the interface does not name are dropped. Integers pass
+through ``float64`` on the way in, so values beyond 2**53 are not exact (no field of the
+interface comes near).
 
 Money
 -----
