@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from propertykit.frames import bodies as _bodies
-from propertykit.frames import coercion
+from propertykit.frames import coercion, narrowing
 from propertykit.frames.coercion import Sink
 from propertykit.jsonio import loads, paused_gc, records_of
 
@@ -206,11 +206,6 @@ def read_values(
     )
 
 
-#: Objects Arrow reads at a time, at first and at most: blocks grow while Arrow takes them, so
-#: that a refused one (searched for the field Arrow refuses) is small while odd fields are new.
-BLOCKS = (64, 4096)
-
-
 def _read_struct(
     values: list[Any],
     arrow_type: pa.StructType,
@@ -218,13 +213,8 @@ def _read_struct(
     sink: Sink | None,
     rows: Sequence[int] | None,
 ) -> pa.StructArray:
-    """Objects Arrow refused as a whole: the fields it takes by Arrow, the others one by one.
-
-    Arrow reads the objects a block at a time; when it refuses a block, halving the fields
-    finds one it refuses, which is set aside and read from its Python values by
-    :func:`read_values`. So an odd value costs only its own field (and a few reads of one
-    block), and the other fields stay on the Arrow path.
-    """
+    """Objects Arrow refused as a whole: by Arrow but for the leaves it refuses, which are read
+    from their Python values by :func:`read_values` (:mod:`propertykit.frames.narrowing`)."""
     if set(map(type, values)) == {dict}:
         parents: list[Any] = values
     else:
@@ -232,30 +222,11 @@ def _read_struct(
         if sink is not None:
             odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
             coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
-    fields = list(arrow_type)
-    refused: set[str] = set()
-    blocks: list[pa.StructArray] = []
-    start, size = 0, BLOCKS[0]
-    kept = fields
-    while start < len(parents):
-        block = parents[start : start + size]
-        try:
-            blocks.append(pa.array(block, type=pa.struct(kept)))
-        except ARROW_ERRORS:
-            refused.add(_refused(block, kept))
-            kept = [f for f in fields if f.name not in refused]
-            continue
-        start += size
-        size = min(2 * size, BLOCKS[1])
-    children = []
-    for f in fields:
-        if f.name in refused:
-            children.append(_child(parents, f, _join(column, f.name), sink, rows))
-        else:
-            parts = [b.field(f.name) for b in blocks]
-            children.append(pa.concat_arrays(parts) if parts else pa.array([], f.type))
-    mask = pa.array([p is None for p in parents], type=pa.bool_()) if None in parents else None
-    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+    def read(values: list[Any], of: pa.DataType, name: str, at: Sequence[int] | None) -> pa.Array:
+        return read_values(values, of, name, sink, at)
+
+    return narrowing.read_objects(parents, arrow_type, column, rows, read)
 
 
 def _read_lists(
@@ -302,35 +273,6 @@ def _read_lists(
     mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
     elements = read_values(items, arrow_type.value_type, column, sink, owners)
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
-
-
-def _refused(block: list[Any], fields: list[pa.Field]) -> str:
-    """The name of a field Arrow refuses in ``block`` (which it refuses with all ``fields``)."""
-    while len(fields) > 1:
-        half = fields[: len(fields) // 2]
-        try:
-            pa.array(block, type=pa.struct(half))
-        except ARROW_ERRORS:
-            fields = half
-        else:
-            fields = fields[len(fields) // 2 :]
-    return str(fields[0].name)
-
-
-def _child(
-    parents: list[dict[str, Any] | None],
-    field: pa.Field,
-    column: str,
-    sink: Sink | None,
-    rows: Sequence[int] | None,
-) -> pa.Array:
-    """One field of ``parents`` (objects or ``None``), read from its Python values."""
-    name = field.name
-    if None in parents:
-        served = [None if p is None else p.get(name) for p in parents]
-    else:
-        served = [p.get(name) for p in parents]  # type: ignore[union-attr]
-    return read_values(served, field.type, column, sink, rows)
 
 
 def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import random
 import re
 import warnings
 from collections import Counter
@@ -224,3 +225,42 @@ def test_a_sale_price_without_meaning_is_counted_and_a_bad_sale_date_warns_in_sa
         sales = df.pk.sales()
     assert sales["price"].tolist()[1] == 199000.0 and pd.isna(sales["price"].tolist()[0])
     assert set(sales.pk.unparsed()["value"]) == {"n/a", "spring 2019"}
+
+
+def test_a_big_untidy_batch_reads_as_its_records_read_one_by_one() -> None:
+    """Blocks, narrowing to the refused leaves and the Arrow path agree with reading alone."""
+    generator = random.Random(3)
+    records = generate_records(700, seed=4)
+    fields = LEAVES + [f for f in RECORD_FIELDS if f.kind == "list"]
+    for record in generator.sample(records, 60):  # a few odd values, in different blocks
+        field = generator.choice(fields)
+        reachable, _ = served_at(record, field)
+        if reachable:
+            parent = record
+            for key in field.path[:-1]:
+                parent = parent[key]
+            parent[field.path[-1]] = generator.choice(
+                [True, "12", "c. 1930", 2.5, {"x": 1}, [3], "2024-01-02", "b", None]
+            )
+    for record in generator.sample(records, 10):
+        if record.get("saleHistory"):
+            record["saleHistory"][0]["price"] = generator.choice(["199000", "n/a", False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        together = pk.frame(records)
+        alone = [pk.frame([record]) for record in records]
+    for column in together.columns:
+        if column in ("spatial.boundary", "saleHistory"):
+            continue
+        expected = [frame[column].astype(object).iloc[0] for frame in alone]
+        got = together[column].astype(object).tolist()
+        assert [None if pd.isna(v) else v for v in got] == [
+            None if pd.isna(v) else v for v in expected
+        ], column
+    sales_alone = [len(frame.pk.sales()) for frame in alone]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sales = together.pk.sales()
+    assert len(sales) == sum(sales_alone)
+    entries = sorted(map(repr, together.attrs["unparsed"]))
+    assert entries == sorted(repr(e) for frame in alone for e in frame.attrs.get("unparsed", ()))
