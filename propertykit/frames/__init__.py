@@ -2,7 +2,10 @@
 
 :func:`frame` builds the property table (Arrow does the reading and typing:
 :mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
-raw bodies); :func:`explode_sales` and :func:`epc_table` derive the sales and EPC tables.
+raw bodies; :mod:`~propertykit.frames.narrowing` keeps an odd value to its own column and
+:mod:`~propertykit.frames.coercion` coerces it or counts it, warns and keeps it raw for
+:func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and :func:`epc_table`
+derive the sales and EPC tables.
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
