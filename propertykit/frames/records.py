@@ -4,10 +4,11 @@
 :func:`read_records` reads parsed records through ``pa.array`` with that schema; when Arrow
 refuses some, it is narrowed down to the leaves it refuses (:mod:`propertykit.frames.narrowing`),
 which alone are read from their Python values and coerced (:mod:`propertykit.frames.coercion`);
-values with no clear meaning go to a sink, for the frame to count and keep. :func:`read_bodies` reads raw response bodies through Arrow's JSON reader
-(:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both give a
-struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns the
-struct array into leaf arrays by dotted name, for frames to type.
+values with no clear meaning go to a sink, for the frame to count and keep.
+:func:`read_bodies` reads raw response bodies through Arrow's JSON reader
+(:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both
+give a struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns
+the struct array into leaf arrays by dotted name, for frames to type.
 """
 
 from __future__ import annotations
