@@ -168,6 +168,8 @@ def _graft(
             children.append(read(_values(objects, field.name), field.type, name, rows))
         elif arrow is not None and all(_objects_of(f.type) is None for f in inner):
             children.append(_patch(objects, field, arrow, kept, path, name, rows, read))
+        elif arrow is None:  # every leaf in it refused: Arrow may not have seen odd objects here
+            children.append(read(_values(objects, field.name), field.type, name, rows))
         elif isinstance(field.type, pa.StructType):
             inside = _values(objects, field.name)
             children.append(_graft(inside, inner, arrow, kept, odd_objects, path, name, rows, read))

@@ -264,3 +264,19 @@ def test_a_big_untidy_batch_reads_as_its_records_read_one_by_one() -> None:
     assert len(sales) == sum(sales_alone)
     entries = sorted(map(repr, together.attrs["unparsed"]))
     assert entries == sorted(repr(e) for frame in alone for e in frame.attrs.get("unparsed", ()))
+
+
+def test_an_object_whose_every_leaf_was_refused_can_still_be_no_object_later() -> None:
+    records = generate_records(300, seed=6)
+    for record in records[:5]:  # every leaf of roomDetails refused early on
+        record["roomDetails"] = {"beds": "x", "baths": "y", "receptions": "z"}
+    records[250]["roomDetails"] = ["not", "an", "object"]  # in a later block
+    records[260]["saleHistory"] = [{"date": 1, "price": "p", "propertyType": 2, "newBuild": 3}]
+    records[290]["saleHistory"] = [7, None]
+    with pytest.warns(pk.UnparsedValuesWarning):
+        df = pk.frame(records)
+    raw = {(e[0], e[1]): e[2] for e in df.attrs["unparsed"]}
+    assert raw[(records[250]["propertyId"], "roomDetails")] == ["not", "an", "object"]
+    assert raw[(records[290]["propertyId"], "saleHistory")] == 7
+    assert df.filter(like="roomDetails.").iloc[:5].isna().all(axis=None)
+    assert df["roomDetails.beds"].iloc[6:250].notna().any()
