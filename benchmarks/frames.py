@@ -1,4 +1,10 @@
-"""propertykit's tables against the json_normalize route, on 100,000 synthetic records.
+"""propertykit's tables against the json_normalize route, on synthetic records, tidy and untidy.
+
+Two data sets: the sandbox's tidy records, and the same records made untidy the way real feeds
+are (:func:`untidy`): a few percent of records (3 % by default) each bend the interface in one
+or two of the ways in :data:`DEVIATIONS` — ``marketStatus.forSale`` as a boolean, a date where a
+date-time is expected, an offset, numbers sent as text, a lowercase rating or band, a null
+object, an extra field, and values with no clear meaning (a year as prose, an unknown area).
 
 (a) the usual route: ``pd.json_normalize(records)`` for the main table, plus
     ``pd.json_normalize(records, record_path="saleHistory", meta=["propertyId"])`` for the sales
@@ -21,27 +27,78 @@ A last child times getting the bodies into memory alone: ``json.loads`` with the
 collector on and paused (and ``orjson`` if it can be imported), against propertykit's Arrow
 reading (records as Arrow arrays, boundaries as Python values).
 
-    python benchmarks/frames.py [--records 100000] [--rounds 3]
+    python benchmarks/frames.py [--records 100000] [--rounds 3] [--share 0.03] [--data tidy untidy]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import json
+import random
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 SIDES = ("json_normalize", "propertykit")
 MODES = ("records", "bytes")
+DATASETS = ("tidy", "untidy")
 #: Records per response body: the service's largest page.
 PAGE_SIZE = 100
+
+
+def _set(record: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    parent: Any = record
+    for key in path[:-1]:
+        parent = parent.get(key) if isinstance(parent, dict) else None
+    if isinstance(parent, dict):
+        parent[path[-1]] = value
+
+
+def _first_sale(record: dict[str, Any], value: Any) -> None:
+    if record.get("saleHistory"):
+        record["saleHistory"][0]["price"] = value
+
+
+Deviation = Callable[[dict[str, Any], random.Random], None]
+#: Ways real feeds bend the interface, each with how it is applied to a record.
+DEVIATIONS: dict[str, Deviation] = {
+    "forSale as a boolean": lambda r, g: _set(r, ("marketStatus", "forSale"), g.random() < 0.5),
+    "a date for a date-time": lambda r, g: _set(r, ("marketStatus", "listingDate"), "2023-05-17"),
+    "an offset": lambda r, g: _set(r, ("lastUpdated",), "2025-02-21T04:21:41+01:00"),
+    "a price as text": lambda r, g: _set(
+        r, ("pricing", "estimatedSaleValue"), str(g.randrange(90_000, 900_000))
+    ),
+    "beds as text": lambda r, g: _set(r, ("roomDetails", "beds"), str(g.randrange(1, 6))),
+    "a lowercase rating": lambda r, g: _set(r, ("epc", "currentEnergyRating"), g.choice("abcdefg")),
+    "a lowercase band": lambda r, g: _set(r, ("councilTax", "taxBand"), g.choice("abcdefgh")),
+    "a null object": lambda r, g: _set(r, ("tenure",), None),
+    "an extra field": lambda r, g: _set(r, ("agentNote",), {"text": "viewing by appointment"}),
+    "a year as prose": lambda r, g: _set(r, ("yearBuilt",), "c. 1930"),
+    "an unknown area": lambda r, g: _set(r, ("floorAreaSqM",), "unknown"),
+    "a sale price as text": lambda r, g: _first_sale(r, str(g.randrange(50_000, 500_000))),
+}
+
+
+def untidy(records: list[dict[str, Any]], share: float, seed: int = 7) -> list[dict[str, Any]]:
+    """``records`` with ``share`` of them each bent in one or two of the :data:`DEVIATIONS`."""
+    generator = random.Random(seed)
+    ways = list(DEVIATIONS.values())
+    bent = []
+    for record in records:
+        if generator.random() < share:
+            record = copy.deepcopy(record)
+            for _ in range(generator.randint(1, 2)):
+                generator.choice(ways)(record, generator)
+        bent.append(record)
+    return bent
 
 
 def _rss_kib(field: str) -> int:
@@ -69,11 +126,15 @@ def _naive(records: list[dict[str, Any]]) -> int:
 
 
 def _propertykit(records_or_bodies: list[Any]) -> int:
+    import warnings
+
     import propertykit.views.accessor  # noqa: F401  (df.pk)
     from propertykit.frames.tables import frame
 
-    df = frame(records_or_bodies)
-    return len(df) + len(df.pk.sales()) + len(df.pk.epc())
+    with warnings.catch_warnings():  # the untidy set's values without meaning: counted, kept
+        warnings.simplefilter("ignore")
+        df = frame(records_or_bodies)
+        return len(df) + len(df.pk.sales()) + len(df.pk.epc())
 
 
 def _bodies(path: str) -> list[bytes]:
@@ -151,10 +212,21 @@ def _run(*args: str) -> dict[str, Any]:
     return result
 
 
+def _write(records: list[dict[str, Any]], path: Path) -> None:
+    with path.open("wb") as out:
+        for start in range(0, len(records), PAGE_SIZE):
+            page = records[start : start + PAGE_SIZE]
+            more = start + PAGE_SIZE < len(records)
+            envelope = {"success": True, "result": page, "hasMore": more}
+            out.write(json.dumps(envelope, separators=(",", ":")).encode() + b"\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--share", type=float, default=0.03, help="untidy records' share")
+    parser.add_argument("--data", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument(
         "--child", nargs=3, metavar=("SIDE", "MODE", "PATH"), help=argparse.SUPPRESS
     )
@@ -171,50 +243,50 @@ def main() -> int:
 
     print(f"generating {args.records:,} records with propertykit.sandbox.data ...", flush=True)
     records = generate_records(args.records)
-    pages = range(0, len(records), PAGE_SIZE)
+    results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "bodies.jsonl"
-        with path.open("wb") as out:
-            for start in pages:
-                page = records[start : start + PAGE_SIZE]
-                more = start + PAGE_SIZE < len(records)
-                envelope = {"success": True, "result": page, "hasMore": more}
-                out.write(json.dumps(envelope, separators=(",", ":")).encode() + b"\n")
-        size = path.stat().st_size / 2**20
-        print(f"{len(pages):,} response bodies, {size:,.0f} MiB", flush=True)
+        paths = {}
+        for data in args.data:
+            paths[data] = Path(folder) / f"{data}.jsonl"
+            _write(records if data == "tidy" else untidy(records, args.share), paths[data])
+            size = paths[data].stat().st_size / 2**20
+            print(f"{data}: {-(-args.records // PAGE_SIZE):,} response bodies, {size:,.0f} MiB")
         del records
-        results: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for round_number in range(args.rounds):
-            for mode in MODES:
-                order = SIDES if round_number % 2 == 0 else SIDES[::-1]
-                for side in order:
-                    result = _run("--child", side, mode, str(path))
-                    results.setdefault((side, mode), []).append(result)
-                    print(
-                        f"  round {round_number + 1} {mode:7} {side:14} "
-                        f"{result['seconds']:6.2f} s {result['mib']:7.0f} MiB",
-                        flush=True,
-                    )
-        decoding = _run("--decode", str(path))
+            for data in args.data:
+                for mode in MODES:
+                    order = SIDES if round_number % 2 == 0 else SIDES[::-1]
+                    for side in order:
+                        result = _run("--child", side, mode, str(paths[data]))
+                        results.setdefault((data, side, mode), []).append(result)
+                        print(
+                            f"  round {round_number + 1} {data:6} {mode:7} {side:14} "
+                            f"{result['seconds']:6.2f} s {result['mib']:7.0f} MiB",
+                            flush=True,
+                        )
+        decoding = _run("--decode", str(paths[args.data[0]]))
 
     exact = all(r["exact"] for runs in results.values() for r in runs)
     memory = "peak RSS over input (VmHWM reset)" if exact else "ru_maxrss over input"
     print(f"\n{args.records:,} records, medians of {args.rounds} rounds; memory = {memory}")
-    print(f"{'from':8} {'side':15} {'seconds':>8} {'MiB':>7}")
-    medians: dict[tuple[str, str], tuple[float, float]] = {}
-    for (side, mode), runs in results.items():
+    if "untidy" in args.data:
+        print(f"untidy: {args.share:.0%} of records each bent in 1-2 ways: {', '.join(DEVIATIONS)}")
+    print(f"{'data':7} {'from':8} {'side':15} {'seconds':>8} {'MiB':>7}")
+    medians: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for (data, side, mode), runs in results.items():
         seconds = statistics.median(r["seconds"] for r in runs)
         mib = statistics.median(r["mib"] for r in runs)
-        medians[side, mode] = (seconds, mib)
-        print(f"{mode:8} {side:15} {seconds:8.2f} {mib:7.0f}")
-    for mode in MODES:
-        naive_s, naive_mib = medians["json_normalize", mode]
-        ours_s, ours_mib = medians["propertykit", mode]
-        print(
-            f"from {mode}: propertykit is {naive_s / ours_s:.1f}x faster and uses "
-            f"{ours_mib / naive_mib:.2f} of the peak memory"
-        )
-    print("\nthe bodies alone, decoded or read into Arrow (median of 3):")
+        medians[data, side, mode] = (seconds, mib)
+        print(f"{data:7} {mode:8} {side:15} {seconds:8.2f} {mib:7.0f}")
+    for data in args.data:
+        for mode in MODES:
+            naive_s, naive_mib = medians[data, "json_normalize", mode]
+            ours_s, ours_mib = medians[data, "propertykit", mode]
+            print(
+                f"{data:6} from {mode:7}: propertykit is {naive_s / ours_s:4.1f}x faster and "
+                f"uses {ours_mib / naive_mib:.2f} of the peak memory"
+            )
+    print(f"\nthe {args.data[0]} bodies alone, decoded or read into Arrow (median of 3):")
     for name, seconds in decoding.items():
         print(f"  {name:26} {seconds:6.3f} s")
     return 0

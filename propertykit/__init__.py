@@ -38,7 +38,7 @@ from propertykit.errors import (
     ResponseTooLarge,
     ServerError,
 )
-from propertykit.frames import MinorUnitsWarning, frame
+from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
 from propertykit.wire import Usage
 
 __version__ = VERSION
@@ -76,6 +76,7 @@ __all__ = [
     "RateLimited",
     "ResponseTooLarge",
     "ServerError",
+    "UnparsedValuesWarning",
     "Usage",
     "__version__",
     "frame",

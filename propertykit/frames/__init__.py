@@ -2,13 +2,17 @@
 
 :func:`frame` builds the property table (Arrow does the reading and typing:
 :mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
-raw bodies); :func:`explode_sales` and :func:`epc_table` derive the sales and EPC tables.
+raw bodies; :mod:`~propertykit.frames.narrowing` keeps an odd value to its own column and
+:mod:`~propertykit.frames.coercion` coerces it or counts it, warns and keeps it raw for
+:func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and :func:`epc_table`
+derive the sales and EPC tables.
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
 
 from __future__ import annotations
 
+from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -30,7 +34,9 @@ __all__ = [
     "SALES_COLUMNS",
     "TAX_BANDS",
     "MinorUnitsWarning",
+    "UnparsedValuesWarning",
     "epc_table",
     "explode_sales",
     "frame",
+    "unparsed_table",
 ]

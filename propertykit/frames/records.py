@@ -1,17 +1,19 @@
 """Property records read into Arrow by the frame's schema, leniently: the reading half of frames.
 
 :data:`RECORD_FIELDS` is the schema (each field's path, kind and category levels);
-:func:`read_records` reads parsed records through ``pa.array`` with that schema, narrowing down
-to the objects and values Arrow refuses and coercing them as :mod:`propertykit.frames.tables`
-documents; :func:`read_bodies` reads raw response bodies through Arrow's JSON reader
-(:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both give a
-struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns the
-struct array into leaf arrays by dotted name, for frames to type.
+:func:`read_records` reads parsed records through ``pa.array`` with that schema; when Arrow
+refuses some, it is narrowed down to the leaves it refuses (:mod:`propertykit.frames.narrowing`),
+which alone are read from their Python values and coerced (:mod:`propertykit.frames.coercion`);
+values with no clear meaning go to a sink, for the frame to count and keep.
+:func:`read_bodies` reads raw response bodies through Arrow's JSON reader
+(:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both
+give a struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns
+the struct array into leaf arrays by dotted name, for frames to type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +22,9 @@ import pyarrow as pa
 
 from propertykit.errors import InvalidInput
 from propertykit.frames import bodies as _bodies
-from propertykit.jsonio import loads, records_of
+from propertykit.frames import coercion, narrowing
+from propertykit.frames.coercion import Sink
+from propertykit.jsonio import loads, paused_gc, records_of
 
 __all__ = [
     "ARROW_ERRORS",
@@ -31,6 +35,7 @@ __all__ = [
     "EPC_RATINGS",
     "FLAG",
     "INT",
+    "KINDS",
     "LIST",
     "NUMBER",
     "RAW",
@@ -123,6 +128,7 @@ _ARROW_LEAF |= {INT: pa.float64(), NUMBER: pa.float64(), FLAG: pa.bool_()}
 ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 #: What pk.frame takes for response bodies rather than records.
 BODY_TYPES = (bytes, bytearray, memoryview, str)
+_KIND_OF = {pa.string(): TEXT, pa.float64(): NUMBER, pa.bool_(): FLAG}  # for unnamed columns
 _PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
     pa.string(): {str, type(None)},
     pa.float64(): {int, float, bool, type(None)},
@@ -165,58 +171,111 @@ def _get(parent: dict[str, Any] | None, key: str) -> Any:
     return None if parent is None else parent.get(key)
 
 
-def _coerce_text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
+#: The kind of each leaf, by dotted name (a sale's fields under ``saleHistory.``).
+KINDS: dict[str, str] = {f.name: f.kind for f in RECORD_FIELDS}
+KINDS |= {f"saleHistory.{f.name}": f.kind for f in SALE_FIELDS}
+KINDS |= {f.name: "level" for f in RECORD_FIELDS if f.levels}  # ratings, bands: text only
 
 
-def _coerce_number(value: Any) -> float | None:
-    if not isinstance(value, int | float | str):
-        return None
-    try:
-        return float(value.strip() if isinstance(value, str) else value)
-    except (ValueError, OverflowError):
-        return None
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
 
 
-def _coerce_flag(value: Any) -> bool | None:
-    if isinstance(value, str):
-        return {"true": True, "false": False}.get(value.strip().lower())
-    return bool(value) if isinstance(value, int | float) and value in (0, 1) else None
+def read_values(
+    values: list[Any],
+    arrow_type: pa.DataType,
+    column: str = "",
+    sink: Sink | None = None,
+    rows: Sequence[int] | None = None,
+) -> pa.Array:
+    """Read Python values as ``arrow_type``: Arrow at once, else narrowed down to the columns
+    Arrow refuses, which alone are read value by value (:func:`coercion.lenient`).
 
-
-_COERCE: dict[pa.DataType, Callable[[Any], Any]] = {
-    pa.string(): _coerce_text,
-    pa.float64(): _coerce_number,
-    pa.bool_(): _coerce_flag,
-}
-
-
-def read_values(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    """Read Python values as ``arrow_type``; whatever Arrow refuses is narrowed down and coerced."""
+    ``column`` is the dotted name of ``values``; values with no clear meaning go to ``sink`` by
+    their row of the frame (``rows[i]`` for ``values[i]``; default ``i``).
+    """
     nested = isinstance(arrow_type, pa.StructType | pa.ListType)
     if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
         try:
             return pa.array(values, type=arrow_type)
         except ARROW_ERRORS:
             pass
-    if isinstance(arrow_type, pa.ListType):  # keep lists; drop entries that are not objects
-        offsets: list[int] = [0]
-        items: list[Any] = []
-        for value in values:
-            if isinstance(value, list | tuple):
-                items.extend(item for item in value if isinstance(item, Mapping))
-            offsets.append(len(items))
-        mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
-        elements = read_values(items, arrow_type.value_type)
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
+    if isinstance(arrow_type, pa.ListType):
+        return _read_lists(values, arrow_type, column, sink, rows)
     if isinstance(arrow_type, pa.StructType):
-        parents = [as_dict(v) for v in values]
-        children = [read_values([_get(p, f.name) for p in parents], f.type) for f in arrow_type]
-        mask = pa.array([p is None for p in parents], type=pa.bool_())
-        return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
-    return pa.array([_COERCE[arrow_type](v) for v in values], type=arrow_type)
+        return _read_struct(values, arrow_type, column, sink, rows)
+    return coercion.lenient(
+        values, KINDS.get(column, _KIND_OF[arrow_type]), arrow_type, column, sink, rows
+    )
+
+
+def _read_struct(
+    values: list[Any],
+    arrow_type: pa.StructType,
+    column: str,
+    sink: Sink | None,
+    rows: Sequence[int] | None,
+) -> pa.StructArray:
+    """Objects Arrow refused as a whole: by Arrow but for the leaves it refuses, which are read
+    from their Python values by :func:`read_values` (:mod:`propertykit.frames.narrowing`)."""
+    if set(map(type, values)) == {dict}:
+        parents: list[Any] = values
+    else:
+        parents = [v if type(v) is dict else as_dict(v) for v in values]
+        if sink is not None:
+            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
+            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+
+    def read(values: list[Any], of: pa.DataType, name: str, at: Sequence[int] | None) -> pa.Array:
+        return read_values(values, of, name, sink, at)
+
+    return narrowing.read_objects(parents, arrow_type, column, rows, read)
+
+
+def _read_lists(
+    values: list[Any],
+    arrow_type: pa.ListType,
+    column: str,
+    sink: Sink | None,
+    rows: Sequence[int] | None,
+) -> pa.ListArray:
+    """Lists Arrow refused as a whole: lists of objects keep to the Arrow path but for the
+    fields Arrow refuses; otherwise entries that are not objects go to ``sink``."""
+    if set(map(type, values)) <= {list, type(None)}:
+        lengths = [0 if v is None else len(v) for v in values]
+        flat = [item for v in values if v is not None for item in v]
+        if set(map(type, flat)) <= {dict}:
+            ends = np.cumsum(lengths, dtype=np.int32)
+            parents = np.arange(len(values)) if rows is None else np.asarray(rows)
+            by_row = np.repeat(parents, lengths).tolist()
+            elements = read_values(flat, arrow_type.value_type, column, sink, by_row)
+            missing = pa.array([v is None for v in values]) if None in values else None
+            starts = pa.array(np.concatenate([np.zeros(1, np.int32), ends]))
+            return pa.ListArray.from_arrays(starts, elements, mask=missing)
+    offsets: list[int] = [0]
+    items: list[Any] = []
+    owners: list[int] = []
+    odd: list[int] = []
+    odd_values: list[Any] = []
+    for position, value in enumerate(values):
+        row = rows[position] if rows is not None else position
+        if isinstance(value, list | tuple):
+            for item in value:
+                if isinstance(item, Mapping):
+                    items.append(item)
+                    owners.append(row)
+                elif item is not None:
+                    odd.append(row)
+                    odd_values.append(item)
+        elif value is not None:
+            odd.append(row)
+            odd_values.append(value)
+        offsets.append(len(items))
+    if sink is not None and odd:
+        sink.append((column, odd, odd_values))
+    mask = pa.array([not isinstance(v, list | tuple) for v in values], type=pa.bool_())
+    elements = read_values(items, arrow_type.value_type, column, sink, owners)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
 
 
 def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
@@ -230,22 +289,23 @@ def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
     return columns
 
 
-def _boundaries(rows: list[dict[str, Any] | None]) -> np.ndarray:
+def _boundaries(rows: list[Any]) -> np.ndarray:
     """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
-    spatial = (None if r is None else r.get("spatial") for r in rows)
+    spatial = (r.get("spatial") if type(r) is dict else _get(as_dict(r), "spatial") for r in rows)
     boundary = (
         s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
     )
     return np.fromiter(boundary, dtype=object, count=len(rows))
 
 
-def read_bodies(bodies: list[Any]) -> tuple[pa.StructArray, np.ndarray]:
+def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
     """Records and boundaries of response bodies: Arrow's reader, else ``json`` and records."""
     try:
         return _bodies.read(bodies, RECORD_TYPE)
     except _bodies.Unreadable:
-        decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
-        return read_records([record for body in decoded for record in records_of(body)])
+        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than json
+            decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
+            return read_records([record for body in decoded for record in records_of(body)], sink)
 
 
 def decode_body(body: Any, position: int) -> Any:
@@ -269,6 +329,6 @@ def decode_body(body: Any, position: int) -> Any:
     return value
 
 
-def read_records(rows: list[dict[str, Any] | None]) -> tuple[pa.StructArray, np.ndarray]:
-    """Records (dicts, or ``None`` for rows that are not objects) and their boundaries."""
-    return read_values(rows, RECORD_TYPE), _boundaries(rows)
+def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
+    """Records (anything that is not an object is a row of missing values) and boundaries."""
+    return read_values(rows, RECORD_TYPE, "", sink), _boundaries(rows)

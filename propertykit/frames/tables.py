@@ -25,18 +25,22 @@ types, statuses, tenure,      ``category`` of the values seen, sorted (the servi
 currency                      complete lists)
 ============================  ======================================================================
 
-Untidy data never raises. Absent keys, null objects and values of the wrong type become missing;
-a value is coerced only when its reading is unambiguous: an integer where text is expected becomes
-its decimal text; a numeric string (``"12"``, ``" 3.5 "``) where a number is expected becomes the
-number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a flag is expected become the flag;
-EPC ratings and bands are stripped and upper-cased. As in Python, numpy and Arrow, ``true`` and
-``false`` where a number is expected read as 1 and 0 (checking for them would cost a third of the
-time of :func:`frame`). A fraction where an integer is expected, text that is not a number or a
-``YYYY-MM-DD`` date or an ISO 8601 date-time, and an object or list where a value is expected,
-are missing. In ``saleHistory`` a value that is not a list is missing, and
-:func:`explode_sales` skips entries that are not objects. Keys the interface does not name are
-dropped. Integers pass through ``float64`` on the way in, so values beyond 2**53 are not exact
-(no field of the interface comes near).
+Untidy data never raises, and loses no value without a count
+(:mod:`propertykit.frames.coercion`). Absent keys and null objects are missing. A value of the
+wrong type is coerced when its reading is clear: a boolean or number where text is expected
+becomes its JSON text (``true`` -> ``"true"``); a numeric string (``"12"``, ``" 3.5 "``) where a
+number is expected becomes the number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a
+flag is expected become the flag; a date where a date-time is expected is midnight UTC and
+offsets are converted to UTC; EPC ratings and bands are stripped and upper-cased. As in Python,
+numpy and Arrow, ``true`` and ``false`` where a number is expected read as 1 and 0. Anything else
+(a fraction where an integer is expected, text that is not a number, a ``YYYY-MM-DD`` date, an
+ISO 8601 date-time or a level, an object or list where a value is expected, a value that is not a
+list in ``saleHistory`` or an entry in it that is not an object) is missing in its column,
+warned about once per column (:class:`~propertykit.frames.coercion.UnparsedValuesWarning`) and
+kept as served in ``df.attrs["unparsed"]`` (``df.pk.unparsed()``); :func:`explode_sales` does
+the same for a sale's date. Keys the interface does not name are dropped. Integers pass
+through ``float64`` on the way in, so values beyond 2**53 are not exact (no field of the
+interface comes near).
 
 Money
 -----
@@ -63,6 +67,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput, PropertyKitWarning
+from propertykit.frames.coercion import Sink, report
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -81,7 +86,6 @@ from propertykit.frames.records import (
     TAX_BANDS,
     TEXT,
     Field,
-    as_dict,
     flatten,
     read_bodies,
     read_records,
@@ -172,26 +176,44 @@ def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
     return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
 
 
-def _typed(fields: list[Field], arrow: dict[str, pa.Array]) -> dict[str, Any]:
-    """pandas arrays, by dotted name, for the Arrow-read ``fields``."""
+def _typed(
+    fields: list[Field], arrow: dict[str, pa.Array], sink: Sink, prefix: str = ""
+) -> dict[str, Any]:
+    """pandas arrays, by dotted name, for the Arrow-read ``fields``.
+
+    Text that is no date, date-time or level, and a number that is no integer where one is
+    expected, go to ``sink`` as served (under ``prefix`` + the field's name).
+    """
     texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
     text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
     columns: dict[str, Any] = {}
     for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: see _boundaries
         values = arrow[f.name]
+        unread: np.ndarray | None = None
         if f.kind == TEXT:
             columns[f.name] = text[f.name].array
         elif f.kind == CATEGORY:
             columns[f.name] = _categories(values, f.levels)
+            if f.levels is not None:
+                unread = columns[f.name].codes == -1
         elif f.kind in (DATE, DATETIME):
             columns[f.name] = _times(values, f.kind)
+            unread = np.asarray(columns[f.name].isna())
         elif f.kind in (INT, NUMBER):
             numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers
+            if f.kind == INT:
+                unread = np.asarray(columns[f.name].isna())
         elif f.kind == FLAG:
             columns[f.name] = _flags(values)
         elif f.kind == LIST:
             columns[f.name] = pd.arrays.ArrowExtensionArray(values)
+        if unread is not None and unread.any():
+            served = values.is_valid().to_numpy(zero_copy_only=False)
+            positions = np.flatnonzero(unread & served)
+            if len(positions):
+                raw = values.take(pa.array(positions)).to_pylist()
+                sink.append((prefix + f.name, positions.tolist(), raw))
     return columns
 
 
@@ -244,13 +266,16 @@ def frame(
     """
     rows = _rows(records)
     kinds = set(map(type, rows))
+    sink: Sink = []
     if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
-        arrow, boundaries = read_bodies(rows)
+        arrow, boundaries = read_bodies(rows, sink)
     else:
-        arrow, boundaries = read_records([as_dict(r) for r in rows] if kinds - {dict} else rows)
-    columns = _typed(RECORD_FIELDS, flatten(arrow))
+        arrow, boundaries = read_records(rows, sink)
+    columns = _typed(RECORD_FIELDS, flatten(arrow), sink)
     columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
+    if sink:
+        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS, stacklevel=3)
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
@@ -330,18 +355,29 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
             if isinstance(served, pa.ChunkedArray):
                 served = served.combine_chunks()
             lists = served.cast(SALES_LIST)
+    odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
     if lists is None:  # e.g. a column of raw lists
-        lists = read_values(histories.tolist(), SALES_LIST)
+        lists = read_values(histories.tolist(), SALES_LIST, "saleHistory", odd)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
     valid = sales.is_valid()
     owners, sales = owners.filter(valid), sales.filter(valid)
-    result = pd.DataFrame(_typed(SALE_FIELDS, flatten(sales)), columns=list(SALES_COLUMNS[1:5]))
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
+    sink: Sink = []  # text that is no date, by rows of the sales
+    typed = _typed(SALE_FIELDS, flatten(sales), sink, "saleHistory.")
+    result = pd.DataFrame(typed, columns=list(SALES_COLUMNS[1:5]))
     for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
         carried = _column(df, name).take(taken).reset_index(drop=True)
         result.insert(0 if position == 0 else len(result.columns), name, carried)
     result.attrs = dict(df.attrs)
+    if sink or odd:  # values frame() kept as served in saleHistory that a sale cannot hold
+        ids = _column(df, "propertyId").array
+        by_id: Sink = [(c, [ids[r] for r in rows], raw) for c, rows, raw in odd]
+        ids = result["propertyId"].array
+        by_id += [(c, [ids[r] for r in rows], raw) for c, rows, raw in sink]
+        order = ["saleHistory", *(f"saleHistory.{f.name}" for f in SALE_FIELDS)]
+        found = report(by_id, None, order, stacklevel=3)
+        result.attrs["unparsed"] = tuple(df.attrs.get("unparsed", ())) + found
     return result
 
 

@@ -62,6 +62,24 @@ class PropertyAccessor:
 
         return epc_table(self._df, today=today)
 
+    def unparsed(self) -> pd.DataFrame:
+        """Values that had no clear meaning in their column, as served: propertyId, column, value.
+
+        They are missing in the typed columns (:func:`propertykit.frames.coercion.report` warned
+        once per column); see :mod:`propertykit.frames.coercion`.
+
+        Examples
+        --------
+        >>> import warnings, propertykit as pk
+        >>> with warnings.catch_warnings(action="ignore"):
+        ...     df = pk.frame([{"propertyId": "PK1", "yearBuilt": "c. 1930"}])
+        >>> df.pk.unparsed().to_dict("records")
+        [{'propertyId': 'PK1', 'column': 'yearBuilt', 'value': 'c. 1930'}]
+        """
+        from propertykit.frames import unparsed_table
+
+        return unparsed_table(self._df)
+
     def to_geodataframe(
         self, geometry: Literal["point", "boundary"] = "point", **kwargs: Any
     ) -> geopandas.GeoDataFrame:

@@ -21,6 +21,10 @@ from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
 from tests.frames.test_untidy import untidy_records
 
+# Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
+pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+
+
 SQUARE = [[0, 0], [1, 0], [1, 1], [0, 0]]
 
 
@@ -40,6 +44,7 @@ def decoded(bodies: list[bytes]) -> list[dict[str, Any]]:
 def test_the_sandbox_pages_frame_as_their_records_through_arrow(
     records: list[dict[str, Any]],
 ) -> None:
+
     bodies = envelopes(records, size=37)
     arrow, boundaries = _bodies.read(bodies, RECORD_TYPE)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100

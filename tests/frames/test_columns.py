@@ -16,6 +16,9 @@ from propertykit.frames.tables import (
     frame,
 )
 
+# Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
+pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+
 STR, CAT = "str", "category"
 EXPECTED = [
     ("propertyId", STR), ("locationId", STR),

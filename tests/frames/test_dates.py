@@ -9,6 +9,9 @@ import pytest
 
 from propertykit.frames.tables import frame
 
+# Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
+pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+
 # Arrow's cast reads a column only when it accepts every value; otherwise pandas reads it all.
 DAYS = ["2024-01-02", "2024-02-29", "9999-12-31", "2024-02-30", "2023-02-29", "2024-1-2",
         " 2024-01-02", "20240102", "2024-01-02T03:04", "0000-01-01", "x", ""]  # fmt: skip

@@ -10,6 +10,9 @@ import pytest
 
 from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
 
+# Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
+pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+
 
 def plain(series: pd.Series) -> list[Any]:
     """Python values with every kind of missing as None, for comparing across dtypes."""
@@ -29,6 +32,7 @@ SCALAR_COLUMNS = [c for c in COLUMNS if c not in ("spatial.boundary", "saleHisto
 def test_each_column_equals_json_normalize(
     records: list[dict[str, Any]], df: pd.DataFrame, column: str
 ) -> None:
+
     naive = pd.json_normalize(records)
     theirs = naive[column] if column in naive else pd.Series([None] * len(records), dtype=object)
     ours = df[column]
