@@ -111,7 +111,8 @@ def main() -> None:
     batches = -(-args.ids // _BATCH)
     print(f"{args.ids:,} ids ({batches:,} batches of {_BATCH}); sandbox latency {args.latency} s")
     folder = Path(tempfile.mkdtemp(prefix="pk-bench-dask-"))
-    with pk.sandbox.serve(n_properties=args.ids, latency=args.latency) as sb:
+    unlimited = {"balance": 10**9, "daily_cap": 10**9}  # two cold runs of 200,000 credits each
+    with pk.sandbox.serve(n_properties=args.ids, latency=args.latency, **unlimited) as sb:
         common = {"ids": args.ids, "partition_size": args.partition_size}
         results = {}
         for mode, workers in (("single", 1), ("dask", 2)):

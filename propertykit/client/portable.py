@@ -15,6 +15,7 @@ not carried - put it in a ``redis://`` address you pass yourself).
 
 from __future__ import annotations
 
+import atexit
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,14 @@ class ClientRecipe:
             if client is None:
                 client = _shared[self] = self.build()
             return client
+
+
+@atexit.register
+def _close_shared() -> None:
+    with _shared_lock:
+        for client in _shared.values():
+            client.close()
+        _shared.clear()
 
 
 def _rebuild(recipe: ClientRecipe) -> Client:
