@@ -83,6 +83,10 @@ class ClientRecipe:
 
     def shared(self) -> Client:
         """One client per process for these settings (a Dask worker's tasks share its pool)."""
+        try:
+            hash(self)
+        except TypeError:  # a setting that cannot be a key (e.g. a dict): no sharing
+            return self.build()
         with _shared_lock:
             client = _shared.get(self)
             if client is None:

@@ -13,18 +13,15 @@ objects: Dask's automatic conversion of object columns to text is switched off f
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import dask
 import dask.dataframe as dd
 import pandas as pd
 
-from propertykit.client import Client, validate_ids
+from propertykit.client import Client, ClientRecipe, validate_ids
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
-
-if TYPE_CHECKING:
-    from propertykit.client.portable import ClientRecipe
 
 __all__ = ["DEFAULT_BATCHES_PER_PARTITION", "properties", "sources"]
 

@@ -112,7 +112,12 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
             if fresh is not None and not fresh.is_expired:
                 return fresh
             with self._budget_place(request):
-                return super()._send_and_cache(request, actions, *args, **kwargs)
+                response = super()._send_and_cache(request, actions, *args, **kwargs)
+            # The answer must be readable before the lock goes: requests-cache rolls a failed
+            # SQLite commit back without a word, so check, and write it again if it is missing.
+            if not actions.skip_write and not self.cache.contains(key=actions.cache_key):
+                self.cache.save_response(response, actions.cache_key, actions.expires)
+            return response
 
     @contextmanager
     def _budget_place(self, request: requests.PreparedRequest) -> Iterator[None]:

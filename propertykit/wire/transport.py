@@ -134,6 +134,7 @@ class Transport:
         # Billable requests on their way, not yet counted in usage (see _budget_slot).
         self._reserved = 0
         self._budget_changed = threading.Condition(usage.lock)
+        shared_budget = shared_budget_for(self.cache, self.budget_name, self.budget)
         self.session = open_session(
             api_key=self.api_key,
             base_url=self.base_url,
@@ -148,7 +149,7 @@ class Transport:
         )
         # One fetch per batch across processes, and the budget they share (if named).
         self.session.single_flight = single_flight_for(self.cache, timeout=self.timeout)
-        self.session.shared_budget = shared_budget_for(self.cache, self.budget_name, self.budget)
+        self.session.shared_budget = shared_budget
 
     # -- sending ----------------------------------------------------------------------------------
 

@@ -30,8 +30,8 @@ def test_the_key_is_in_no_pickled_task_repr_log_or_redis_key(
     import redis
 
     key = sb.api_key.encode()
-    log_files = cluster.run(lambda: None)  # one entry per worker
-    for index, address in enumerate(sorted(log_files)):
+    workers = cluster.scheduler_info()["workers"]
+    for index, address in enumerate(sorted(workers)):
         path = tmp_path / f"worker-{index}.log"
         cluster.run(_log_propertykit_to, str(path), workers=[address])
     caplog.set_level(logging.DEBUG, logger="propertykit")
