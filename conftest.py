@@ -12,7 +12,8 @@ pytest runs the examples (``--doctest-modules``) with these names already define
     uses a title no other example touches (``sb.title_numbers[0]`` to ``[8]`` are taken).
 ``client``
     A fresh ``pk.Client`` on ``sb`` for each example: its own SQLite cache and purchase journal
-    (so usage counts start at 0), no progress bars; closed afterwards.
+    (so usage counts start at 0), no progress bars; closed afterwards. ``PROPERTYKIT_API_KEY``
+    holds ``sb``'s key meanwhile, as it would on Dask workers (copies of ``client`` read it).
 ``records``
     50 synthetic property records: ``pk.sandbox.generate_records(50)``.
 
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 import pytest
 
 import propertykit as pk
-from propertykit.config import ENV_CACHE_DIR
+from propertykit.config import ENV_API_KEY, ENV_CACHE_DIR
 from propertykit.sandbox import Sandbox, generate_records
 
 #: The names backed by the sandbox; an example that binds one itself (``as sb``, ``client =``)
@@ -70,6 +71,7 @@ def _doctest_names(request: pytest.FixtureRequest) -> Iterator[None]:
     client = None
     if _needs_sandbox("".join(example.source for example in item.dtest.examples)):
         sb: Sandbox = request.getfixturevalue("_doctest_sandbox")
+        monkeypatch.setenv(ENV_API_KEY, sb.api_key)
         client = pk.Client(
             sb.api_key,
             sb.url,

@@ -21,7 +21,7 @@ import propertykit as pk
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "propertykit"
-LAYERS = ("wire", "client", "deeds", "frames", "views", "widgets", "cli", "sandbox")
+LAYERS = ("wire", "client", "deeds", "frames", "views", "widgets", "cli", "dask", "sandbox")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

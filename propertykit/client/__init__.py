@@ -13,5 +13,15 @@ from __future__ import annotations
 from propertykit.client.bulk import DryRun
 from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
+from propertykit.client.portable import ClientRecipe
 
-__all__ = ["Client", "DryRun", "ParsedIds", "encode_id", "join_ids", "parse_ids", "validate_ids"]
+__all__ = [
+    "Client",
+    "ClientRecipe",
+    "DryRun",
+    "ParsedIds",
+    "encode_id",
+    "join_ids",
+    "parse_ids",
+    "validate_ids",
+]

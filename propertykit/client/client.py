@@ -20,6 +20,7 @@ from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_ba
 from propertykit.client.envelope import check_envelope
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
+from propertykit.client.portable import Portable, portable_settings
 from propertykit.client.progress import progress_bar
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 
-class Client:
+class Client(Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -71,6 +72,9 @@ class Client:
         Longest ``Retry-After`` (seconds) the client sleeps through.
     budget
         Most billable requests to send over the network; cache hits are free.
+    budget_name
+        Share ``budget`` with every client of this name on the same Redis or SQLite cache
+        (kernels, Dask workers; see :mod:`propertykit.wire.shared_budget`).
     progress
         Progress bars on calls spanning several requests (``None``: in notebooks and terminals).
     timeout
@@ -107,6 +111,7 @@ class Client:
         max_retries: int = 3,
         max_wait: float = 60.0,
         budget: int | None = None,
+        budget_name: str | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
         deadline: float = 300.0,
@@ -117,6 +122,7 @@ class Client:
         _clock: Callable[[], datetime] | None = None,
         _rng: random.Random | None = None,
     ) -> None:
+        self._settings = portable_settings(locals())  # what a pickled copy is built from
         key = setting(api_key, ENV_API_KEY, "API key", "api_key")
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
@@ -151,6 +157,7 @@ class Client:
             endpoints=self.endpoints,
             retry=retry,
             budget=budget,
+            budget_name=budget_name,
             timeout=float(timeout),
             close_cache=owned,
             pool_size=max(10, max_in_flight),
@@ -161,11 +168,6 @@ class Client:
         self._lookups = Lookups(self._transport, self.endpoints)
 
     # -- housekeeping -----------------------------------------------------------------------------
-
-    @property
-    def base_url(self) -> str:
-        """The service's root address."""
-        return self._transport.base_url
 
     @property
     def usage(self) -> Usage:
@@ -211,13 +213,6 @@ class Client:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        # Never the key, not even a part of it.
-        return (
-            f"Client(base_url={self.base_url!r}, cache={self._cache_label!r}, "
-            f"offline={self.offline}, budget={self._transport.budget}, api_key='***')"
-        )
 
     # -- endpoints --------------------------------------------------------------------------------
 

@@ -3,7 +3,9 @@
 The requests-cache session (SQLite or Redis), pacing, retries and 429s decided as plain data
 (:mod:`~propertykit.wire.retries`) and carried out by the :class:`Transport`, error bodies read
 into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
-and the Redis parts a team shares.
+the Redis parts a team shares, one fetch per batch across processes
+(:mod:`~propertykit.wire.single_flight`) and a budget they share
+(:mod:`~propertykit.wire.shared_budget`).
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
 meaning, a record's shape or a purchase.

@@ -41,6 +41,8 @@ from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import BadResponse
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES, BoundedAdapter
+from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
+from propertykit.wire.single_flight import SingleFlight
 
 __all__ = [
     "API_KEY_HEADERS",
@@ -93,8 +95,50 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
     """requests-cache first (hits are free), then the suggest rate limit, then ``requests``.
 
     Also drops the API key header on a redirect to another origin: ``requests`` strips only
-    ``Authorization`` there, never custom headers.
+    ``Authorization`` there, never custom headers. A cache miss about to be sent passes through
+    :meth:`_send_and_cache`: with ``single_flight`` it holds the cache key's team-wide lock and
+    reads the cache again first (see :mod:`propertykit.wire.single_flight`); with
+    ``shared_budget`` a billable send takes its place in the shared count first.
     """
+
+    single_flight: SingleFlight | None = None
+    shared_budget: SharedBudget | None = None
+
+    def _send_and_cache(
+        self, request: requests.PreparedRequest, actions: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        flight = self.single_flight
+        if flight is None or request.method != "GET":
+            with self._budget_place(request):
+                return super()._send_and_cache(request, actions, *args, **kwargs)
+        with flight.hold(actions.cache_key):
+            # Another process may have fetched it while we waited: its answer is free.
+            fresh = self.cache.get_response(actions.cache_key)
+            if fresh is not None and not fresh.is_expired:
+                return fresh
+            with self._budget_place(request):
+                response = super()._send_and_cache(request, actions, *args, **kwargs)
+            # The answer must be readable before the lock goes: requests-cache rolls a failed
+            # SQLite commit back without a word, so check, and write it again if it is missing.
+            if not actions.skip_write and not self.cache.contains(key=actions.cache_key):
+                self.cache.save_response(response, actions.cache_key, actions.expires)
+            return response
+
+    @contextmanager
+    def _budget_place(self, request: requests.PreparedRequest) -> Iterator[None]:
+        budget = self.shared_budget
+        if budget is None or not BILLABLE.get():
+            yield
+            return
+        if not budget.take():
+            path = (request.path_url or "").split("?")[0]
+            raise budget_spent_error(budget, path)
+        try:
+            yield
+        except requests.exceptions.ConnectionError as exc:
+            if _nothing_sent(exc):
+                budget.give_back()
+            raise
 
     def rebuild_auth(
         self, prepared_request: requests.PreparedRequest, response: requests.Response
@@ -105,6 +149,14 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
         if self.should_strip_auth(old_url, new_url):  # type: ignore[no-untyped-call,unused-ignore]
             for name in API_KEY_HEADERS:
                 prepared_request.headers.pop(name, None)
+
+
+def _nothing_sent(exc: requests.exceptions.ConnectionError) -> bool:
+    """A refused or never-made connection: nothing reached the service."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    text = repr(exc.args[0]) if exc.args else ""
+    return "NewConnectionError" in text or "Failed to establish" in text
 
 
 def open_session(

@@ -71,6 +71,8 @@ from propertykit.wire.session import (
     parsed_body,
     unusable_answer,
 )
+from propertykit.wire.shared_budget import BILLABLE, shared_budget_for
+from propertykit.wire.single_flight import single_flight_for
 from propertykit.wire.usage import Usage
 
 __all__ = ["Transport"]
@@ -104,6 +106,9 @@ class Transport:
         wait, every body read) in seconds.
     budget
         Most billable requests to send over the network (``None``: no limit).
+    budget_name
+        Count ``budget`` in the shared cache under this name, with every client (kernel, Dask
+        worker) using the same name (see :mod:`propertykit.wire.shared_budget`).
     timeout
         Seconds to wait for the service (connect and read).
     max_body_bytes
@@ -125,6 +130,7 @@ class Transport:
     endpoints: Endpoints = field(default_factory=Endpoints)
     retry: policy.RetrySettings = field(default_factory=policy.RetrySettings)
     budget: int | None = None
+    budget_name: str | None = None
     timeout: float = 30.0
     close_cache: bool = True
     pool_size: int = 10
@@ -144,6 +150,7 @@ class Transport:
         # Billable requests on their way, not yet counted in usage (see _budget_slot).
         self._reserved = 0
         self._budget_changed = threading.Condition(usage.lock)
+        shared_budget = shared_budget_for(self.cache, self.budget_name, self.budget)
         self.session = open_session(
             api_key=self.api_key,
             base_url=self.base_url,
@@ -157,6 +164,9 @@ class Transport:
             limiter_redis=self.limiter_redis,
             max_body_bytes=self.max_body_bytes,
         )
+        # One fetch per batch across processes, and the budget they share (if named).
+        self.session.single_flight = single_flight_for(self.cache, timeout=self.timeout)
+        self.session.shared_budget = shared_budget
 
     # -- sending ----------------------------------------------------------------------------------
 
@@ -314,6 +324,7 @@ class Transport:
         ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
         ``NetworkError`` for requests that cannot be sent at all (e.g. too many redirects).
         """
+        BILLABLE.set(billable)
         with self._budget_slot(billable) as may_send:
             return self._attempt_within_budget(
                 method, url, endpoint, params, json_body, headers, billable, may_send
@@ -327,8 +338,8 @@ class Transport:
         is counted, so the budget is never overspent. A thread finding every place reserved
         waits for those attempts to end (some may be cache hits and give their place back).
         """
-        if not billable or self.budget is None:
-            yield True
+        if not billable or self.budget is None or self.session.shared_budget is not None:
+            yield True  # a shared budget is counted by the session, after the cache missed
             return
         with self._budget_changed:
             while self._reserved and self.usage.billable_requests + self._reserved >= self.budget:

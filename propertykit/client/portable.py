@@ -1,0 +1,182 @@
+"""A client that travels without its key: pickling for Dask workers and other processes.
+
+``pickle.dumps(client)`` (and so a Dask task graph holding a client) carries the client's
+settings - service address, cache location, endpoints, budget and its name, retries, timeout -
+and never the API key, the session or the cache connection. The copy is built anew where it is
+unpickled, reading the key from that process's ``PROPERTYKIT_API_KEY`` (set it in the workers'
+environment, or in the secret store of your cluster that fills it). Without it the copy raises
+:class:`~propertykit.errors.ConfigError` saying so.
+
+The cache must be something the other process can open: ``True`` (its own cache directory), a
+path (a SQLite file on a disk it can reach), a ``redis://`` address, ``False``, or a
+requests-cache Redis or SQLite backend (rebuilt from its address or file; a Redis password is
+not carried - put it in a ``redis://`` address you pass yourself).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from propertykit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from propertykit.client.client import Client
+    from propertykit.config import Endpoints
+    from propertykit.wire import Transport
+
+__all__ = ["ClientRecipe", "Portable", "portable_settings"]
+
+#: ``pk.Client`` arguments a copy is built from (never the key, nor injected test hooks).
+_PORTABLE = (
+    "cache",
+    "expire_after",
+    "max_retries",
+    "max_wait",
+    "budget",
+    "budget_name",
+    "timeout",
+    "max_in_flight",
+    "journal",
+)
+
+_shared: dict[ClientRecipe, Client] = {}
+_shared_lock = threading.Lock()
+
+
+def portable_settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The portable arguments among ``pk.Client``'s (called with its ``locals()`` at the top).
+
+    Examples
+    --------
+    >>> sorted(portable_settings({"api_key": "secret", "budget": 3, "_sleep": print}))
+    ['budget']
+    """
+    return {name: arguments[name] for name in _PORTABLE if name in arguments}
+
+
+@dataclass(frozen=True)
+class ClientRecipe:
+    """What a client is built from, without its key: picklable, hashable, safe to show.
+
+    Examples
+    --------
+    >>> recipe = ClientRecipe((("base_url", "http://127.0.0.1:1"), ("cache", False)))
+    >>> recipe.settings["cache"]
+    False
+    """
+
+    items: tuple[tuple[str, Any], ...]
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The ``pk.Client`` keyword arguments (no key: it comes from the environment)."""
+        return dict(self.items)
+
+    def build(self) -> Client:
+        """A new client from these settings; the key from ``PROPERTYKIT_API_KEY``."""
+        from propertykit.client.client import Client
+
+        return Client(**self.settings, progress=False)
+
+    def shared(self) -> Client:
+        """One client per process for these settings (a Dask worker's tasks share its pool)."""
+        try:
+            hash(self)
+        except TypeError:  # a setting that cannot be a key (e.g. a dict): no sharing
+            return self.build()
+        with _shared_lock:
+            client = _shared.get(self)
+            if client is None:
+                client = _shared[self] = self.build()
+            return client
+
+
+@atexit.register
+def _close_shared() -> None:
+    with _shared_lock:
+        for client in _shared.values():
+            client.close()
+        _shared.clear()
+
+
+def _rebuild(recipe: ClientRecipe) -> Client:
+    return recipe.build()
+
+
+class Portable:
+    """Pickling, ``repr`` and :meth:`describe` of ``pk.Client``, none of which shows the key."""
+
+    _settings: dict[str, Any]
+    _cache_label: str
+    _transport: Transport
+    offline: bool
+    endpoints: Endpoints
+
+    @property
+    def base_url(self) -> str:
+        """The service's root address."""
+        return self._transport.base_url
+
+    def recipe(self) -> ClientRecipe:
+        """The settings a copy of this client is built from elsewhere (never the key).
+
+        Examples
+        --------
+        >>> client.recipe().settings["base_url"] == sb.url
+        True
+        """
+        settings = dict(self._settings)
+        settings["cache"] = _portable_cache(settings.get("cache", True), self._transport.cache)
+        settings.update(base_url=self.base_url, offline=self.offline, endpoints=self.endpoints)
+        return ClientRecipe(tuple(sorted(settings.items())))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.recipe(),))
+
+    def describe(self) -> dict[str, Any]:
+        """What this client is, as plain values for a log or a dashboard: never the key.
+
+        Examples
+        --------
+        >>> client.describe()["api_key"]
+        'PROPERTYKIT_API_KEY in each process'
+        """
+        settings = self.recipe().settings
+        return {
+            "base_url": self.base_url,
+            "cache": self._cache_label,
+            "offline": self.offline,
+            "budget": settings.get("budget"),
+            "budget_name": settings.get("budget_name"),
+            "max_in_flight": settings.get("max_in_flight"),
+            "api_key": "PROPERTYKIT_API_KEY in each process",
+        }
+
+    def __repr__(self) -> str:
+        # Never the key, not even a part of it.
+        return (
+            f"Client(base_url={self.base_url!r}, cache={self._cache_label!r}, "
+            f"offline={self.offline}, budget={self._transport.budget}, api_key='***')"
+        )
+
+
+def _portable_cache(cache: Any, backend: Any) -> Any:
+    """The ``cache=`` argument another process can open to reach the same cache."""
+    from pathlib import Path
+
+    from propertykit.wire import describe_cache_setting, redis_connection_of
+
+    if cache is True or cache is False or cache is None:
+        return cache  # True: the cache directory of the process that unpickles it
+    if redis_connection_of(backend) is not None:
+        return cache if isinstance(cache, str) else describe_cache_setting(cache, backend)
+    db_path = getattr(backend, "db_path", None)
+    if db_path is not None and str(db_path) != ":memory:":
+        return str(Path(db_path).expanduser().resolve())
+    raise ConfigError(
+        f"A client with a {type(cache).__name__} cache cannot be copied to another process: "
+        "pass cache= as a path or a redis:// address"
+    )

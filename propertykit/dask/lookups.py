@@ -1,0 +1,172 @@
+"""Property frames built on a Dask cluster: one partition per run of whole batches.
+
+:func:`properties` and :func:`sources` split the ids into partitions of ``partition_size`` ids (a
+multiple of the client's ``Endpoints.batch_size``, so partitions are made of the same batches a
+single ``client.properties(...)`` call sends, and a retried or re-run partition is a cache hit)
+and build a ``dask.dataframe.DataFrame`` with ``dd.from_map``: each partition is fetched and
+framed on a worker, by a copy of the client that carries no key (see
+:mod:`propertykit.client.portable`). Its ``meta`` is the client's own empty frame, so columns and
+dtypes are those of ``client.properties(...)``; object columns (``spatial.boundary``) stay
+objects: Dask's automatic conversion of object columns to text is switched off for these frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+
+from propertykit.client import Client, ClientRecipe, validate_ids
+from propertykit.errors import ConfigError, InvalidInput
+from propertykit.frames import frame
+
+__all__ = ["DEFAULT_BATCHES_PER_PARTITION", "properties", "sources"]
+
+#: Batches in one partition unless ``partition_size`` says otherwise (1,000 ids at 50 a batch).
+DEFAULT_BATCHES_PER_PARTITION = 20
+
+
+def properties(
+    location_ids: str | Iterable[str],
+    *,
+    client: Client,
+    partition_size: int | None = None,
+    attributes: Iterable[str] | None = None,
+) -> dd.DataFrame:
+    """Property records by location id as a Dask DataFrame, fetched on the workers.
+
+    Parameters
+    ----------
+    location_ids
+        The ids (checked and de-duplicated here, before anything is sent).
+    client
+        The client whose settings the workers copy (never its key: each worker reads
+        ``PROPERTYKIT_API_KEY`` from its environment).
+    partition_size
+        Ids per partition: a multiple of ``client.endpoints.batch_size`` (default 20 batches).
+    attributes
+        As for ``client.properties``.
+
+    Examples
+    --------
+    >>> import propertykit.dask as pkd
+    >>> ddf = pkd.properties(sb.location_ids[:120], client=client, partition_size=50)
+    >>> ddf.npartitions, len(ddf.compute())
+    (3, 120)
+    """
+    ids = validate_ids(location_ids, source=False)
+    chosen = list(attributes) if attributes is not None else None
+    return _frame_of(ids, client, partition_size, _fetch_properties, {"attributes": chosen})
+
+
+def sources(
+    source_ids: str | Iterable[str],
+    *,
+    client: Client,
+    partition_size: int | None = None,
+    attributes: Iterable[str] | None = None,
+    page_size: int | None = None,
+) -> dd.DataFrame:
+    """Property records by ``<provider>::<id>`` source id as a Dask DataFrame (see
+    :func:`properties`); each partition follows the pages of its batches.
+
+    Examples
+    --------
+    >>> import propertykit.dask as pkd
+    >>> ddf = pkd.sources(sb.source_ids[:60], client=client, partition_size=50, page_size=50)
+    >>> sorted(ddf.compute()["locationId"])[:2]
+    ['L00000000', 'L00000001']
+    """
+    ids = validate_ids(source_ids, source=True)
+    if page_size is not None and (
+        not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1
+    ):
+        raise InvalidInput(f"page_size must be a positive integer, got {page_size!r}")
+    chosen = list(attributes) if attributes is not None else None
+    options = {"attributes": chosen, "page_size": page_size}
+    return _frame_of(ids, client, partition_size, _fetch_sources, options)
+
+
+def empty_frame() -> pd.DataFrame:
+    """The property frame of no records: the ``meta`` of every frame built here.
+
+    Examples
+    --------
+    >>> empty_frame().columns[:2].tolist()
+    ['propertyId', 'locationId']
+    """
+    return frame([])
+
+
+def _frame_of(
+    ids: list[str],
+    client: Client,
+    partition_size: int | None,
+    fetch: Any,
+    options: dict[str, Any],
+) -> dd.DataFrame:
+    if not isinstance(client, Client):
+        raise InvalidInput(f"client must be a pk.Client, got {type(client).__name__}")
+    batch_size = client.endpoints.batch_size
+    size = _partition_size(partition_size, batch_size)
+    if client.describe()["budget"] is not None and client.describe()["budget_name"] is None:
+        raise ConfigError(
+            "A budget on a cluster must be shared by the workers: give the client a "
+            "budget_name= (with a Redis cache, or a SQLite cache on one machine)"
+        )
+    recipe = client.recipe()  # the key stays here: workers read it from their environment
+    chunks = [tuple(ids[start : start + size]) for start in range(0, len(ids), size)]
+    meta = empty_frame()
+    with dask.config.set({"dataframe.convert-string": False}):
+        built: dd.DataFrame = dd.from_map(  # type: ignore[no-untyped-call]
+            fetch,
+            chunks,
+            recipe=recipe,
+            options=options,
+            meta=meta,
+            label="propertykit",
+            enforce_metadata=False,
+        )
+    return built
+
+
+def _partition_size(partition_size: int | None, batch_size: int) -> int:
+    if partition_size is None:
+        return batch_size * DEFAULT_BATCHES_PER_PARTITION
+    if (
+        not isinstance(partition_size, int)
+        or isinstance(partition_size, bool)
+        or partition_size < 1
+        or partition_size % batch_size
+    ):
+        raise InvalidInput(
+            f"partition_size must be a positive multiple of the batch size ({batch_size}), "
+            f"so partitions are whole batches; got {partition_size!r}"
+        )
+    return partition_size
+
+
+def _fetch_properties(
+    chunk: tuple[str, ...], *, recipe: ClientRecipe, options: dict[str, Any]
+) -> pd.DataFrame:
+    client = recipe.shared()
+    return _conform(client.properties(list(chunk), attributes=options["attributes"]))
+
+
+def _fetch_sources(
+    chunk: tuple[str, ...], *, recipe: ClientRecipe, options: dict[str, Any]
+) -> pd.DataFrame:
+    client = recipe.shared()
+    attributes, page_size = options["attributes"], options["page_size"]
+    return _conform(client.sources(list(chunk), attributes=attributes, page_size=page_size))
+
+
+def _conform(df: pd.DataFrame) -> pd.DataFrame:
+    """The partition with exactly the columns of ``meta`` (an empty partition typed like it)."""
+    meta = empty_frame()
+    if df.empty:
+        return meta
+    return df

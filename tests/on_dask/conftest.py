@@ -1,0 +1,67 @@
+"""Fixtures of the Dask tests: one sandbox and one real LocalCluster (2 worker processes).
+
+The workers are separate processes started after ``PROPERTYKIT_API_KEY`` is set to the
+sandbox's key, so they read it from their environment, as on a real cluster: the key is never
+sent to them. Each test gets its own cache (a fresh SQLite file or an emptied Redis) and starts
+with the sandbox's request log empty, so ``dask_sandbox.requests`` counts what that test paid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from propertykit import sandbox as sandbox_module
+from propertykit.config import ENV_API_KEY
+from propertykit.sandbox import Sandbox
+from tests.team.conftest import redis_server, redis_url  # noqa: F401  (a real redis-server)
+
+
+@pytest.fixture(scope="module")
+def dask_sandbox() -> Iterator[Sandbox]:
+    """A sandbox for this module's tests (10,000 properties)."""
+    with sandbox_module.serve(n_properties=10_000) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
+    """A ``distributed.Client`` on a LocalCluster of 2 worker processes, 1 thread each."""
+    from distributed import Client as DaskClient
+    from distributed import LocalCluster
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV_API_KEY, dask_sandbox.api_key)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=False,
+        )
+    try:
+        with DaskClient(cluster, timeout=60) as dask_client:
+            yield dask_client
+    finally:
+        cluster.close(timeout=60)
+
+
+@pytest.fixture
+def sb(dask_sandbox: Sandbox, cluster: object) -> Iterator[Sandbox]:
+    """The module's sandbox, its request log emptied for this test (latency back to 0 after)."""
+    dask_sandbox.reset_log()
+    yield dask_sandbox
+    dask_sandbox.set_latency(0.0)
+
+
+@pytest.fixture
+def sqlite_cache(tmp_path: Path) -> Path:
+    """A SQLite cache file for this test (the workers open the same file)."""
+    return tmp_path / "cache" / "http_cache.sqlite"
+
+
+def billable(sb: Sandbox) -> int:
+    """Property lookups that reached the sandbox since the test began."""
+    return sum(1 for r in sb.requests if r.path.startswith("/v1/property/") and r.status == 200)

@@ -1,0 +1,82 @@
+"""Kernels never pay twice for a batch, even asking for it at the same instant.
+
+Two processes look the same 2,000 uncached ids up together (started by one go signal, answers
+slowed a little so their asks overlap), through the team's Redis or one machine's SQLite file:
+the service sees each of the 40 batches exactly once; a third kernel then pays nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import propertykit as pk
+from propertykit.wire.single_flight import FileFlight, RedisFlight, single_flight_for
+from tests.team.conftest import finish_worker, start_worker
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def shared_cache(request, tmp_path):
+    if request.param == "sqlite":
+        return str(tmp_path / "cache" / "http_cache.sqlite")
+    return request.getfixturevalue("redis_url")
+
+
+def _together(sb, tmp_path, cache, ids, kernels=2):
+    go = tmp_path / "go"
+    workers = [
+        start_worker(sb, cache=cache, ids=ids, go_file=str(go),
+                     ready_file=str(tmp_path / f"ready-{n}"))
+        for n in range(kernels)
+    ]  # fmt: skip
+    while not all((tmp_path / f"ready-{n}").exists() for n in range(kernels)):
+        time.sleep(0.005)
+    go.touch()
+    return [finish_worker(worker) for worker in workers]
+
+
+def test_two_kernels_asking_together_pay_for_each_batch_once(fresh_sandbox, tmp_path, shared_cache):
+    sb = fresh_sandbox
+    sb.set_latency(0.02)
+    ids = sb.location_ids[:2000]
+    results = _together(sb, tmp_path, shared_cache, ids)
+    assert [r["location_ids"] for r in results] == [ids, ids]
+    paths = [r.path for r in sb.requests]
+    assert len(paths) == len(set(paths)) == 40  # every batch reached the service once
+    assert sum(r["sent"] for r in results) == 40
+    assert sum(r["cache_hits"] for r in results) == 40  # the other kernel's answers, free
+    with pk.Client(sb.api_key, sb.url, cache=shared_cache, progress=False) as third:
+        assert third.properties(ids)["locationId"].tolist() == ids
+        assert third.usage.requests_sent == 0
+    assert len(sb.requests) == 40
+
+
+def test_the_lock_is_a_redis_lock_or_a_file_lock_by_cache(shared_cache):
+    with pk.Client("pk_live_x", "http://127.0.0.1:9", cache=shared_cache) as client:
+        flight = single_flight_for(client._transport.cache, timeout=1)
+    expected = RedisFlight if shared_cache.startswith("redis") else FileFlight
+    assert isinstance(flight, expected)
+    with flight.hold("some-cache-key") as held:
+        assert held
+
+
+def test_a_lock_left_by_a_dead_kernel_expires(redis_url):
+    import redis
+
+    connection = redis.Redis.from_url(redis_url)
+    dead = RedisFlight(connection, hold_seconds=0.3, wait_seconds=10)
+    lock = connection.lock(dead.lock_name("k"), timeout=0.3)
+    assert lock.acquire(blocking=False)  # taken, never released: its kernel died
+    started = time.monotonic()
+    with dead.hold("k") as held:
+        assert held
+    assert time.monotonic() - started < 10  # got it when it expired, not after giving up
+
+
+def test_a_waiter_gives_up_after_its_wait_and_sends_anyway(tmp_path):
+    flight = FileFlight(tmp_path, wait_seconds=0.2)
+    with flight.hold("k") as first, flight.hold("k") as second:
+        assert first and not second
