@@ -22,6 +22,7 @@ from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.portable import Portable, portable_settings
 from propertykit.client.progress import progress_bar
+from propertykit.client.replay import properties_frame, sources_frame
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
@@ -341,7 +342,7 @@ class Client(Portable):
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
-        return frame(self.property_records(location_ids, attributes=attributes))
+        return properties_frame(self, location_ids, attributes)  # warm cache: bulk, as bytes
 
     @overload
     def sources(
@@ -391,6 +392,8 @@ class Client(Portable):
             params = attribute_params(self.endpoints, attributes)
             batches = self._lookups.source_batches(ids, params, page_size, max_results)
             return self._lookups.plan_sources(batches, params, page_size, max_results)
+        if max_results is None:  # warm cache: bulk, as bytes (see propertykit.client.replay)
+            return sources_frame(self, source_ids, attributes, page_size)
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
