@@ -47,7 +47,9 @@ __all__ = ["properties_frame", "sources_frame", "vouched"]
 
 _FAILED = re.compile(rb'"success"\s*:\s*false')
 _MORE = re.compile(rb'"hasMore"\s*:\s*true')
-_RECORDS = re.compile(b"|".join(rb'"' + re.escape(k.encode()) + rb'"\s*:\s*\[' for k in RECORD_KEYS))
+_RECORDS = re.compile(
+    b"|".join(rb'"' + re.escape(k.encode()) + rb'"\s*:\s*\[' for k in RECORD_KEYS)
+)
 
 
 def vouched(body: bytes, *, paged: bool) -> bool:
@@ -62,9 +64,21 @@ def vouched(body: bytes, *, paged: bool) -> bool:
     >>> vouched(b'{"success":false,"error":"maintenance","result":[]}', paged=False)
     False
     """
-    if body.lstrip()[:1] != b"{" or _FAILED.search(body) or not _RECORDS.search(body):
+    if body.lstrip()[:1] != b"{" or _found(body, b'"success"', _FAILED):
         return False
-    return not (paged and _MORE.search(body))
+    if not _RECORDS.search(body):
+        return False
+    return not (paged and _found(body, b'"hasMore"', _MORE))
+
+
+def _found(body: bytes, name: bytes, pattern: re.Pattern[bytes]) -> bool:
+    """Whether ``pattern`` matches where ``name`` occurs (``bytes.find`` skips ahead quickly)."""
+    at = body.find(name)
+    while at >= 0:
+        if pattern.match(body, at):
+            return True
+        at = body.find(name, at + 1)
+    return False
 
 
 @dataclass(frozen=True, slots=True)

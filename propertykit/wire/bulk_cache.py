@@ -19,12 +19,16 @@ backend or serializer answers ``None`` for every request (the normal path serves
 from __future__ import annotations
 
 import pickle
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from hashlib import blake2b
 from typing import Any
 
 import requests
+from requests_cache._utils import encode
 from requests_cache.backends.base import BaseCache
+from requests_cache.cache_keys import normalize_url
 
 __all__ = ["cached_bodies"]
 
@@ -55,22 +59,82 @@ def cached_bodies(
     settings = getattr(session, "settings", None)
     if not requests_ or cache is None or settings is None or settings.disabled:
         return missing
-    if str(getattr(cache.responses, "serializer", None)) != "SerializerPipeline(name=pickle, n_stages=2)":
+    if (
+        str(getattr(cache.responses, "serializer", None))
+        != "SerializerPipeline(name=pickle, n_stages=2)"
+    ):
         return missing
-    url = requests_[0][0]
-    verify = session.merge_environment_settings(url, {}, None, None, None)["verify"]
-    keys = [
-        cache.create_key(
-            session.prepare_request(requests.Request("GET", u, params=dict(p or {}))),
-            verify=verify,
-        )
-        for u, p in requests_
-    ]
+    keys = _cache_keys(session, cache, requests_)
     stored = _read_many(cache, keys)
     if stored is None:
         return missing
     now = datetime.now(UTC)
     return [_usable_body(value, now, offline) for value in stored]
+
+
+def _cache_keys(
+    session: requests.Session, cache: BaseCache, requests_: Sequence[tuple[str, Any]]
+) -> list[str]:
+    """The key the session's cache would file each GET under.
+
+    Exactly ``cache.create_key`` on the request the session prepares. That costs a prepared
+    request and a URL normalisation each; when the requests differ only in a plain path (nothing
+    a URL normaliser would change) and the same query, the normalised URL of the first is reused
+    with each path put in place, and hashed as requests-cache hashes it; the first and the last
+    keys are computed both ways and must agree, or every key is computed the slow way.
+    """
+    verify = session.merge_environment_settings(requests_[0][0], {}, None, None, None)["verify"]
+
+    def exact(url: str, params: Any) -> str:
+        prepared = requests.PreparedRequest()
+        prepared.prepare(method="GET", url=url, params=dict(params or {}))
+        return cache.create_key(prepared, verify=verify)
+
+    quick = _quick_keys(cache, requests_, verify)
+    if quick is not None:
+        ends = (0, len(requests_) - 1)
+        if all(quick[i] == exact(*requests_[i]) for i in ends):
+            return quick
+    return [exact(url, params) for url, params in requests_]
+
+
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9_.~:,/-]*")
+
+
+def _quick_keys(
+    cache: BaseCache, requests_: Sequence[tuple[str, Any]], verify: Any
+) -> list[str] | None:
+    """Keys by substituting each plain path into the first normalised URL (``None``: cannot)."""
+    settings = cache._settings
+    if settings.key_fn is not None or settings.match_headers:
+        return None
+    first_url, first_params = requests_[0]
+    base, paths = _split(first_url), []
+    for url, params in requests_:
+        path = url[len(base) :] if url.startswith(base) else ""
+        if params != first_params or not _PLAIN_PATH.fullmatch(path) or "/." in path:
+            return None
+        paths.append(path)
+    prepared = requests.PreparedRequest()
+    prepared.prepare(method="GET", url=first_url, params=dict(first_params or {}))
+    normal = normalize_url(prepared.url or "", settings.ignored_parameters)
+    before, found, after = normal.partition(paths[0])
+    if not found or paths[0] in after:
+        return None
+    tail = b"".join(encode(part) for part in (bool(verify), str(cache.responses.serializer)))
+    keys = []
+    for path in paths:
+        key = blake2b(b"GET", digest_size=8)
+        key.update(f"{before}{path}{after}".encode())
+        key.update(tail)
+        keys.append(key.hexdigest())
+    return keys
+
+
+def _split(url: str) -> str:
+    """The scheme and authority of ``url`` (everything before its path)."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
 def _read_many(cache: BaseCache, keys: list[str]) -> list[Any] | None:
@@ -102,8 +166,8 @@ def _usable_body(value: Any, now: datetime, offline: bool) -> bytes | None:
     if value is None:
         return None
     try:
-        entry = pickle.loads(bytes(value))  # noqa: S301  (the cache's own format)
-    except Exception:  # noqa: BLE001  (an entry we cannot read: the normal path decides)
+        entry = pickle.loads(bytes(value))  # the cache's own format
+    except Exception:  # an entry we cannot read: the normal path decides
         return None
     if not isinstance(entry, dict) or entry.get("status_code") != 200:
         return None
