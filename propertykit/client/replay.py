@@ -150,16 +150,19 @@ def _replayed(
         for batch, body in zip(batches, bodies, strict=True)
         if body is not None and vouched(body, paged=paged)
     }
-    for _ in ready:
-        transport.usage.record_cache_hit(endpoint)
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         if ready and len(ready) == len(batches):
+            for _ in batches:
+                transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
             return frame([ready[batch.index] for batch in batches])
 
         def fetch_or_replay(batch: Batch) -> list[Any]:
             body = ready.get(batch.index)
-            return [_Cached(body)] if body is not None else fetch(batch)
+            if body is None:
+                return fetch(batch)
+            transport.usage.record_cache_hit(endpoint)  # when the normal path would count it
+            return [_Cached(body)]
 
         try:
             rows = run_batches(
