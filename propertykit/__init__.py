@@ -35,6 +35,8 @@ from propertykit.errors import (
     PurchaseUncertain,
     RateLimited,
     ServerError,
+    ServiceDegraded,
+    ServiceUnhealthy,
 )
 from propertykit.frames import MinorUnitsWarning, frame
 from propertykit.wire import Usage
@@ -72,6 +74,8 @@ __all__ = [
     "PurchaseUncertain",
     "RateLimited",
     "ServerError",
+    "ServiceDegraded",
+    "ServiceUnhealthy",
     "Usage",
     "__version__",
     "frame",

@@ -15,17 +15,13 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from requests_cache.backends.base import BaseCache
 
-from propertykit.client.arguments import attribute_params, check_number, check_paging, setting
+from propertykit.client.arguments import attribute_params, check_number, check_paging
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
+from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
 from propertykit.client.progress import progress_bar
-from propertykit.config import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_OFFLINE,
-    Endpoints,
-)
+from propertykit.config import ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.jsonio import records_of
@@ -84,6 +80,10 @@ class Client:
         1 sends them one after another.
     journal
         Title-deed purchase journal file (default: in the cache directory).
+    profile
+        ``"vepler"``: follow Vepler's public documentation (the same as
+        ``endpoints=pk.Endpoints.vepler()``: its address, prices in pence, the key also from
+        ``VEPLER_API_KEY``); ``"spec"``: the neutral defaults. ``None``: ``PROPERTYKIT_PROFILE``.
 
     Examples
     --------
@@ -110,16 +110,16 @@ class Client:
         timeout: float = 30.0,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
+        profile: str | None = None,
         _sleep: Callable[[float], None] | None = None,
         _clock: Callable[[], datetime] | None = None,
         _rng: random.Random | None = None,
     ) -> None:
-        key = setting(api_key, ENV_API_KEY, "API key", "api_key")
+        endpoints = resolve_endpoints(profile, endpoints)
+        key = resolve_key(api_key, endpoints)
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = setting(base_url, ENV_BASE_URL, "service address", "base_url")
-        if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
+        url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
         check_number("max_retries", max_retries, minimum=0, integer=True)
@@ -128,7 +128,7 @@ class Client:
         check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
         if budget is not None:
             check_number("budget", budget, minimum=0, integer=True)
-        self.endpoints = endpoints or Endpoints()
+        self.endpoints = endpoints
         self.offline = bool(offline)
         self.progress = progress
         self.max_in_flight = max_in_flight
@@ -220,18 +220,20 @@ class Client:
 
     # -- endpoints --------------------------------------------------------------------------------
 
-    def health(self) -> dict[str, Any]:
-        """Ask the health endpoint (never cached); verifies the key.
+    def health(self, service: str | None = None) -> dict[str, Any]:
+        """Ask the health endpoint (never cached; ``service``: ``/v1/<service>/health``).
+
+        ``status`` ``degraded`` warns (``pk.ServiceDegraded``); ``unhealthy`` raises
+        ``pk.ServiceUnhealthy``, even with HTTP 200 (see :mod:`propertykit.client.health`).
 
         Examples
         --------
         >>> client.health()["status"]
         'ok'
         """
-        body = self._transport.fetch_json(
-            self.endpoints.health_path, endpoint="health", billable=self._billable("health")
-        )
-        return body if isinstance(body, dict) else {"result": body}
+        from propertykit.client.health import fetch_health
+
+        return fetch_health(self._transport, self.endpoints, service)
 
     def property_records(
         self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None

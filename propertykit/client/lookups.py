@@ -13,10 +13,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 from propertykit.client.bulk import Batch, DryRun, PagePlan, plan
+from propertykit.client.envelope_variants import next_offset, page_records
 from propertykit.client.ids import encode_id, join_ids
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
-from propertykit.jsonio import Record, records_of
+from propertykit.jsonio import Record
 from propertykit.wire import Transport
 
 __all__ = ["Lookups"]
@@ -102,11 +103,24 @@ class Lookups:
     # -- fetching ---------------------------------------------------------------------------------
 
     def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
-        """The records of one batch of location ids."""
+        """The records of one batch of location ids, following pages when the envelope says so."""
         body = self.transport.fetch_json(
             batch.path, endpoint="properties", params=params, billable=self._billable("properties")
         )
-        return records_of(body)
+        records = page_records(body)
+        offset = next_offset(body, 0, records)
+        while offset is not None:  # rare: a lookup answered in pages
+            page_query = {**params, self.endpoints.offset_param: offset}
+            body = self.transport.fetch_json(
+                batch.path,
+                endpoint="properties",
+                params=page_query,
+                billable=self._billable("properties"),
+            )
+            page = page_records(body)
+            records.extend(page)
+            offset = next_offset(body, offset, page)
+        return records
 
     def fetch_sources(
         self,
@@ -132,12 +146,12 @@ class Lookups:
                     params=params,
                     billable=self._billable("sources"),
                 )
-                page = records_of(body)
+                page = page_records(body)
                 records.extend(page)
-                next_offset = _next_offset(body, offset, page)
-                if next_offset is None:
+                following = next_offset(body, offset, page)
+                if following is None:
                     return records
-                offset = next_offset
+                offset = following
         except PropertyKitError as exc:
             exc.partial = PartialResult(records=records, resume_offset=offset)
             raise
@@ -195,12 +209,12 @@ class Lookups:
                 if body is None:
                     break
                 cached += 1
-                page = records_of(body)
+                page = page_records(body)
                 collected += len(page)
-                next_offset = _next_offset(body, offset, page)
-                if next_offset is None:
+                following = next_offset(body, offset, page)
+                if following is None:
                     return PagePlan(cached, 0, 0)
-                offset = next_offset
+                offset = following
             left = len(batch.ids) - offset  # at most one record per id
             if max_results is not None:
                 left = min(left, max_results - collected)
@@ -223,14 +237,3 @@ class Lookups:
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
 
-
-def _next_offset(body: Any, offset: int, page: list[Record]) -> int | None:
-    """Offset of the next page, or ``None`` when this was the last one."""
-    if not (isinstance(body, dict) and body.get("hasMore")):
-        return None
-    next_offset = body.get("nextOffset")
-    if not isinstance(next_offset, int) or isinstance(next_offset, bool):
-        next_offset = offset + len(page)
-    if next_offset <= offset or not page:
-        return None  # the service would send the same page again
-    return next_offset

@@ -68,6 +68,9 @@ logger = logging.getLogger("propertykit")
 #: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
 _LIMITER_TIMEOUT = "Rate limit not cleared"
 
+#: POST endpoints that only read (cached by URL and body, retried like a GET).
+_READ_POSTS = frozenset({"query"})
+
 
 @dataclass
 class Transport:
@@ -150,9 +153,14 @@ class Transport:
         endpoint: str,
         params: Mapping[str, str | int] | None = None,
         billable: bool = False,
+        method: str = "GET",
+        json_body: Any = None,
     ) -> Any:
-        """GET ``path`` and return its parsed JSON body (retrying a cut-off body)."""
-        response = self.fetch("GET", path, endpoint=endpoint, params=params, billable=billable)
+        """GET ``path`` (or POST a read such as the area query: cached by its body too) and
+        return its parsed JSON body (retrying a cut-off body)."""
+        response = self.fetch(
+            method, path, endpoint=endpoint, params=params, json_body=json_body, billable=billable
+        )
         return parsed_body(response)
 
     def fetch(
@@ -183,7 +191,7 @@ class Transport:
             No complete answer, after retries where the rules allow.
         """
         url = self.base_url + path
-        if self.offline and method != "GET":
+        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
         started = self.monotonic()
         attempt = 0
@@ -343,7 +351,8 @@ class Transport:
             return response
         self.usage.record_sent(endpoint, billable=billable)
         logger.debug("%s %s: %d", method, _path_of(response.url), response.status_code)
-        if method == "GET" and response.status_code == 200 and not is_complete_answer(response):
+        is_read = method == "GET" or endpoint in _READ_POSTS
+        if is_read and response.status_code == 200 and not is_complete_answer(response):
             raise _Failed("truncated", ValueError("the body is not complete JSON"))
         return response
 
