@@ -236,4 +236,3 @@ class Lookups:
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
-
