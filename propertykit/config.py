@@ -118,7 +118,9 @@ class Endpoints:
         ``POST`` path of the area query (:meth:`propertykit.Client.query`).
     money_unit
         ``"major"`` (pounds) or ``"minor"`` (pence): the unit the service's prices are in,
-        recorded as ``df.attrs["money_unit"]`` (values are never rescaled).
+        recorded as ``df.attrs["money_unit"]`` (values are never rescaled). ``None`` (the
+        service interface does not say): pounds assumed, with a warning when they look like
+        pence.
     profile
         The name of this set of choices (``"spec"`` or ``"vepler"``), for reprs and reports.
     base_url
@@ -148,7 +150,7 @@ class Endpoints:
     sources_path: str = "/v1/property/sources/{sourceIds}"
     billable_endpoints: frozenset[str] = frozenset({"properties", "sources", "purchase", "query"})
     query_path: str = "/v1/property/query"
-    money_unit: MoneyUnit = "major"
+    money_unit: MoneyUnit | None = None
     profile: str = "spec"
     base_url: str | None = None
     key_env: tuple[str, ...] = ()
@@ -160,9 +162,9 @@ class Endpoints:
             raise InvalidInput(
                 f"Endpoints.batch_size must be a positive integer, got {self.batch_size!r}"
             )
-        if self.money_unit not in get_args(MoneyUnit):
+        if self.money_unit is not None and self.money_unit not in get_args(MoneyUnit):
             raise InvalidInput(
-                f"Endpoints.money_unit must be 'major' or 'minor', got {self.money_unit!r}"
+                f"Endpoints.money_unit must be 'major', 'minor' or None, got {self.money_unit!r}"
             )
         object.__setattr__(self, "billable_endpoints", frozenset(self.billable_endpoints))
         object.__setattr__(self, "key_env", tuple(self.key_env))

@@ -21,6 +21,7 @@ from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
 from propertykit.client.progress import progress_bar
+from propertykit.client.query import QueryMixin
 from propertykit.config import ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 
-class Client:
+class Client(QueryMixin):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -347,7 +348,8 @@ class Client:
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
-        return frame(self.property_records(location_ids, attributes=attributes))
+        records = self.property_records(location_ids, attributes=attributes)
+        return frame(records, money_unit=self.endpoints.money_unit)
 
     @overload
     def sources(
@@ -400,7 +402,7 @@ class Client:
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
-        return frame(records)
+        return frame(records, money_unit=self.endpoints.money_unit)
 
     def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
         """Search-suggest (rate limited per minute on the client; answers are cached).
