@@ -66,6 +66,7 @@ def property_map(
     """
     if color is not None:
         require_columns(df, (color,))
+    df = shared.for_display(df)  # pounds on the map, whatever the served unit
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
     gdf = gdf[gdf.geometry.notna()]
     what = "boundaries" if geometry == "boundary" else "properties"

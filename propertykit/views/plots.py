@@ -75,6 +75,7 @@ def price_trend(
     """
     if freq not in _FREQUENCIES:
         raise InvalidInput(f"freq must be one of {', '.join(_FREQUENCIES)}, got {freq!r}")
+    df = shared.for_display(df)  # pounds on the chart, whatever the served unit
     sales = shared.sales(df)
     if by is not None and by not in sales.columns:
         raise InvalidInput(
@@ -210,6 +211,7 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
     'Estimated sale value (GBP)'
     """
     require_columns(df, ("epc.currentEnergyRating", price))
+    df = shared.for_display(df)  # pounds on the chart, whatever the served unit
     name = shared.label(price)
     title = f"{name} by current EPC rating"
     values = pd.DataFrame(
