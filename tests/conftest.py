@@ -2,9 +2,9 @@
 
 ``sandbox`` is one server for the whole session: read from it, never steer it (balance, clock,
 faults). ``fresh_sandbox`` is a new server per test, free to steer; ``profiled_sandbox`` is the
-same once per profile (``spec``, ``vepler``), for the contract tests that must hold for both. Both use the wall clock
-unless a test calls ``set_now``. ``make_client`` builds clients on a temporary cache, with
-sleeping recorded (in ``sleeps``), not done.
+same once per profile (``spec``, ``vepler``), for the contract tests that must hold for both.
+All use the wall clock unless a test calls ``set_now``. ``make_client`` builds clients on a
+temporary cache (with the sandbox's profile), with sleeping recorded (in ``sleeps``), not done.
 """
 
 from __future__ import annotations

@@ -59,7 +59,9 @@ def test_a_single_id_string_is_accepted(profiled_sandbox, make_client):
     assert len(client.property_records(sb.location_ids[0])) == 1
 
 
-def test_ids_are_percent_encoded_and_provider_separator_stays_readable(profiled_sandbox, make_client):
+def test_ids_are_percent_encoded_and_provider_separator_stays_readable(
+    profiled_sandbox, make_client
+):
     sb = profiled_sandbox
     client = make_client(sb)
     client.source_records(["zoopla::a?b#c%d", "zoopla::é"])

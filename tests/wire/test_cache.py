@@ -15,7 +15,9 @@ def property_requests(sb):
     return [r for r in sb.requests if r.path.startswith("/v1/property/L")]
 
 
-def test_a_repeated_lookup_is_served_from_the_cache_and_costs_nothing(profiled_sandbox, make_client):
+def test_a_repeated_lookup_is_served_from_the_cache_and_costs_nothing(
+    profiled_sandbox, make_client
+):
     sb = profiled_sandbox
     client = make_client(sb)
     first = client.property_records(sb.location_ids[:5])
