@@ -276,7 +276,7 @@ def test_x_ratelimit_reset_as_a_unix_time_is_the_wait(serve_script):
 
 def test_x_ratelimit_reset_after_is_the_wait(serve_script):
     sleeps: list[float] = []
-    server, client = serve_script(
+    _, client = serve_script(
         _limited_then_ok(lambda: {"X-RateLimit-Reset-After": "3"}), _sleep=sleeps.append
     )
     client.property_records(IDS[:1])
