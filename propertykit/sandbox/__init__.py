@@ -76,7 +76,8 @@ Title deeds
     outside ``/v1/`` answer 404 with the plain-text body ``Not Found``.
 Data
     Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox.data`): money in
-    whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the records.
+    whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the
+    records.
 Faults
     ``inject_fault`` makes the next matching requests answer a 5xx (body as a JSON object, a JSON
     string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body
