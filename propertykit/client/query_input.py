@@ -6,6 +6,7 @@
     {"type": "outcode", "value": "SW1A"}
     {"type": "point", "coordinates": [lng, lat], "radius": metres}
     {"type": "polygon", "coordinates": [[[lng, lat], ...]]}     # a GeoJSON Polygon's rings
+    {"type": "multipolygon", "coordinates": [ring_or_polygon, ...]}  # as Vepler's older SDK
 
 Filters carry the service's own names and are sent as given in the body's ``query`` object; an
 unknown name, a value of the wrong kind, or a minimum above its maximum raises
@@ -29,7 +30,7 @@ __all__ = [
     "check_filters",
 ]
 
-AREA_TYPES = ("postcode", "outcode", "point", "polygon")
+AREA_TYPES = ("postcode", "outcode", "point", "polygon", "multipolygon")
 
 #: Numeric filters, each with its partner (min, max).
 RANGE_FILTERS = (
@@ -99,6 +100,7 @@ def _check_one_area(area: object) -> dict[str, Any]:
         "outcode": {"type", "value"},
         "point": {"type", "coordinates", "radius"},
         "polygon": {"type", "coordinates"},
+        "multipolygon": {"type", "coordinates"},
     }[str(kind)]
     extra = sorted(set(map(str, area)) - allowed)
     if extra:
@@ -115,6 +117,11 @@ def _check_one_area(area: object) -> dict[str, Any]:
         if not _is_number(radius) or float(radius) <= 0:  # type: ignore[arg-type]
             raise _fail(f"point area needs a radius in metres above 0, got {radius!r}")
         return {"type": "point", "coordinates": position, "radius": radius}
+    if kind == "multipolygon":
+        parts = area.get("coordinates")
+        if not isinstance(parts, list | tuple) or not parts:
+            raise _fail(f"multipolygon coordinates must be a list of polygons, got {parts!r}")
+        return {"type": "multipolygon", "coordinates": [_polygon(part) for part in parts]}
     return {"type": "polygon", "coordinates": _polygon(area.get("coordinates"))}
 
 

@@ -43,9 +43,10 @@ def in_major_units(df: pd.DataFrame) -> pd.DataFrame:
     >>> df = pk.frame([{"pricing": {"currentSalePrice": 50000000, "pricePerSqFt": 850}}],
     ...               money_unit="minor")
     >>> pounds = df.pk.in_pounds()
-    >>> pounds.loc[0, "pricing.currentSalePrice"], pounds.loc[0, "pricing.pricePerSqFt"]
+    >>> row = pounds.iloc[0]
+    >>> float(row["pricing.currentSalePrice"]), float(row["pricing.pricePerSqFt"])
     (500000.0, 850.0)
-    >>> pounds.attrs["money_unit"], df.loc[0, "pricing.currentSalePrice"]
+    >>> pounds.attrs["money_unit"], float(df.loc[0, "pricing.currentSalePrice"])
     ('major', 50000000.0)
     """
     result = df.copy()

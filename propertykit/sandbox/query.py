@@ -2,9 +2,10 @@
 
 The body is Vepler's documented one: ``area`` (a list of ``{type: postcode|outcode, value}``,
 ``{type: point, coordinates: [lng, lat], radius}`` in metres, or ``{type: polygon, coordinates}``
-with GeoJSON Polygon rings or one ring), ``query`` (filters), ``limit`` (default per profile, at
-most 100), ``offset``, ``sortBy``, ``sortOrder`` and ``attributes`` (a list). A property is in the
-area when it is in any of the listed areas. Filters:
+with GeoJSON Polygon rings or one ring; ``multipolygon``: a list of those), ``query`` (filters),
+``limit`` (default per profile, at most 100), ``offset``, ``sortBy``, ``sortOrder`` and
+``attributes`` (a list). A property is in the area when it is in any of the listed areas.
+Filters:
 
 ======================  ===================================================================
 ``priceMin/Max``        ``pricing.currentSalePrice``, else ``estimatedSaleValue`` (served
@@ -155,14 +156,20 @@ def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
             return lat is not None and _distance_m(lng0, lat0, lng, lat) <= metres
 
         return near
-    if kind == "polygon":
-        outer, *holes = _rings(area.get("coordinates"))
+    if kind in ("polygon", "multipolygon"):
+        parts = area.get("coordinates") if kind == "multipolygon" else [area.get("coordinates")]
+        if not isinstance(parts, list) or not parts:
+            raise QueryError("invalid_area", "multipolygon coordinates must list polygons.")
+        polygons = [_rings(part) for part in parts]
 
         def within(r: dict[str, Any]) -> bool:
             lat, lng = _get(r, "spatial", "lat"), _get(r, "spatial", "lng")
-            if lat is None or lng is None or not _in_ring(lng, lat, outer):
+            if lat is None or lng is None:
                 return False
-            return not any(_in_ring(lng, lat, hole) for hole in holes)
+            return any(
+                _in_ring(lng, lat, outer) and not any(_in_ring(lng, lat, h) for h in holes)
+                for outer, *holes in polygons
+            )
 
         return within
     raise QueryError("invalid_area", f"unknown area type {kind!r}.")

@@ -112,6 +112,20 @@ def test_polygon_area_returns_only_homes_inside_it(shared_sb, client, single_rin
     assert df["spatial.lat"].between(lat - 0.01, lat + 0.01).all()
 
 
+def test_a_multipolygon_is_the_union_of_its_polygons(shared_sb, client):
+    def box(index: int) -> list[list[float]]:
+        s = shared_sb.record(index)["spatial"]
+        lng, lat = s["lng"], s["lat"]
+        return [[lng - 0.01, lat - 0.01], [lng + 0.01, lat - 0.01], [lng + 0.01, lat + 0.01],
+                [lng - 0.01, lat + 0.01], [lng - 0.01, lat - 0.01]]  # fmt: skip
+
+    one = client.query({"type": "polygon", "coordinates": [box(0)]})
+    two = client.query({"type": "polygon", "coordinates": [box(1)]})
+    both = client.query({"type": "multipolygon", "coordinates": [box(0), [box(1)]]})
+    assert set(both["locationId"]) == set(one["locationId"]) | set(two["locationId"])
+    assert {"L00000000", "L00000001"} <= set(both["locationId"])
+
+
 def test_a_list_of_areas_is_their_union(shared_sb, client):
     one = client.query({"type": "outcode", "value": "SA1"})
     two = client.query({"type": "outcode", "value": "SA2"})
@@ -338,6 +352,7 @@ BAD_CALLS: list[tuple[str, object, dict[str, Any]]] = [
     ("open polygon", {"type": "polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}, {}),
     ("short polygon", {"type": "polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}, {}),
     ("polygon of text", {"type": "polygon", "coordinates": "POLYGON((0 0))"}, {}),
+    ("empty multipolygon", {"type": "multipolygon", "coordinates": []}, {}),
     ("page_size zero", UK, {"page_size": 0}),
     ("max_results negative", UK, {"max_results": -1}),
 ]
