@@ -2,13 +2,15 @@
 
 :func:`frame` builds the property table (Arrow does the reading and typing:
 :mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
-raw bodies); :func:`explode_sales` and :func:`epc_table` derive the sales and EPC tables.
+raw bodies); :func:`explode_sales` and :func:`epc_table` derive the sales and EPC tables;
+:func:`in_major_units` rescales a frame served in pence to pounds (a copy).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
 
 from __future__ import annotations
 
+from propertykit.frames.money import in_major_units, is_minor
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -33,4 +35,6 @@ __all__ = [
     "epc_table",
     "explode_sales",
     "frame",
+    "in_major_units",
+    "is_minor",
 ]

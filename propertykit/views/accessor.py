@@ -62,7 +62,7 @@ class PropertyAccessor:
         >>> float(df.pk.in_pounds()["pricing.currentSalePrice"].iloc[0])
         500000.0
         """
-        from propertykit.frames.money import in_major_units
+        from propertykit.frames import in_major_units
 
         return in_major_units(self._df)
 

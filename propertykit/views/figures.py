@@ -94,7 +94,7 @@ def for_display(df: pd.DataFrame) -> pd.DataFrame:
 
     Charts and reports always show pounds; the frame a user holds is never changed.
     """
-    from propertykit.frames.money import in_major_units, is_minor
+    from propertykit.frames import in_major_units, is_minor
 
     return in_major_units(df) if is_minor(df) else df
 
