@@ -9,12 +9,13 @@ health answers ``{"status": "healthy"|"degraded"|"unhealthy", "service", "timest
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from typing import Any
 
 from propertykit.config import Endpoints
-from propertykit.errors import InvalidInput, ServiceDegraded, ServiceUnhealthy
+from propertykit.errors import InvalidInput, ServerError, ServiceDegraded, ServiceUnhealthy
 from propertykit.wire import Transport
 
 __all__ = ["fetch_health", "health_path", "read_health"]
@@ -70,7 +71,21 @@ def read_health(body: Any) -> dict[str, Any]:
 def fetch_health(transport: Transport, endpoints: Endpoints, service: str | None) -> dict[str, Any]:
     """Ask the health endpoint (never cached) and read its answer."""
     path = health_path(endpoints, service)
-    body = transport.fetch_json(
-        path, endpoint="health", billable="health" in endpoints.billable_endpoints
-    )
+    try:
+        body = transport.fetch_json(
+            path, endpoint="health", billable="health" in endpoints.billable_endpoints
+        )
+    except ServerError as exc:  # a 503 whose body says unhealthy says more than "503"
+        said = _status_in(exc.body)
+        if said is not None:
+            read_health(said)
+        raise
     return read_health(body)
+
+
+def _status_in(text: str) -> dict[str, Any] | None:
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return body if isinstance(body, dict) and isinstance(body.get("status"), str) else None

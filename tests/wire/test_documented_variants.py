@@ -330,6 +330,14 @@ def test_unhealthy_health_raises_even_with_http_200(serve_script):
     assert caught.value.health["service"] == "property"
 
 
+def test_a_503_saying_unhealthy_raises_service_unhealthy_after_retries(serve_script):
+    server, client = serve_script(health_answer("unhealthy", 503), max_retries=1)
+    with pytest.raises(pk.ServiceUnhealthy) as caught:
+        client.health()
+    assert isinstance(caught.value.__context__, pk.ServerError)
+    assert len(server.seen) == 2
+
+
 def test_health_of_another_service_uses_its_path(serve_script):
     server, client = serve_script(health_answer("healthy"))
     client.health("planning")
