@@ -214,8 +214,11 @@ class Client(QueryMixin):
 
     def __repr__(self) -> str:
         # Never the key, not even a part of it.
+        profile = (
+            "" if self.endpoints.profile == "spec" else f"profile={self.endpoints.profile!r}, "
+        )
         return (
-            f"Client(base_url={self.base_url!r}, cache={self._cache_label!r}, "
+            f"Client(base_url={self.base_url!r}, {profile}cache={self._cache_label!r}, "
             f"offline={self.offline}, budget={self._transport.budget}, api_key='***')"
         )
 

@@ -65,6 +65,7 @@ def test_a_real_key_in_vepler_api_key_is_all_a_user_needs(monkeypatch, tmp_path)
         assert client.base_url == VEPLER_BASE_URL
         assert client.endpoints == pk.Endpoints.vepler()
         assert REAL_LOOKING_KEY not in repr(client)
+        assert "profile='vepler'" in repr(client)
 
 
 def test_the_profile_can_come_from_the_environment(monkeypatch, tmp_path):
