@@ -17,6 +17,7 @@ from requests_cache.backends.base import BaseCache
 
 from propertykit.client.arguments import attribute_params, check_number, check_paging
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 
-class Client(QueryMixin):
+class Client(HealthMixin, QueryMixin):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -223,21 +224,6 @@ class Client(QueryMixin):
         )
 
     # -- endpoints --------------------------------------------------------------------------------
-
-    def health(self, service: str | None = None) -> dict[str, Any]:
-        """Ask the health endpoint (never cached; ``service``: ``/v1/<service>/health``).
-
-        ``status`` ``degraded`` warns (``pk.ServiceDegraded``); ``unhealthy`` raises
-        ``pk.ServiceUnhealthy``, even with HTTP 200 (see :mod:`propertykit.client.health`).
-
-        Examples
-        --------
-        >>> client.health()["status"]
-        'ok'
-        """
-        from propertykit.client.health import fetch_health
-
-        return fetch_health(self._transport, self.endpoints, service)
 
     def property_records(
         self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None

@@ -18,7 +18,7 @@ from propertykit.config import Endpoints
 from propertykit.errors import InvalidInput, ServerError, ServiceDegraded, ServiceUnhealthy
 from propertykit.wire import Transport
 
-__all__ = ["fetch_health", "health_path", "read_health"]
+__all__ = ["HealthMixin", "fetch_health", "health_path", "read_health"]
 
 _SERVICE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -89,3 +89,23 @@ def _status_in(text: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return body if isinstance(body, dict) and isinstance(body.get("status"), str) else None
+
+
+class HealthMixin:
+    """``health`` for :class:`~propertykit.Client`."""
+
+    _transport: Transport
+    endpoints: Endpoints
+
+    def health(self, service: str | None = None) -> dict[str, Any]:
+        """Ask the health endpoint (never cached; ``service``: ``/v1/<service>/health``).
+
+        ``status`` ``degraded`` warns (``pk.ServiceDegraded``); ``unhealthy`` raises
+        ``pk.ServiceUnhealthy``, even with HTTP 200 (see :mod:`propertykit.client.health`).
+
+        Examples
+        --------
+        >>> client.health()["status"]
+        'ok'
+        """
+        return fetch_health(self._transport, self.endpoints, service)
