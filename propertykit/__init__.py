@@ -19,6 +19,7 @@ from propertykit.deeds import Purchase
 from propertykit.errors import (
     ApiError,
     AuthenticationError,
+    BadResponse,
     BudgetExceeded,
     ConfigError,
     DailyCapReached,
@@ -34,6 +35,7 @@ from propertykit.errors import (
     PropertyKitWarning,
     PurchaseUncertain,
     RateLimited,
+    ResponseTooLarge,
     ServerError,
     ServiceDegraded,
     ServiceUnhealthy,
@@ -53,6 +55,7 @@ _LAZY_SUBMODULES = {
 __all__ = [
     "ApiError",
     "AuthenticationError",
+    "BadResponse",
     "BudgetExceeded",
     "Client",
     "ConfigError",
@@ -73,6 +76,7 @@ __all__ = [
     "Purchase",
     "PurchaseUncertain",
     "RateLimited",
+    "ResponseTooLarge",
     "ServerError",
     "ServiceDegraded",
     "ServiceUnhealthy",

@@ -8,6 +8,9 @@
     ├── NotCached              offline mode and the answer is not in the cache; nothing was sent
     ├── BudgetExceeded         the next billable request would pass ``budget``; nothing was sent
     ├── NetworkError           connection failures, timeouts, truncated bodies, after retries
+    ├── BadResponse            a complete answer that cannot be used (not JSON, wrong shape,
+    │                          broken paging); never retried, never cached
+    ├── ResponseTooLarge       a body past ``max_body_bytes`` once decoded; reading stopped
     ├── PurchaseUncertain      a title-deed purchase whose outcome could not be established
     └── ApiError               the service answered 4xx/5xx (.status_code .body .code .message ...)
         ├── AuthenticationError      401  missing or invalid key
@@ -38,6 +41,7 @@ from typing import Any
 __all__ = [
     "ApiError",
     "AuthenticationError",
+    "BadResponse",
     "BudgetExceeded",
     "ConfigError",
     "DailyCapReached",
@@ -53,6 +57,7 @@ __all__ = [
     "PropertyKitWarning",
     "PurchaseUncertain",
     "RateLimited",
+    "ResponseTooLarge",
     "ServerError",
     "ServiceDegraded",
     "ServiceUnhealthy",
@@ -118,6 +123,41 @@ class NetworkError(PropertyKitError):
         #: ``connect`` (nothing was sent), or ``timeout``/``reset``/``truncated`` (the service
         #: may have received the request); ``None`` when not known.
         self.kind = kind
+
+
+class BadResponse(PropertyKitError):
+    """The service answered completely, but the answer cannot be used.
+
+    A 200 whose body is not JSON (an HTML page from a proxy, an empty body, bytes that are not
+    UTF-8), whose envelope says ``success: false`` or has no list of records, or whose paging
+    contradicts itself. Retrying would pay for the same answer again, so it is raised at once;
+    it is never cached. ``status_code`` and ``body_start`` (the first bytes) say what came back.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        status_code: int | None = None,
+        body_start: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status_code = status_code
+        self.body_start = body_start
+
+
+class ResponseTooLarge(PropertyKitError):
+    """A response body grew past ``max_body_bytes`` once decoded; reading it was stopped.
+
+    Raised at once (the same request would send the same body again); nothing is cached.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, limit: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.limit = limit
 
 
 class PurchaseUncertain(PropertyKitError):

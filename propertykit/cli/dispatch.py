@@ -42,12 +42,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``propertykit`` console script."""
+    """Entry point of the ``propertykit`` command (and ``python -m propertykit``).
+
+    A propertykit error ends the command with one line on stderr, ``propertykit: error: ...``,
+    and exit status 1.
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args._run(args))
     except PropertyKitError as exc:
-        print(f"propertykit {args.command}: {exc}", file=sys.stderr)
+        # One line, no traceback: what went wrong, in the error's own words.
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"propertykit: error: {args.command}: {text}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -8,8 +8,9 @@ from typing import Any
 
 from propertykit.config import Endpoints
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
+from propertykit.wire import RetrySettings
 
-__all__ = ["attribute_params", "check_number", "check_paging", "setting"]
+__all__ = ["attribute_params", "check_number", "check_paging", "check_settings", "setting"]
 
 
 def setting(value: str | None, env: str, what: str, argument: str) -> str:
@@ -58,3 +59,28 @@ def attribute_params(endpoints: Endpoints, attributes: Iterable[str] | None) -> 
     if not names or not all(isinstance(n, str) and n and "," not in n for n in names):
         raise InvalidInput(f"attributes must be non-empty names without commas, got {names!r}")
     return {endpoints.attributes_param: ",".join(names)}
+
+
+def check_settings(
+    max_retries: object,
+    max_wait: object,
+    timeout: object,
+    deadline: object,
+    max_body: object,
+    max_in_flight: object,
+    budget: object,
+) -> RetrySettings:
+    """Check the client's numeric settings (:class:`ConfigError`); return its retry bounds."""
+    check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
+    if budget is not None:
+        check_number("budget", budget, minimum=0, integer=True)
+    check_number("max_retries", max_retries, minimum=0, integer=True)
+    check_number("max_wait", max_wait, minimum=0)
+    check_number("timeout", timeout, minimum=0, exclusive=True)
+    check_number("deadline", deadline, minimum=0, exclusive=True)
+    check_number("max_body_bytes", max_body, minimum=1, integer=True)
+    return RetrySettings(
+        max_retries=int(max_retries),  # type: ignore[call-overload]
+        max_wait=float(max_wait),  # type: ignore[arg-type]
+        deadline=float(deadline),  # type: ignore[arg-type]
+    )

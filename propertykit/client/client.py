@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from requests_cache.backends.base import BaseCache
 
-from propertykit.client.arguments import attribute_params, check_number, check_paging
+from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
@@ -28,7 +29,7 @@ from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.jsonio import records_of
 from propertykit.wire import (
-    RetrySettings,
+    DEFAULT_MAX_BODY_BYTES,
     Transport,
     Usage,
     describe_cache_setting,
@@ -76,7 +77,12 @@ class Client(HealthMixin, QueryMixin):
     progress
         Progress bars on calls spanning several requests (``None``: in notebooks and terminals).
     timeout
-        Seconds to wait for the service.
+        Seconds to wait for the service on any one connect or read.
+    deadline
+        Seconds one request may take in all, retries, waits and body reads included, else
+        ``NetworkError`` (default 300; a call of several pages or batches gets it for each).
+    max_body_bytes
+        Cap on a decoded response body (default 256 MiB); past it ``ResponseTooLarge``.
     max_in_flight
         Most requests on their way at once when a lookup spans several batches (default 4);
         1 sends them one after another.
@@ -110,6 +116,8 @@ class Client(HealthMixin, QueryMixin):
         budget: int | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
+        deadline: float = 300.0,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
         profile: str | None = None,
@@ -124,12 +132,9 @@ class Client(HealthMixin, QueryMixin):
         url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
-        check_number("max_retries", max_retries, minimum=0, integer=True)
-        check_number("max_wait", max_wait, minimum=0)
-        check_number("timeout", timeout, minimum=0, exclusive=True)
-        check_number("max_in_flight", max_in_flight, minimum=1, integer=True)
-        if budget is not None:
-            check_number("budget", budget, minimum=0, integer=True)
+        retry = check_settings(
+            max_retries, max_wait, timeout, deadline, max_body_bytes, max_in_flight, budget
+        )
         self.endpoints = endpoints
         self.offline = bool(offline)
         self.progress = progress
@@ -151,11 +156,12 @@ class Client(HealthMixin, QueryMixin):
             expire_after=expire_after,
             offline=self.offline,
             endpoints=self.endpoints,
-            retry=RetrySettings(max_retries=max_retries, max_wait=float(max_wait)),
+            retry=retry,
             budget=budget,
             timeout=float(timeout),
             close_cache=owned,
             pool_size=max(10, max_in_flight),
+            max_body_bytes=max_body_bytes,
             limiter_redis=redis_connection_of(backend),
             **extra,
         )
@@ -408,6 +414,7 @@ class Client(HealthMixin, QueryMixin):
             endpoint="suggest",
             params={self.endpoints.suggest_query_param: query, **params},
             billable=self._billable("suggest"),
+            check=check_envelope,
         )
         records = records_of(body)
         return records if records or not isinstance(body, list) else list(body)

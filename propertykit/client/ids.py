@@ -1,9 +1,12 @@
 """Ids as the service takes them: checked before anything is sent, and percent-encoded.
 
-A location id is any non-empty printable string without whitespace, ``,`` or ``/``; a source id is
-also of the form ``<provider>::<id>``. :func:`parse_ids` reads ids as a person pastes them (mixed
-kinds, one per line or comma-separated), for the forms and the command line. In a path, each id is
-percent-encoded except ``:`` (so ``provider::id`` stays readable) and ids are joined with ``,``.
+A location id is any non-empty printable string without whitespace, ``,``, ``/``, ``?`` or ``#``,
+and not ``.`` or ``..`` (which the URL library would resolve as a path step, sending the request to
+a path the user never named); a source id is of the form ``<provider>::<id>``, without whitespace,
+``,`` or ``/``, and may hold ``?`` or ``#`` (percent-encoded in the path).
+:func:`parse_ids` reads ids as a person pastes them (mixed kinds, one per line or
+comma-separated), for the forms and the command line. In a path, each id is percent-encoded
+except ``:`` (so ``provider::id`` stays readable) and ids are joined with ``,``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ __all__ = ["ParsedIds", "encode_id", "join_ids", "parse_ids", "validate_ids"]
 
 #: Separators of the service's comma-separated path segments: never inside an id.
 _FORBIDDEN_IN_ID = frozenset(",/")
+#: Also refused in a location id, a bare path segment: what a URL reads as its query or fragment.
+_FORBIDDEN_IN_LOCATION_ID = frozenset(",/?#")
+#: Whole ids that a URL reads as a step in the path rather than a segment.
+_DOT_SEGMENTS = frozenset({".", ".."})
 #: Characters kept readable in an encoded id; everything else reserved or unsafe is encoded.
 _SAFE_IN_ID = ":"
 
@@ -36,8 +43,9 @@ def validate_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
     Raises
     ------
     InvalidInput
-        An id is empty, not a string, holds a separator or whitespace, or (for source ids) is
-        not ``<provider>::<id>``; or no id was given.
+        An id is empty, ``.`` or ``..``, not a string, holds a separator (``,`` or ``/``; for
+        location ids also ``?`` or ``#``), whitespace or a control character, or (for source
+        ids) is not ``<provider>::<id>``; or no id was given.
 
     Examples
     --------
@@ -60,7 +68,12 @@ def validate_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
             raise InvalidInput(f"Each {kind} must be a string, got {item!r}")
         if not item:
             raise InvalidInput(f"Empty {kind}")
-        bad = {ch for ch in item if ch in _FORBIDDEN_IN_ID or ch.isspace() or not ch.isprintable()}
+        if item in _DOT_SEGMENTS:
+            raise InvalidInput(
+                f"{kind.capitalize()} {item!r} is not an id (a URL reads it as a path step)"
+            )
+        forbidden = _FORBIDDEN_IN_ID if source else _FORBIDDEN_IN_LOCATION_ID
+        bad = {ch for ch in item if ch in forbidden or ch.isspace() or not ch.isprintable()}
         if bad:
             shown = ", ".join(repr(ch) for ch in sorted(bad))
             raise InvalidInput(f"{kind.capitalize()} {item!r} contains {shown}")

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from propertykit.client.bulk import Batch, DryRun, PagePlan, plan
-from propertykit.client.envelope_variants import next_offset, page_records
+from propertykit.client.envelope import check_envelope, next_offset, read_page
 from propertykit.client.ids import encode_id, join_ids
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
@@ -105,21 +105,27 @@ class Lookups:
     def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
         """The records of one batch of location ids, following pages when the envelope says so."""
         body = self.transport.fetch_json(
-            batch.path, endpoint="properties", params=params, billable=self._billable("properties")
+            batch.path,
+            endpoint="properties",
+            params=params,
+            billable=self._billable("properties"),
+            check=check_envelope,
         )
-        records = page_records(body)
-        offset = next_offset(body, 0, records)
+        page = read_page(body)
+        records = list(page.records)
+        most = len(batch.ids)  # a location id is one property
+        offset = next_offset(page, 0, where=batch.path, most=most)
         while offset is not None:  # rare: a lookup answered in pages
-            page_query = {**params, self.endpoints.offset_param: offset}
             body = self.transport.fetch_json(
                 batch.path,
                 endpoint="properties",
-                params=page_query,
+                params={**params, self.endpoints.offset_param: offset},
                 billable=self._billable("properties"),
+                check=check_envelope,
             )
-            page = page_records(body)
-            records.extend(page)
-            offset = next_offset(body, offset, page)
+            page = read_page(body)
+            records.extend(page.records)
+            offset = next_offset(page, offset, where=batch.path, most=most)
         return records
 
     def fetch_sources(
@@ -131,7 +137,8 @@ class Lookups:
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
-        A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``.
+        A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
+        so does paging the service breaks (:func:`~propertykit.client.envelope.next_offset`).
         """
         records: list[Record] = []
         offset = 0
@@ -145,10 +152,13 @@ class Lookups:
                     endpoint="sources",
                     params=params,
                     billable=self._billable("sources"),
+                    check=check_envelope,
                 )
-                page = page_records(body)
-                records.extend(page)
-                following = next_offset(body, offset, page)
+                page = read_page(body)
+                records.extend(page.records)
+                # A source id resolves to at most one record (as dry runs count), so a next
+                # page past the ids asked for is the service paging on without end.
+                following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
                     return records
                 offset = following
@@ -208,10 +218,13 @@ class Lookups:
                 body = self.transport.cached_json(batch.path, params)
                 if body is None:
                     break
+                try:
+                    page = read_page(body)
+                    following = next_offset(page, offset, where=batch.path)
+                except PropertyKitError:
+                    break  # a cached answer the real call would refuse: count it as to send
                 cached += 1
-                page = page_records(body)
-                collected += len(page)
-                following = next_offset(body, offset, page)
+                collected += len(page.records)
                 if following is None:
                     return PagePlan(cached, 0, 0)
                 offset = following

@@ -8,7 +8,8 @@ The body is the service's own (Vepler's documented shape)::
      "attributes": ["address", "pricing"]}
 
 Inputs are checked before anything is sent (:mod:`propertykit.client.query_input`). Pages are
-followed as for sources (``hasMore``/``nextOffset``, or ``total``/``offset``); every page is a
+followed as for sources (``hasMore``/``nextOffset``, or ``total``/``offset``), with the same
+guards against paging that never ends (:mod:`propertykit.client.envelope`); every page is a
 read, cached like the lookups with its body as part of the cache key (the key never is), counted
 as the ``query`` endpoint, billable unless ``Endpoints.billable_endpoints`` says otherwise.
 """
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from propertykit.client.arguments import check_paging
-from propertykit.client.envelope_variants import next_offset, page_records
+from propertykit.client.envelope import check_envelope, next_offset, read_page
 from propertykit.client.query_input import check_area, check_filters
 from propertykit.config import Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
@@ -104,10 +105,11 @@ def fetch_query(
                 method="POST",
                 json_body=payload,
                 billable=billable,
+                check=check_envelope,
             )
-            page = page_records(answer)
-            records.extend(page)
-            following = next_offset(answer, offset, page)
+            page = read_page(answer)
+            records.extend(page.records)
+            following = next_offset(page, offset, where=endpoints.query_path)
             if following is None:
                 return records if max_results is None else records[:max_results]
             offset = following

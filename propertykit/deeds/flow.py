@@ -27,6 +27,7 @@ The rules, from the service interface:
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -59,7 +60,7 @@ from propertykit.errors import (
     PurchaseUncertain,
 )
 
-__all__ = ["buy_title_deed", "check_title_number", "purchase_status"]
+__all__ = ["buy_title_deed", "check_payload", "check_title_number", "purchase_status"]
 
 logger = logging.getLogger("propertykit")
 
@@ -117,11 +118,36 @@ def buy_title_deed(
     >>> buy_title_deed(transport, Journal("deeds.jsonl"), sb.title_numbers[4]).previously_bought
     True
     """
-    flow = _Flow(
-        transport, journal, check_title_number(title_number), policy or RetryPolicy(), sleep
-    )
+    title_number = check_title_number(title_number)
+    body = check_payload(payload)  # before any request, and before the journal holds an intent
+    flow = _Flow(transport, journal, title_number, policy or RetryPolicy(), sleep)
     with journal.lock():  # kernels sharing the journal buy one at a time
-        return flow.run(dict(payload or {}), buy_again=buy_again)
+        return flow.run(body, buy_again=buy_again)
+
+
+def check_payload(payload: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The purchase payload as a dict, or :class:`~propertykit.errors.InvalidInput`.
+
+    It must encode as standard JSON: no ``NaN`` or infinity, no objects JSON has no form for.
+
+    Examples
+    --------
+    >>> check_payload({"reference": "job 7"})
+    {'reference': 'job 7'}
+    >>> check_payload({"price": float("nan")})
+    Traceback (most recent call last):
+    propertykit.errors.InvalidInput: The purchase payload cannot be sent as JSON: ...
+    """
+    if payload is None:
+        return {}
+    if not isinstance(payload, Mapping):
+        raise InvalidInput(f"The purchase payload must be a mapping, got {type(payload).__name__}")
+    body = dict(payload)
+    try:
+        json.dumps(body, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInput(f"The purchase payload cannot be sent as JSON: {exc}") from None
+    return body
 
 
 def check_title_number(title_number: object) -> str:
@@ -134,8 +160,16 @@ def check_title_number(title_number: object) -> str:
     """
     if not isinstance(title_number, str) or not title_number.strip():
         raise InvalidInput(f"A title number must be a non-empty string, got {title_number!r}")
-    if title_number != title_number.strip() or any(ch in title_number for ch in "/?#,"):
-        raise InvalidInput(f"Title number {title_number!r} contains spaces or separators")
+    if title_number in (".", ".."):
+        raise InvalidInput(
+            f"Title number {title_number!r} is not a title number (a URL reads it as a path step)"
+        )
+    if title_number != title_number.strip() or any(
+        ch in "/?#," or not ch.isprintable() for ch in title_number
+    ):
+        raise InvalidInput(
+            f"Title number {title_number!r} contains spaces, control characters or separators"
+        )
     return title_number
 
 
@@ -176,6 +210,7 @@ class _Flow:
         self.service = transport.service
 
     def run(self, payload: dict[str, Any], *, buy_again: bool) -> Purchase:
+        self.buy_again = buy_again
         open_intents = self.journal.open_intents(service=self.service, title_number=self.title)
         if open_intents:
             resumed = self.resume(open_intents, payload)
@@ -289,9 +324,9 @@ class _Flow:
                 logger.info(
                     "purchase of %s: %s; asking purchase-status", self.title, decision.reason
                 )
-                status_body, status_failure = self.ask_status()
+                status_body, status_failure = self.ask_status(key)
                 decision = decide_after_status(
-                    read_money_state(status_body),
+                    self.money_state_of(status_body, key),
                     read_delivery_status(status_body),
                     attempt=attempt,
                     policy=self.policy,
@@ -304,11 +339,29 @@ class _Flow:
                 continue
             return self.act(decision, key, body, failure, previous=False)
 
-    def ask_status(self) -> tuple[Any, PropertyKitError | None]:
+    def ask_status(self, key: str | None = None) -> tuple[Any, PropertyKitError | None]:
+        """Purchase-status, carrying this purchase's ``Idempotency-Key`` when there is one."""
         try:
-            return self.transport.fetch_status(self.title), None
+            if key is None:
+                return self.transport.fetch_status(self.title), None
+            return self.transport.fetch_status(self.title, idempotency_key=key), None
         except PropertyKitError as exc:
             return None, exc
+
+    def money_state_of(self, body: Any, key: str) -> str | None:
+        """What purchase-status says about the purchase sent with ``key``.
+
+        "Charged" counts only for this purchase: when the body lists idempotency keys, ``key``
+        must be among them; when it lists none and the title may have been bought before
+        (``buy_again``), a charge may be the earlier purchase's, so the outcome is unknown.
+        """
+        money_state = read_money_state(body)
+        if money_state != "charged":
+            return money_state
+        listed = read_purchase_keys(body)
+        if listed is not None:
+            return "charged" if key in listed else "unknown"
+        return "unknown" if self.buy_again else "charged"
 
     def act(
         self,

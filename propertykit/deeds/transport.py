@@ -74,8 +74,11 @@ class PurchaseTransport(Protocol):
         """
         ...
 
-    def fetch_status(self, title_number: str) -> Any:
-        """GET purchase-status (never cached); the parsed body, or raise a typed error."""
+    def fetch_status(self, title_number: str, idempotency_key: str | None = None) -> Any:
+        """GET purchase-status (never cached); the parsed body, or raise a typed error.
+
+        ``idempotency_key``: the purchase asked about, sent as its ``Idempotency-Key``.
+        """
         ...
 
 
@@ -124,12 +127,13 @@ class HttpPurchaseTransport:
             return NotAnswered(_failure_kind(exc), exc, retried=True)
         return Sent(response.status_code, _parse(response.text))
 
-    def fetch_status(self, title_number: str) -> Any:
+    def fetch_status(self, title_number: str, idempotency_key: str | None = None) -> Any:
         path = _title_path(self.endpoints.status_path, title_number)
         return self.http.fetch_json(
             path,
             endpoint="purchase_status",
             billable="purchase_status" in self.endpoints.billable_endpoints,
+            headers={"Idempotency-Key": idempotency_key} if idempotency_key else None,
         )
 
 

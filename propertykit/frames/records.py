@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from propertykit.errors import InvalidInput
 from propertykit.frames import bodies as _bodies
 from propertykit.jsonio import loads, records_of
 
@@ -243,8 +244,29 @@ def read_bodies(bodies: list[Any]) -> tuple[pa.StructArray, np.ndarray]:
     try:
         return _bodies.read(bodies, RECORD_TYPE)
     except _bodies.Unreadable:
-        decoded = (loads(bytes(b) if isinstance(b, memoryview) else b) for b in bodies)
+        decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
         return read_records([record for body in decoded for record in records_of(body)])
+
+
+def decode_body(body: Any, position: int) -> Any:
+    """One raw body decoded, or :class:`InvalidInput` naming its position and what it holds."""
+    data = bytes(body) if isinstance(body, memoryview) else body
+    try:
+        value = loads(data)
+    except RecursionError:
+        raise InvalidInput(f"Body {position} is JSON nested too deeply to read") from None
+    except ValueError as exc:
+        start = data[:60]
+        raise InvalidInput(
+            f"Body {position} is not JSON ({type(exc).__name__}); it starts {start!r}. "
+            "pk.frame takes records (a list of dicts) or raw response bodies (bytes)"
+        ) from None
+    if not isinstance(value, dict | list):
+        raise InvalidInput(
+            f"Body {position} is a JSON {type(value).__name__}, not an envelope or a list of "
+            "records"
+        )
+    return value
 
 
 def read_records(rows: list[dict[str, Any] | None]) -> tuple[pa.StructArray, np.ndarray]:

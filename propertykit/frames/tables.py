@@ -62,7 +62,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit.errors import PropertyKitWarning
+from propertykit.errors import InvalidInput, PropertyKitWarning
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -229,8 +229,9 @@ def frame(
 
     Raises
     ------
-    ValueError
-        A body is not JSON (``json.JSONDecodeError``) or not text (``UnicodeDecodeError``).
+    InvalidInput
+        ``records`` is neither records nor bodies, or a body is not JSON (the message names its
+        position and how it starts).
 
     Examples
     --------
@@ -241,7 +242,7 @@ def frame(
     >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
     ['PK1']
     """
-    rows: list[Any] = [records] if isinstance(records, BODY_TYPES) else list(records)
+    rows = _rows(records)
     kinds = set(map(type, rows))
     if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
         arrow, boundaries = read_bodies(rows)
@@ -257,6 +258,22 @@ def frame(
     if money_unit is None:
         _warn_if_minor_units(df)
     return df
+
+
+def _rows(records: Any) -> list[Any]:
+    if isinstance(records, BODY_TYPES):
+        return [records]
+    if isinstance(records, Mapping):
+        raise InvalidInput(
+            "pk.frame takes a list of records, got one record (a mapping); wrap it in a list"
+        )
+    try:
+        return list(records)
+    except TypeError:
+        raise InvalidInput(
+            "pk.frame takes records (a list of dicts) or raw response bodies (bytes or str, one "
+            f"or a list), got {type(records).__name__}"
+        ) from None
 
 
 def _warn_if_minor_units(df: pd.DataFrame) -> None:

@@ -11,6 +11,7 @@ meaning, a record's shape or a purchase.
 
 from __future__ import annotations
 
+from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire.cache_setting import describe_cache_setting, open_cache
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
@@ -20,6 +21,7 @@ from propertykit.wire.usage import Usage
 
 __all__ = [
     "CACHE_FILE_NAME",
+    "DEFAULT_MAX_BODY_BYTES",
     "RetrySettings",
     "Transport",
     "Usage",

@@ -34,6 +34,7 @@ from propertykit.errors import (
 )
 
 __all__ = [
+    "MAX_RETRY_AFTER",
     "MIDNIGHT_TOLERANCE",
     "Decision",
     "Fail",
@@ -49,6 +50,10 @@ __all__ = [
     "reference_time",
     "resets_at_midnight",
 ]
+
+#: Longest wait a ``Retry-After`` is read as: anything longer (1e12 s, a date in year 9999) is
+#: clamped to it before any date arithmetic, which would overflow.
+MAX_RETRY_AFTER = 366 * 24 * 3600.0
 
 #: A Retry-After landing this close to the next midnight UTC is the daily credit cap.
 MIDNIGHT_TOLERANCE = timedelta(minutes=2)
@@ -121,7 +126,8 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     Returns
     -------
     float or None
-        Seconds (never negative), or ``None`` when absent or unreadable.
+        Seconds (never negative, at most :data:`MAX_RETRY_AFTER`), or ``None`` when absent or
+        unreadable.
 
     Examples
     --------
@@ -141,14 +147,18 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     except ValueError:
         pass
     else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
+        return _clamp(seconds) if math.isfinite(seconds) else None
     try:
         when = parsedate_to_datetime(text)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return _clamp((when - now).total_seconds())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
+
+
+def _clamp(seconds: float) -> float:
+    return min(max(0.0, seconds), MAX_RETRY_AFTER)
 
 
 def reference_time(headers: Mapping[str, str], fallback: datetime) -> datetime:
@@ -186,7 +196,7 @@ def resets_at_midnight(retry_after: float | None, now: datetime) -> datetime | N
     >>> resets_at_midnight(30, datetime(2024, 1, 1, 21, 0, tzinfo=UTC)) is None
     True
     """
-    if retry_after is None or retry_after <= MIDNIGHT_TOLERANCE.total_seconds():
+    if retry_after is None or not MIDNIGHT_TOLERANCE.total_seconds() < retry_after <= 2 * 86400:
         return None
     now_utc = now.astimezone(UTC)
     midnight = datetime.combine(now_utc.date() + timedelta(days=1), datetime.min.time(), UTC)

@@ -21,14 +21,16 @@ client (and kernel) using it.
 
 from __future__ import annotations
 
+import contextvars
 import re
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter
 from requests_cache import DO_NOT_CACHE, CacheMixin
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
@@ -37,16 +39,21 @@ from requests_ratelimiter import LimiterMixin
 
 from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
+from propertykit.errors import BadResponse
+from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES, BoundedAdapter
 
 __all__ = [
     "API_KEY_HEADERS",
     "CACHE_FILE_NAME",
+    "BodyCheck",
     "CachedLimiterSession",
+    "checking_bodies",
     "describe_cache",
     "is_complete_answer",
     "open_session",
     "open_sqlite_cache",
     "parsed_body",
+    "unusable_answer",
 ]
 
 #: Every spelling of the key header propertykit sends or requests-cache knows.
@@ -112,6 +119,7 @@ def open_session(
     close_cache: bool,
     pool_size: int,
     limiter_redis: Any,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> CachedLimiterSession:
     """The session :class:`~propertykit.wire.transport.Transport` sends through.
 
@@ -137,6 +145,8 @@ def open_session(
         Connections kept open to the service.
     limiter_redis
         A ``redis.Redis`` connection to count the suggest limit in (``None``: in this process).
+    max_body_bytes
+        Cap on a decoded body (see :mod:`propertykit.wire.bounded`).
     """
     per_minute = endpoints.suggest_per_minute
     session = CachedLimiterSession(
@@ -156,7 +166,7 @@ def open_session(
         max_delay=max_wait,
         **_limiter_backend(limiter_redis, base_url),
     )
-    adapter = HTTPAdapter(pool_maxsize=max(1, pool_size))
+    adapter = BoundedAdapter(max_body_bytes, pool_maxsize=max(1, pool_size))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.limited_prefix = base_url + endpoints.suggest_path if per_minute else None
@@ -261,17 +271,42 @@ def describe_cache(cache: BaseCache) -> dict[str, Any]:
 
 
 _PARSED = "_propertykit_json"
+_UNUSABLE = "_propertykit_unusable"
+#: Characters of a body quoted in an error about it.
+BODY_START_CHARS = 200
+
+BodyCheck = Callable[[Any], None]
+"""Checks a parsed body; raises ``ValueError`` (saying why) when it cannot be used."""
+
+_CHECK: contextvars.ContextVar[BodyCheck | None] = contextvars.ContextVar(
+    "propertykit_body_check", default=None
+)
+
+
+@contextmanager
+def checking_bodies(check: BodyCheck | None) -> Iterator[None]:
+    """Apply ``check`` to each 200 body before it may be cached, in this context meanwhile."""
+    token = _CHECK.set(check)
+    try:
+        yield
+    finally:
+        _CHECK.reset(token)
 
 
 def is_complete_answer(response: requests.Response) -> bool:
-    """requests-cache filter: store a 200 only when its body is whole, parseable JSON.
+    """requests-cache filter: store a 200 only when its body is whole, usable JSON.
 
-    The parsed body is kept on the response so it is not parsed twice (see :func:`parsed_body`).
+    Usable: it parses, and passes the check in force (:func:`checking_bodies`), e.g. an envelope
+    with a list of records. The parsed body is kept on the response so it is not parsed twice
+    (see :func:`parsed_body`); why a complete body is unusable is kept for
+    :func:`unusable_answer`.
     """
     if getattr(response, "from_cache", False) or response.status_code != 200:
         return True
     if hasattr(response, _PARSED):
         return True
+    if hasattr(response, _UNUSABLE):
+        return False
     content = response.content
     length = response.headers.get("Content-Length")
     if (
@@ -279,16 +314,68 @@ def is_complete_answer(response: requests.Response) -> bool:
         and "Content-Encoding" not in response.headers
         and (not length.isdigit() or int(length) != len(content))
     ):
-        return False
+        return False  # cut off: not unusable, just not all there
     try:
-        setattr(response, _PARSED, fast_json.loads(content))
-    except (ValueError, RecursionError):
+        body = fast_json.loads(content)
+    except RecursionError:
+        setattr(response, _UNUSABLE, "the body is JSON nested too deeply to read")
         return False
+    except ValueError as exc:
+        setattr(response, _UNUSABLE, f"the body is not JSON ({_short(exc)})")
+        return False
+    check = _CHECK.get()
+    if check is not None:
+        try:
+            check(body)
+        except ValueError as exc:
+            setattr(response, _UNUSABLE, str(exc))
+            return False
+    setattr(response, _PARSED, body)
     return True
 
 
+def unusable_answer(
+    response: requests.Response, redact: Callable[[str], str] = str
+) -> BadResponse | None:
+    """The :class:`BadResponse` for a complete 200 that :func:`is_complete_answer` refused.
+
+    ``None`` when the body was refused for being cut off (or not refused at all).
+    """
+    reason = getattr(response, _UNUSABLE, None)
+    if reason is None:
+        return None
+    return bad_response(response, reason, redact)
+
+
+def bad_response(
+    response: requests.Response, reason: str, redact: Callable[[str], str] = str
+) -> BadResponse:
+    """A :class:`BadResponse` saying ``reason``, the status and how the body starts."""
+    start = redact(response.content[:BODY_START_CHARS].decode("utf-8", "replace"))
+    url = redact(response.url or "")
+    return BadResponse(
+        f"The service answered {response.status_code} at {url}, but {reason}; not retried "
+        f"(the same request would pay for the same answer). The body starts: {start!r}",
+        url=url,
+        status_code=response.status_code,
+        body_start=start,
+    )
+
+
 def parsed_body(response: requests.Response) -> Any:
-    """The response's JSON body: as parsed by :func:`is_complete_answer`, else parsed now."""
+    """The response's JSON body: as parsed by :func:`is_complete_answer`, else parsed now.
+
+    Raises :class:`BadResponse` when it is not JSON (e.g. a cache entry written before).
+    """
     if hasattr(response, _PARSED):
         return getattr(response, _PARSED)
-    return fast_json.loads(response.content)
+    try:
+        return fast_json.loads(response.content)
+    except RecursionError:
+        raise bad_response(response, "the body is JSON nested too deeply to read") from None
+    except ValueError as exc:
+        raise bad_response(response, f"the body is not JSON ({_short(exc)})") from None
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:80]}"

@@ -36,7 +36,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 from requests_cache.backends.base import BaseCache
@@ -45,19 +44,32 @@ from requests_cache.models.response import CachedResponse
 from propertykit.config import Endpoints
 from propertykit.errors import (
     ApiError,
+    BadResponse,
     BudgetExceeded,
     NetworkError,
     NotCached,
     RateLimited,
+    ResponseTooLarge,
 )
 from propertykit.wire import retries as policy
+from propertykit.wire.bounded import (
+    DEFAULT_MAX_BODY_BYTES,
+    CallLimits,
+    DeadlinePassed,
+    call_limits,
+)
 from propertykit.wire.error_bodies import error_from_response
+from propertykit.wire.failures import Failed, never_connected, path_of
 from propertykit.wire.session import (
+    BodyCheck,
     CachedLimiterSession,
+    bad_response,
+    checking_bodies,
     describe_cache,
     is_complete_answer,
     open_session,
     parsed_body,
+    unusable_answer,
 )
 from propertykit.wire.usage import Usage
 
@@ -91,11 +103,14 @@ class Transport:
     endpoints
         Paths of the service (the non-cacheable ones and the rate-limited suggest path).
     retry
-        Retry bounds.
+        Retry bounds; ``retry.deadline`` bounds each logical request (every attempt, every
+        wait, every body read) in seconds.
     budget
         Most billable requests to send over the network (``None``: no limit).
     timeout
         Seconds to wait for the service (connect and read).
+    max_body_bytes
+        Cap on a decoded response body; past it :class:`~propertykit.errors.ResponseTooLarge`.
     pool_size
         Connections kept open to the service (at least the number of threads sending at once).
     limiter_redis
@@ -116,6 +131,7 @@ class Transport:
     timeout: float = 30.0
     close_cache: bool = True
     pool_size: int = 10
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     limiter_redis: Any = field(default=None, repr=False)
     sleep: Callable[[float], None] = time.sleep
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -142,6 +158,7 @@ class Transport:
             close_cache=self.close_cache,
             pool_size=self.pool_size,
             limiter_redis=self.limiter_redis,
+            max_body_bytes=self.max_body_bytes,
         )
 
     # -- sending ----------------------------------------------------------------------------------
@@ -153,15 +170,33 @@ class Transport:
         endpoint: str,
         params: Mapping[str, str | int] | None = None,
         billable: bool = False,
+        check: BodyCheck | None = None,
+        headers: Mapping[str, str] | None = None,
         method: str = "GET",
         json_body: Any = None,
     ) -> Any:
-        """GET ``path`` (or POST a read such as the area query: cached by its body too) and
-        return its parsed JSON body (retrying a cut-off body)."""
+        """GET ``path`` (or POST a read such as the area query, cached by its body too) and
+        return its parsed JSON body (retrying a cut-off body).
+
+        ``check`` raises ``ValueError`` for a body that cannot be used (e.g. no list of
+        records): such an answer is never cached, and raises
+        :class:`~propertykit.errors.BadResponse` at once, as does a body that is not JSON.
+        """
+        sending = {"params": params, "json_body": json_body, "headers": headers}
         response = self.fetch(
-            method, path, endpoint=endpoint, params=params, json_body=json_body, billable=billable
+            method, path, endpoint=endpoint, billable=billable, check=check, **sending
         )
-        return parsed_body(response)
+        try:
+            body = parsed_body(response)
+            if check is not None:
+                check(body)
+        except BadResponse:
+            self.usage.record_error(endpoint)
+            raise
+        except ValueError as exc:
+            self.usage.record_error(endpoint)
+            raise bad_response(response, str(exc), self._redact) from None
+        return body
 
     def fetch(
         self,
@@ -174,10 +209,13 @@ class Transport:
         headers: Mapping[str, str] | None = None,
         billable: bool = False,
         idempotent: bool = True,
+        check: BodyCheck | None = None,
     ) -> requests.Response:
         """Send one logical request, with retries, and return its 2xx response.
 
-        A 200 GET answer is only returned (and cached) when its body is complete JSON.
+        A 200 GET answer is only returned (and cached) when its body is complete JSON (that
+        passes ``check``). The whole call, retries and waits included, ends within
+        ``retry.deadline`` seconds; no body is read past ``max_body_bytes``.
 
         Raises
         ------
@@ -188,11 +226,32 @@ class Transport:
         ApiError
             The service answered 4xx/5xx (after retries where the rules allow).
         NetworkError
-            No complete answer, after retries where the rules allow.
+            No complete answer, after retries where the rules allow, or none by the deadline.
+        BadResponse
+            A complete 200 whose body cannot be used; never retried.
+        ResponseTooLarge
+            The body passed ``max_body_bytes``; never retried.
         """
-        url = self.base_url + path
         if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
+        limits = CallLimits(time.monotonic() + self.retry.deadline, self.max_body_bytes)
+        with call_limits(limits), checking_bodies(check):
+            return self._send_with_retries(
+                method, path, endpoint, params, json_body, headers, billable, idempotent
+            )
+
+    def _send_with_retries(
+        self,
+        method: str,
+        path: str,
+        endpoint: str,
+        params: Mapping[str, str | int] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        billable: bool,
+        idempotent: bool,
+    ) -> requests.Response:
+        url = self.base_url + path
         started = self.monotonic()
         attempt = 0
         while True:
@@ -201,7 +260,7 @@ class Transport:
                 response = self._attempt(
                     method, url, endpoint, params, json_body, headers, billable
                 )
-            except _Failed as failure:
+            except Failed as failure:
                 cause = failure.cause
                 decision = policy.decide_on_failure(
                     failure.kind,
@@ -250,7 +309,7 @@ class Transport:
         headers: Mapping[str, str] | None,
         billable: bool,
     ) -> requests.Response:
-        """One attempt: the response (any status), or raise ``_Failed``.
+        """One attempt: the response (any status), or raise ``Failed``.
 
         Also raises ``NotCached``/``BudgetExceeded`` (nothing sent), a client-side
         ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
@@ -307,6 +366,20 @@ class Transport:
                 timeout=self.timeout,
                 only_if_cached=not may_send and not self.offline,
             )
+        except DeadlinePassed as exc:
+            if exc.sent:
+                self.usage.record_sent(endpoint, billable=billable)
+            self.usage.record_error(endpoint)
+            raise NetworkError(
+                f"No complete answer from {path_of(url)} within the deadline of "
+                f"{self.retry.deadline:g} s (attempts and waits included): {exc}",
+                url=url,
+                kind="timeout" if exc.sent else "connect",  # "connect": nothing was sent
+            ) from exc
+        except ResponseTooLarge:
+            self.usage.record_sent(endpoint, billable=billable)
+            self.usage.record_error(endpoint)
+            raise
         except requests.exceptions.Timeout as exc:
             if str(exc).startswith(_LIMITER_TIMEOUT):
                 self.usage.record_error(endpoint)
@@ -315,17 +388,17 @@ class Transport:
                 "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "timeout"
             )
             self._count_failed_send(endpoint, billable, kind)
-            raise _Failed(kind, exc) from exc
+            raise Failed(kind, exc) from exc
         except (
             requests.exceptions.ChunkedEncodingError,
             requests.exceptions.ContentDecodingError,
         ) as exc:
             self._count_failed_send(endpoint, billable, "truncated")
-            raise _Failed("truncated", exc) from exc
+            raise Failed("truncated", exc) from exc
         except requests.exceptions.ConnectionError as exc:
-            kind = "connect" if _never_connected(exc) else "reset"
+            kind = "connect" if never_connected(exc) else "reset"
             self._count_failed_send(endpoint, billable, kind)
-            raise _Failed(kind, exc) from exc
+            raise Failed(kind, exc) from exc
         except requests.exceptions.RequestException as exc:
             self.usage.record_error(endpoint)
             detail = self._redact(str(exc))
@@ -339,21 +412,25 @@ class Transport:
             self.usage.record_error(endpoint)
             if self.offline:
                 raise NotCached(
-                    f"Offline, and {_path_of(url)} is not in the cache; nothing was sent"
+                    f"Offline, and {path_of(url)} is not in the cache; nothing was sent"
                 )
             raise BudgetExceeded(
-                f"Budget of {self.budget} billable requests is spent and {_path_of(url)} is not "
+                f"Budget of {self.budget} billable requests is spent and {path_of(url)} is not "
                 "in the cache; nothing was sent. Raise budget= to continue"
             )
         if getattr(response, "from_cache", False):
             self.usage.record_cache_hit(endpoint)
-            logger.debug("%s %s: cache hit", method, _path_of(response.url))
+            logger.debug("%s %s: cache hit", method, path_of(response.url))
             return response
         self.usage.record_sent(endpoint, billable=billable)
-        logger.debug("%s %s: %d", method, _path_of(response.url), response.status_code)
+        logger.debug("%s %s: %d", method, path_of(response.url), response.status_code)
         is_read = method == "GET" or endpoint in _READ_POSTS
         if is_read and response.status_code == 200 and not is_complete_answer(response):
-            raise _Failed("truncated", ValueError("the body is not complete JSON"))
+            unusable = unusable_answer(response, self._redact)
+            if unusable is not None:  # complete, but not usable: asking again pays again
+                self.usage.record_error(endpoint)
+                raise unusable
+            raise Failed("truncated", ValueError("the body is shorter than announced"))
         return response
 
     def _error_of(self, response: requests.Response) -> ApiError:
@@ -400,7 +477,7 @@ class Transport:
             return None
         try:
             return parsed_body(response)
-        except ValueError:
+        except BadResponse:
             return None
 
     def cache_info(self) -> dict[str, Any]:
@@ -416,27 +493,3 @@ class Transport:
     def close(self) -> None:
         """Release the connection pool, the cache connection and the limiter."""
         self.session.close()  # type: ignore[no-untyped-call]
-
-
-class _Failed(Exception):
-    """No complete HTTP answer (internal: turned into a decision by ``Transport.fetch``)."""
-
-    def __init__(self, kind: policy.FailureKind, cause: BaseException) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.cause = cause
-
-
-def _never_connected(exc: requests.exceptions.ConnectionError) -> bool:
-    """True when the connection was refused or never made, so nothing was sent."""
-    text = repr(exc.args[0]) if exc.args else ""
-    return (
-        "NewConnectionError" in text
-        or "ConnectTimeoutError" in text
-        or ("Failed to establish" in text)
-    )
-
-
-def _path_of(url: str | None) -> str:
-    parts = urlsplit(url or "")
-    return parts.path + (f"?{parts.query}" if parts.query else "")

@@ -16,6 +16,9 @@ import pytest
 import propertykit as pk
 from propertykit.sandbox import Sandbox
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
 UK = {
     "type": "polygon",
     "coordinates": [[[-8.5, 49.5], [2.0, 49.5], [2.0, 61.0], [-8.5, 61.0], [-8.5, 49.5]]],

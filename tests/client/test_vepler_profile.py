@@ -10,6 +10,9 @@ import pytest
 import propertykit as pk
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_PROFILE, VEPLER_BASE_URL
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
 REAL_LOOKING_KEY = "vpr_live_" + "12ab" * 8
 
 

@@ -13,6 +13,9 @@ from propertykit import sandbox
 from propertykit.sandbox import Sandbox
 from tests.sandbox.conftest import Api
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
 
 @pytest.fixture
 def vepler() -> Iterator[Api]:

@@ -8,6 +8,9 @@ import pytest
 
 from tests.sandbox.conftest import Api
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
 PATH = "/v1/property/query"
 WHOLE_UK = {
     "type": "polygon",

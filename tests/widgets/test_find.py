@@ -12,6 +12,9 @@ from propertykit.widgets import LookupForm
 
 from .conftest import requests_to, text_of
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
 
 @pytest.fixture(params=["spec", "vepler"])
 def profiled(request: pytest.FixtureRequest) -> Iterator[Sandbox]:

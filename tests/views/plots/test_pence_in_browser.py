@@ -17,6 +17,9 @@ import propertykit as pk
 from propertykit.views import write_report
 from tests._browser import chromium, open_offline, wait_for_plotly
 
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(180)
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 

@@ -1,0 +1,185 @@
+"""The service's record envelope, read in one place: records, paging, and what breaks them.
+
+A 200 answer of the lookup endpoints is an envelope ``{"success": true, "result": [records],
+"totalSize", "size", "hasMore", "nextOffset"}`` (a bare list of records is accepted too).
+
+- :func:`check_envelope` says whether a parsed body can be used at all; the transport runs it
+  before a body may be cached (``fetch_json(check=...)``), so ``success: false`` or a ``result``
+  that is a string, a number, ``null`` or an object is never cached and raises
+  :class:`~propertykit.errors.BadResponse` at once (asking again would pay again).
+- :func:`read_page` turns a usable body into a :class:`Page`.
+- :func:`next_offset` decides where the next page starts, and stops with ``BadResponse`` when the
+  service breaks its own paging: an offset that repeats or goes backwards, a next offset past
+  ``totalSize`` (or past the number of ids asked), or an empty page while ``hasMore`` stays true.
+  Without these, a server answering ``hasMore: true`` for ever is paid page after page.
+
+To accept another envelope (other names for the list or the counts), extend the key tuples of
+:mod:`propertykit.client.envelope_variants` (which holds the real service's documented variants:
+``total``/``limit``/``offset``, ``applications``...); every reader of records goes through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from propertykit.client.envelope_variants import RECORD_KEYS, TOTAL_KEYS, more_by_total
+from propertykit.errors import BadResponse
+from propertykit.jsonio import Record
+
+__all__ = ["RECORD_KEYS", "Page", "check_envelope", "next_offset", "read_page"]
+
+# Keys of the lists of records and of totals, with the real service's documented variants
+# (``applications``, ``total``...): see :mod:`propertykit.client.envelope_variants`.
+#: Keys of the offset the next page starts at.
+NEXT_OFFSET_KEYS: tuple[str, ...] = ("nextOffset",)
+#: Keys saying whether more pages follow.
+HAS_MORE_KEYS: tuple[str, ...] = ("hasMore",)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One usable answer: its records, and what it says about the pages after it.
+
+    ``records`` holds the objects of the list (anything else in it is dropped, as before);
+    ``next_offset`` and ``total_size`` are ``None`` when the body does not give them.
+    """
+
+    records: list[Record]
+    has_more: bool = False
+    next_offset: int | None = None
+    total_size: int | None = None
+
+
+def check_envelope(body: Any) -> None:
+    """Raise ``ValueError`` saying why ``body`` holds no usable list of records.
+
+    Examples
+    --------
+    >>> check_envelope({"success": True, "result": []})
+    >>> check_envelope({"success": False, "error": "maintenance"})
+    Traceback (most recent call last):
+    ValueError: it says success: false ('maintenance')
+    >>> check_envelope({"result": "ok"})
+    Traceback (most recent call last):
+    ValueError: its result is a str, not a list of records
+    """
+    if isinstance(body, list):
+        return
+    if not isinstance(body, dict):
+        raise ValueError(f"the body is a JSON {_kind(body)}, not an envelope of records")
+    if body.get("success") is False:
+        detail = body.get("error", body.get("message"))
+        said = f" ({_brief(detail)})" if detail is not None else ""
+        raise ValueError(f"it says success: false{said}")
+    key = _first_key(body, RECORD_KEYS)
+    if key is None:
+        names = " or ".join(repr(name) for name in RECORD_KEYS)
+        raise ValueError(f"it has no list of records (no {names})")
+    if not isinstance(body[key], list):
+        raise ValueError(f"its {key} is a {_kind(body[key])}, not a list of records")
+
+
+def read_page(body: Any) -> Page:
+    """The records and paging of a body that passed :func:`check_envelope`.
+
+    Raises :class:`~propertykit.errors.BadResponse` when it does not pass.
+
+    Examples
+    --------
+    >>> read_page({"result": [{"id": 1}, "junk"], "hasMore": True, "nextOffset": 1})
+    Page(records=[{'id': 1}], has_more=True, next_offset=1, total_size=None)
+    """
+    try:
+        check_envelope(body)
+    except ValueError as exc:
+        raise BadResponse(f"The service's answer cannot be used: {exc}") from None
+    if isinstance(body, list):
+        return Page([item for item in body if isinstance(item, dict)])
+    key = _first_key(body, RECORD_KEYS)
+    assert key is not None
+    records = [item for item in body[key] if isinstance(item, dict)]
+    more_key = _first_key(body, HAS_MORE_KEYS)
+    total = _integer(body, TOTAL_KEYS)
+    return Page(
+        records,
+        has_more=body[more_key] is True if more_key else more_by_total(body, len(records), total),
+        next_offset=_integer(body, NEXT_OFFSET_KEYS),
+        total_size=total,
+    )
+
+
+def next_offset(page: Page, offset: int, *, where: str, most: int | None = None) -> int | None:
+    """Offset of the page after ``page`` (fetched at ``offset``), or ``None`` after the last.
+
+    Parameters
+    ----------
+    page
+        The page just read.
+    offset
+        The offset it was asked for.
+    where
+        What was asked (a path), for the message.
+    most
+        Most records the request can have in all (e.g. one per id asked), when known.
+
+    Raises
+    ------
+    BadResponse
+        The service broke its own paging; the pages before are kept by the caller.
+
+    Examples
+    --------
+    >>> next_offset(Page([{}], has_more=True, next_offset=1, total_size=2), 0, where="/x")
+    1
+    >>> next_offset(Page([{}], has_more=True, next_offset=0), 0, where="/x")
+    Traceback (most recent call last):
+    propertykit.errors.BadResponse: The service broke its paging at /x: ...
+    """
+    if not page.has_more:
+        return None
+    following = page.next_offset if page.next_offset is not None else offset + len(page.records)
+    problem = None
+    if not page.records:
+        problem = f"the page at offset {offset} is empty while hasMore stays true"
+    elif following == offset:
+        problem = f"the page at offset {offset} gives the same offset again as the next"
+    elif following < offset:
+        problem = f"the page at offset {offset} gives an earlier offset ({following}) as the next"
+    elif page.total_size is not None and following >= page.total_size:
+        problem = (
+            f"the page at offset {offset} says hasMore with next offset {following}, at or past "
+            f"totalSize {page.total_size}"
+        )
+    elif most is not None and following >= most:
+        problem = (
+            f"the page at offset {offset} says hasMore with next offset {following}, but only "
+            f"{most} ids were asked for"
+        )
+    if problem is not None:
+        raise BadResponse(
+            f"The service broke its paging at {where}: {problem}. Stopped instead of paying for "
+            "more pages; the records fetched so far are in the error's .partial"
+        )
+    return following
+
+
+def _first_key(body: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    return next((key for key in keys if key in body), None)
+
+
+def _integer(body: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+    key = _first_key(body, keys)
+    value = body.get(key) if key is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "object", list: "list", bool: "boolean"}.get(type(value), type(value).__name__)
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -1,0 +1,35 @@
+"""What the transport knows about a failed attempt: its kind, and whether anything was sent."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import requests
+
+from propertykit.wire import retries as policy
+
+__all__ = ["Failed", "never_connected", "path_of"]
+
+
+class Failed(Exception):
+    """No complete HTTP answer (internal: turned into a decision by ``Transport.fetch``)."""
+
+    def __init__(self, kind: policy.FailureKind, cause: BaseException) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.cause = cause
+
+
+def never_connected(exc: requests.exceptions.ConnectionError) -> bool:
+    """True when the connection was refused or never made, so nothing was sent."""
+    text = repr(exc.args[0]) if exc.args else ""
+    return (
+        "NewConnectionError" in text
+        or "ConnectTimeoutError" in text
+        or ("Failed to establish" in text)
+    )
+
+
+def path_of(url: str | None) -> str:
+    parts = urlsplit(url or "")
+    return parts.path + (f"?{parts.query}" if parts.query else "")
