@@ -220,7 +220,9 @@ def open_session(
         expire_after=DEFAULT_EXPIRE_AFTER if expire_after is None else expire_after,
         urls_expire_after=_never_cached_patterns(base_url, endpoints),
         allowable_codes=(200,),
-        allowable_methods=("GET",),
+        # POST: the area query, a read whose JSON body is part of its cache key; purchases are
+        # POSTs too but their paths are never cached (see _never_cached_patterns).
+        allowable_methods=("GET", "POST"),
         ignored_parameters=(*DEFAULT_IGNORED_PARAMS, *API_KEY_HEADERS),
         filter_fn=is_complete_answer,
         # Offline replays answer even from entries past their expiry; online, never stale.
