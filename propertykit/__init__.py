@@ -37,6 +37,8 @@ from propertykit.errors import (
     RateLimited,
     ResponseTooLarge,
     ServerError,
+    ServiceDegraded,
+    ServiceUnhealthy,
 )
 from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
 from propertykit.wire import Usage
@@ -76,6 +78,8 @@ __all__ = [
     "RateLimited",
     "ResponseTooLarge",
     "ServerError",
+    "ServiceDegraded",
+    "ServiceUnhealthy",
     "UnparsedValuesWarning",
     "Usage",
     "__version__",

@@ -15,6 +15,12 @@ Environment variables
     Where the HTTP cache and the title-deed journal live (default: the user cache directory).
 ``PROPERTYKIT_OFFLINE``
     ``1`` makes every new client offline (serve from the cache only) unless told otherwise.
+``PROPERTYKIT_PROFILE``
+    ``vepler`` makes ``pk.Client()`` follow Vepler's public documentation (see
+    :meth:`Endpoints.vepler`); unset or ``spec``: the neutral defaults of the service interface.
+``VEPLER_API_KEY``
+    Under the ``vepler`` profile, the key when neither ``api_key`` nor ``PROPERTYKIT_API_KEY``
+    is given (the name Vepler's own examples use).
 """
 
 from __future__ import annotations
@@ -35,11 +41,15 @@ __all__ = [
     "ENV_BASE_URL",
     "ENV_CACHE_DIR",
     "ENV_OFFLINE",
+    "ENV_PROFILE",
     "MAX_URL_LENGTH",
     "MONEY_STATES",
+    "PROFILES",
+    "VEPLER_BASE_URL",
     "VERSION",
     "Endpoints",
     "MoneyState",
+    "MoneyUnit",
     "cache_dir",
 ]
 
@@ -54,10 +64,19 @@ MoneyState = Literal["charged", "not_charged", "unknown"]
 #: The values of :data:`MoneyState`, for checking what a body says.
 MONEY_STATES: tuple[str, ...] = get_args(MoneyState)
 
+MoneyUnit = Literal["major", "minor"]
+"""The unit prices are served in: ``major`` (pounds) or ``minor`` (pence)."""
+
 ENV_API_KEY = "PROPERTYKIT_API_KEY"
 ENV_BASE_URL = "PROPERTYKIT_BASE_URL"
 ENV_CACHE_DIR = "PROPERTYKIT_CACHE_DIR"
 ENV_OFFLINE = "PROPERTYKIT_OFFLINE"
+ENV_PROFILE = "PROPERTYKIT_PROFILE"
+
+#: The profiles ``pk.Client(profile=...)`` knows: the spec's neutral defaults, and Vepler's.
+PROFILES = ("spec", "vepler")
+#: The real service's root address (its paths start with ``/v1``).
+VEPLER_BASE_URL = "https://api.vepler.com"
 
 #: How long property data stays fresh in the cache unless ``expire_after`` says otherwise.
 DEFAULT_EXPIRE_AFTER = timedelta(days=7)
@@ -95,6 +114,20 @@ class Endpoints:
     health_path, properties_path, sources_path
         The paths the service interface names; ``{locationIds}``/``{sourceIds}`` are replaced by
         comma-separated, percent-encoded ids.
+    query_path
+        ``POST`` path of the area query (:meth:`propertykit.Client.query`).
+    money_unit
+        ``"major"`` (pounds) or ``"minor"`` (pence): the unit the service's prices are in,
+        recorded as ``df.attrs["money_unit"]`` (values are never rescaled). ``None`` (the
+        service interface does not say): pounds assumed, with a warning when they look like
+        pence.
+    profile
+        The name of this set of choices (``"spec"`` or ``"vepler"``), for reprs and reports.
+    base_url
+        The service's address for this profile, used when neither ``base_url`` nor
+        ``PROPERTYKIT_BASE_URL`` is given (``None``: one of them is required).
+    key_env
+        Further environment variables to read the key from, after ``PROPERTYKIT_API_KEY``.
 
     Examples
     --------
@@ -115,16 +148,73 @@ class Endpoints:
     health_path: str = "/v1/property/health"
     properties_path: str = "/v1/property/{locationIds}"
     sources_path: str = "/v1/property/sources/{sourceIds}"
-    billable_endpoints: frozenset[str] = frozenset({"properties", "sources", "purchase"})
+    billable_endpoints: frozenset[str] = frozenset({"properties", "sources", "purchase", "query"})
+    query_path: str = "/v1/property/query"
+    money_unit: MoneyUnit | None = None
+    profile: str = "spec"
+    base_url: str | None = None
+    key_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            from propertykit.errors import InvalidInput
+        from propertykit.errors import InvalidInput
 
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
             raise InvalidInput(
                 f"Endpoints.batch_size must be a positive integer, got {self.batch_size!r}"
             )
+        if self.money_unit is not None and self.money_unit not in get_args(MoneyUnit):
+            raise InvalidInput(
+                f"Endpoints.money_unit must be 'major', 'minor' or None, got {self.money_unit!r}"
+            )
         object.__setattr__(self, "billable_endpoints", frozenset(self.billable_endpoints))
+        object.__setattr__(self, "key_env", tuple(self.key_env))
+
+    @classmethod
+    def vepler(cls, **changes: object) -> Endpoints:
+        """Vepler's public property API, as its documentation and open-source clients show it.
+
+        Base ``https://api.vepler.com`` with ``/v1/...`` paths, ``limit``/``offset``/
+        ``attributes`` paging, ``POST /v1/property/query``, per-service health, prices in pence
+        (``money_unit="minor"``; ``pricePerSqFt`` is served in pounds and left as it is), and the
+        key also read from ``VEPLER_API_KEY``. What the public material does not show (title-deed
+        purchase and purchase-status, credits, which endpoints are billable, the suggest path and
+        limit) keeps the service interface's defaults; pass ``changes`` to set them.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> names = pk.Endpoints.vepler()
+        >>> names.money_unit, names.query_path, names.base_url
+        ('minor', '/v1/property/query', 'https://api.vepler.com')
+        """
+        fields: dict[str, object] = {
+            "profile": "vepler",
+            "base_url": VEPLER_BASE_URL,
+            "limit_param": "limit",
+            "offset_param": "offset",
+            "attributes_param": "attributes",
+            "health_path": "/v1/property/health",
+            "properties_path": "/v1/property/{locationIds}",
+            "sources_path": "/v1/property/sources/{sourceIds}",
+            "query_path": "/v1/property/query",
+            "money_unit": "minor",
+            "key_env": ("VEPLER_API_KEY",),
+        }
+        fields.update(changes)
+        return cls(**fields)  # type: ignore[arg-type]
+
+    @classmethod
+    def for_profile(cls, profile: str | None) -> Endpoints:
+        """The endpoints of a named profile (``None``: ``PROPERTYKIT_PROFILE``, else ``spec``)."""
+        from propertykit.errors import ConfigError
+
+        name = profile if profile is not None else os.environ.get(ENV_PROFILE, "")
+        name = (name or "spec").strip().lower()
+        if name == "spec":
+            return cls()
+        if name == "vepler":
+            return cls.vepler()
+        raise ConfigError(f"Unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
 
     def replace(self, **changes: object) -> Endpoints:
         """Return a copy with some fields changed."""

@@ -22,7 +22,9 @@
         └── ServerError              5xx
 
 Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
-(prices that look like pence) and ``GeometryWarning`` (boundaries that could not be read).
+(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read) and
+``ServiceDegraded`` (health says ``degraded``). ``ServiceUnhealthy`` is raised by ``health()``
+when the service says it is ``unhealthy``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
@@ -57,6 +59,8 @@ __all__ = [
     "RateLimited",
     "ResponseTooLarge",
     "ServerError",
+    "ServiceDegraded",
+    "ServiceUnhealthy",
 ]
 
 
@@ -188,6 +192,9 @@ class ApiError(PropertyKitError):
         The request URL (never holds the key: the key travels only in a header).
     hint
         What to do next, in plain words (e.g. add credit), when propertykit knows.
+    request_id, details
+        The service's ``request_id`` and ``details``, when the body had them (quote the
+        request id to the service's support).
     """
 
     def __init__(
@@ -201,7 +208,11 @@ class ApiError(PropertyKitError):
         money_state: str | None = None,
         url: str | None = None,
         hint: str | None = None,
+        request_id: str | None = None,
+        details: Any = None,
     ) -> None:
+        self.request_id = request_id
+        self.details = details
         self.status_code = status_code
         self.body = body
         self.code = code
@@ -211,6 +222,14 @@ class ApiError(PropertyKitError):
         self.url = url
         self.hint = hint
         super().__init__(self._describe())
+
+    def code_is(self, *codes: str) -> bool:
+        """Whether the service's code is one of ``codes``, compared case-insensitively.
+
+        ``RATE_LIMIT_EXCEEDED`` (older answers) and ``rate_limit_exceeded`` are the same code.
+        """
+        own = (self.code or "").casefold()
+        return bool(own) and any(own == code.casefold() for code in codes)
 
     def __str__(self) -> str:
         # Built on demand: the transport may add a hint (what to do next) after creation.
@@ -230,6 +249,8 @@ class ApiError(PropertyKitError):
             text += f": {self.message}"
         if self.money_state:
             text += f" (money_state={self.money_state})"
+        if self.request_id:
+            text += f" [request_id {self.request_id}]"
         return text
 
     def __repr__(self) -> str:
@@ -274,3 +295,18 @@ class DailyCapReached(RateLimited):
 
 class ServerError(ApiError):
     """5xx: the service failed. Not charged; retried automatically before this is raised."""
+
+
+class ServiceDegraded(PropertyKitWarning):
+    """Health says ``degraded``: the service answers, but some answers may be slow or missing."""
+
+
+class ServiceUnhealthy(PropertyKitError):
+    """Health says ``unhealthy`` (even with HTTP 200): expect failures; try again later.
+
+    ``health`` holds the service's answer as it was sent.
+    """
+
+    def __init__(self, message: str, *, health: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.health = dict(health or {})

@@ -1,9 +1,10 @@
 """Fixtures shared by every test package: a sandbox of the service on 127.0.0.1.
 
 ``sandbox`` is one server for the whole session: read from it, never steer it (balance, clock,
-faults). ``fresh_sandbox`` is a new server per test, free to steer. Both use the wall clock
-unless a test calls ``set_now``. ``make_client`` builds clients on a temporary cache, with
-sleeping recorded (in ``sleeps``), not done.
+faults). ``fresh_sandbox`` is a new server per test, free to steer; ``profiled_sandbox`` is the
+same once per profile (``spec``, ``vepler``), for the contract tests that must hold for both.
+All use the wall clock unless a test calls ``set_now``. ``make_client`` builds clients on a
+temporary cache (with the sandbox's profile), with sleeping recorded (in ``sleeps``), not done.
 """
 
 from __future__ import annotations
@@ -42,6 +43,22 @@ def fresh_sandbox() -> Iterator[Sandbox]:
         yield sb
 
 
+@pytest.fixture(params=["spec", "vepler"])
+def profile(request: pytest.FixtureRequest) -> str:
+    """Each profile the sandbox and the client know: a test using it runs once per profile."""
+    return str(request.param)
+
+
+@pytest.fixture
+def profiled_sandbox(profile: str) -> Iterator[Sandbox]:
+    """A new sandbox for one test, once per profile (``spec`` and ``vepler``); free to steer.
+
+    ``make_client(sb)`` builds its clients with the same profile.
+    """
+    with sandbox_module.serve(profile=profile) as sb:
+        yield sb
+
+
 @pytest.fixture
 def sleeps() -> list[float]:
     """Every wait a client asked for (the default ``_sleep`` of ``make_client`` records here)."""
@@ -64,6 +81,8 @@ def make_client(sleeps: list[float], cache_file: Path) -> Iterator[Callable[...,
         kwargs.setdefault("cache", cache_file)
         kwargs.setdefault("progress", False)
         kwargs.setdefault("_sleep", sleeps.append)
+        if "endpoints" not in kwargs:
+            kwargs.setdefault("profile", getattr(sb, "profile", None))
         client = Client(**kwargs)
         made.append(client)
         return client

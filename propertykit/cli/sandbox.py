@@ -62,6 +62,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--delivery-delay", type=float, default=0.0, help="seconds before a bought deed arrives"
     )
+    parser.add_argument(
+        "--profile",
+        choices=("spec", "vepler"),
+        default="spec",
+        help="answer as the service interface says (spec) or as Vepler documents it (vepler)",
+    )
     parser.add_argument("--fault", action="append", default=[], metavar="SPEC", help=_FAULT_HELP)
 
 
@@ -80,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
             daily_cap=args.daily_cap,
             suggest_per_minute=args.suggest_per_minute,
             delivery_delay=args.delivery_delay,
+            profile=args.profile,
         )
         for fault in faults:
             sandbox.inject_fault(**fault)  # type: ignore[arg-type]
@@ -99,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot serve on port {args.port}: {exc.strerror}") from exc
         with sandbox:
             print(f"Sandbox of the property-data service at {sandbox.url}", flush=True)
+            print(f"Profile: {sandbox.profile}", flush=True)
             print(f"API key: {sandbox.api_key}", flush=True)
             print(f"Key without title-deed access: {sandbox.restricted_key}", flush=True)
             print("Press Ctrl+C to stop.", flush=True)

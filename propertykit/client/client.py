@@ -15,15 +15,18 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from requests_cache.backends.base import BaseCache
 
-from propertykit.client.arguments import attribute_params, check_paging, check_settings, setting
+from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client.envelope import check_envelope
+from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.portable import Portable, portable_settings
+from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
 from propertykit.client.progress import progress_bar
+from propertykit.client.query import QueryMixin
 from propertykit.client.replay import properties_frame, sources_frame
-from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_OFFLINE, Endpoints
+from propertykit.config import ENV_OFFLINE, Endpoints
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.jsonio import records_of
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 
-class Client(Portable):
+class Client(HealthMixin, QueryMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -90,6 +93,10 @@ class Client(Portable):
         1 sends them one after another.
     journal
         Title-deed purchase journal file (default: in the cache directory).
+    profile
+        ``"vepler"``: follow Vepler's public documentation (the same as
+        ``endpoints=pk.Endpoints.vepler()``: its address, prices in pence, the key also from
+        ``VEPLER_API_KEY``); ``"spec"``: the neutral defaults. ``None``: ``PROPERTYKIT_PROFILE``.
 
     Examples
     --------
@@ -119,23 +126,23 @@ class Client(Portable):
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
+        profile: str | None = None,
         _sleep: Callable[[float], None] | None = None,
         _clock: Callable[[], datetime] | None = None,
         _rng: random.Random | None = None,
     ) -> None:
         self._settings = portable_settings(locals())  # what a pickled copy is built from
-        key = setting(api_key, ENV_API_KEY, "API key", "api_key")
+        endpoints = resolve_endpoints(profile, endpoints)
+        key = resolve_key(api_key, endpoints)
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = setting(base_url, ENV_BASE_URL, "service address", "base_url")
-        if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
+        url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
         retry = check_settings(
             max_retries, max_wait, timeout, deadline, max_body_bytes, max_in_flight, budget
         )
-        self.endpoints = endpoints or Endpoints()
+        self.endpoints = endpoints
         self.offline = bool(offline)
         self.progress = progress
         self.max_in_flight = max_in_flight
@@ -216,19 +223,6 @@ class Client(Portable):
         self.close()
 
     # -- endpoints --------------------------------------------------------------------------------
-
-    def health(self) -> dict[str, Any]:
-        """Ask the health endpoint (never cached); verifies the key.
-
-        Examples
-        --------
-        >>> client.health()["status"]
-        'ok'
-        """
-        body = self._transport.fetch_json(
-            self.endpoints.health_path, endpoint="health", billable=self._billable("health")
-        )
-        return body if isinstance(body, dict) else {"result": body}
 
     def property_records(
         self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
@@ -397,7 +391,7 @@ class Client(Portable):
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
-        return frame(records)
+        return frame(records, money_unit=self.endpoints.money_unit)
 
     def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
         """Search-suggest (rate limited per minute on the client; answers are cached).

@@ -13,8 +13,9 @@ A 200 answer of the lookup endpoints is an envelope ``{"success": true, "result"
   ``totalSize`` (or past the number of ids asked), or an empty page while ``hasMore`` stays true.
   Without these, a server answering ``hasMore: true`` for ever is paid page after page.
 
-To accept another envelope (other names for the list or the counts), extend the key tuples below
-and :func:`read_page`; every reader of records goes through here.
+To accept another envelope (other names for the list or the counts), extend the key tuples of
+:mod:`propertykit.client.envelope_variants` (which holds the real service's documented variants:
+``total``/``limit``/``offset``, ``applications``...); every reader of records goes through here.
 """
 
 from __future__ import annotations
@@ -22,15 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from propertykit.client.envelope_variants import RECORD_KEYS, TOTAL_KEYS, more_by_total
 from propertykit.errors import BadResponse
 from propertykit.jsonio import Record
 
 __all__ = ["RECORD_KEYS", "Page", "check_envelope", "next_offset", "read_page"]
 
-#: Keys an envelope may hold its list of records under, tried in order.
-RECORD_KEYS: tuple[str, ...] = ("result",)
-#: Keys of the total number of records across pages.
-TOTAL_KEYS: tuple[str, ...] = ("totalSize",)
+# Keys of the lists of records and of totals, with the real service's documented variants
+# (``applications``, ``total``...): see :mod:`propertykit.client.envelope_variants`.
 #: Keys of the offset the next page starts at.
 NEXT_OFFSET_KEYS: tuple[str, ...] = ("nextOffset",)
 #: Keys saying whether more pages follow.
@@ -100,11 +100,12 @@ def read_page(body: Any) -> Page:
     assert key is not None
     records = [item for item in body[key] if isinstance(item, dict)]
     more_key = _first_key(body, HAS_MORE_KEYS)
+    total = _integer(body, TOTAL_KEYS)
     return Page(
         records,
-        has_more=more_key is not None and body[more_key] is True,
+        has_more=body[more_key] is True if more_key else more_by_total(body, len(records), total),
         next_offset=_integer(body, NEXT_OFFSET_KEYS),
-        total_size=_integer(body, TOTAL_KEYS),
+        total_size=total,
     )
 
 

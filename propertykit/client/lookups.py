@@ -103,7 +103,7 @@ class Lookups:
     # -- fetching ---------------------------------------------------------------------------------
 
     def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
-        """The records of one batch of location ids."""
+        """The records of one batch of location ids, following pages when the envelope says so."""
         body = self.transport.fetch_json(
             batch.path,
             endpoint="properties",
@@ -111,7 +111,22 @@ class Lookups:
             billable=self._billable("properties"),
             check=check_envelope,
         )
-        return read_page(body).records
+        page = read_page(body)
+        records = list(page.records)
+        most = len(batch.ids)  # a location id is one property
+        offset = next_offset(page, 0, where=batch.path, most=most)
+        while offset is not None:  # rare: a lookup answered in pages
+            body = self.transport.fetch_json(
+                batch.path,
+                endpoint="properties",
+                params={**params, self.endpoints.offset_param: offset},
+                billable=self._billable("properties"),
+                check=check_envelope,
+            )
+            page = read_page(body)
+            records.extend(page.records)
+            offset = next_offset(page, offset, where=batch.path, most=most)
+        return records
 
     def fetch_sources(
         self,

@@ -157,8 +157,10 @@ class Portable:
 
     def __repr__(self) -> str:
         # Never the key, not even a part of it.
+        profile = self.endpoints.profile
+        named = "" if profile == "spec" else f"profile={profile!r}, "
         return (
-            f"Client(base_url={self.base_url!r}, cache={self._cache_label!r}, "
+            f"Client(base_url={self.base_url!r}, {named}cache={self._cache_label!r}, "
             f"offline={self.offline}, budget={self._transport.budget}, api_key='***')"
         )
 

@@ -47,28 +47,38 @@ __all__ = ["properties_frame", "sources_frame", "vouched"]
 
 _FAILED = re.compile(rb'"success"\s*:\s*false')
 _MORE = re.compile(rb'"hasMore"\s*:\s*true')
-_RECORDS = re.compile(
-    b"|".join(rb'"' + re.escape(k.encode()) + rb'"\s*:\s*\[' for k in RECORD_KEYS)
-)
+_LAST = re.compile(rb'"hasMore"\s*:\s*false')
+_RESULT = re.compile(rb'"result"\s*:\s*\[')
+#: Other lists of records (the bytes route reads ``result`` only): their presence anywhere sends
+#: a body down the normal path.
+_OTHER_LISTS = tuple(key.encode() for key in RECORD_KEYS if key != "result")
+_KEY = re.compile(rb'"[^"]*"\s*:')
 
 
-def vouched(body: bytes, *, paged: bool) -> bool:
-    """Whether ``body`` surely holds a usable first page the normal path would read as it is.
+def vouched(body: bytes) -> bool:
+    """Whether ``body`` surely holds a usable, single page the normal path would read as it is.
+
+    Usable: one JSON object, not ``success: false``, with a ``result`` list. Single: ``hasMore``
+    false, or neither ``hasMore`` nor a ``total`` to page by. Any doubt says no.
 
     Examples
     --------
-    >>> vouched(b'{"success":true,"result":[{"propertyId":"P1"}],"hasMore":false}', paged=True)
+    >>> vouched(b'{"success":true,"result":[{"propertyId":"P1"}],"hasMore":false}')
     True
-    >>> vouched(b'{"success":true,"result":[],"hasMore":true,"nextOffset":50}', paged=True)
+    >>> vouched(b'{"success":true,"result":[],"hasMore":true,"nextOffset":50}')
     False
-    >>> vouched(b'{"success":false,"error":"maintenance","result":[]}', paged=False)
+    >>> vouched(b'{"success":false,"error":"maintenance","result":[]}')
+    False
+    >>> vouched(b'{"result":[{"propertyId":"P1"}],"total":40,"offset":0}')
     False
     """
     if body.lstrip()[:1] != b"{" or _found(body, b'"success"', _FAILED):
         return False
-    if not _RECORDS.search(body):
+    if not _RESULT.search(body) or _found(body, b'"hasMore"', _MORE):
         return False
-    return not (paged and _found(body, b'"hasMore"', _MORE))
+    if any(_found(body, b'"' + key + b'"', _KEY) for key in _OTHER_LISTS):
+        return False
+    return _found(body, b'"hasMore"', _LAST) or not _found(body, b'"total"', _KEY)
 
 
 def _found(body: bytes, name: bytes, pattern: re.Pattern[bytes]) -> bool:
@@ -139,23 +149,23 @@ def _replayed(
     endpoint: str,
 ) -> pd.DataFrame:
     transport = client._transport
+    money_unit = client.endpoints.money_unit
     bodies = cached_bodies(
         transport.session,
         [(transport.base_url + batch.path, params_of(batch)) for batch in batches],
         offline=transport.offline,
     )
-    paged = endpoint == "sources"
     ready = {
         batch.index: body
         for batch, body in zip(batches, bodies, strict=True)
-        if body is not None and vouched(body, paged=paged)
+        if body is not None and vouched(body)
     }
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         if ready and len(ready) == len(batches):
             for _ in batches:
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
-            return frame([ready[batch.index] for batch in batches])
+            return frame([ready[batch.index] for batch in batches], money_unit=money_unit)
 
         def fetch_or_replay(batch: Batch) -> list[Any]:
             body = ready.get(batch.index)
@@ -172,7 +182,7 @@ def _replayed(
             if exc.partial is not None:
                 exc.partial.records = _records(exc.partial.records, endpoint, transport.usage)
             raise
-    return frame(_records(rows, endpoint, transport.usage))
+    return frame(_records(rows, endpoint, transport.usage), money_unit=money_unit)
 
 
 def _records(rows: list[Any], endpoint: str, usage: Any) -> list[Record]:

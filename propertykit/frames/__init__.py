@@ -5,7 +5,8 @@
 raw bodies; :mod:`~propertykit.frames.narrowing` keeps an odd value to its own column and
 :mod:`~propertykit.frames.coercion` coerces it or counts it, warns and keeps it raw for
 :func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and :func:`epc_table`
-derive the sales and EPC tables.
+derive the sales and EPC tables; :func:`in_major_units` rescales a frame served in pence to
+pounds (a copy).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
@@ -13,6 +14,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 from __future__ import annotations
 
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
+from propertykit.frames.money import in_major_units, is_minor
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -38,5 +40,7 @@ __all__ = [
     "epc_table",
     "explode_sales",
     "frame",
+    "in_major_units",
+    "is_minor",
     "unparsed_table",
 ]

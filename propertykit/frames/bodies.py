@@ -92,13 +92,13 @@ def read(
         raise Unreadable(str(exc)) from exc
     if table.num_rows != len(data):  # a body held more than one JSON value, or none
         raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
-    lists = table.column("result")
-    records = pa.concat_arrays([chunk.flatten() for chunk in lists.chunks])
-    if records.null_count:  # json's route skips records that are not objects
-        records = records.filter(records.is_valid())
-    spatial = records.flatten()[records.type.get_field_index("spatial")]
-    boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
-    try:
+    try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
+        lists = table.column("result")
+        records = pa.concat_arrays([chunk.flatten() for chunk in lists.chunks])
+        if records.null_count:  # json's route skips records that are not objects
+            records = records.filter(records.is_valid())
+        spatial = records.flatten()[records.type.get_field_index("spatial")]
+        boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
         records = records.cast(record_type)  # drops the boundary and any extra keys
     except pa.ArrowException as exc:
         raise Unreadable(str(exc)) from exc

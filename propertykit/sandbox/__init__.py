@@ -22,6 +22,8 @@ Credits (one account; both keys share balance, daily cap and suggest limit)
                                                              (minimum 1 per request)
     ``GET /v1/property/sources/{sourceIds}``                 1 credit per record on the page
                                                              (minimum 1 per request)
+    ``POST /v1/property/query``                              1 credit per record on the page
+                                                             (minimum 1 per request)
     ``POST /v1/title-deeds/{titleNumber}/purchase``          25 credits
     health, search-suggest, purchase-status                  free
     ======================================================  ================================
@@ -43,6 +45,17 @@ Paging (sources)
     ``offset`` or non-integers give 400. ``nextOffset`` is always ``offset + size``; ``hasMore``
     is false on the last page. ``totalSize`` counts distinct properties: several source ids of
     one property give one record.
+Area query
+    ``POST /v1/property/query`` with Vepler's documented body (``area``, ``query`` filters,
+    ``limit``, ``offset``, ``sortBy``, ``sortOrder``, ``attributes``) over the synthetic data;
+    see :mod:`propertykit.sandbox.query`. Default page 20 (25 under ``vepler``), at most 100.
+Profiles
+    ``serve(profile="vepler")`` (``propertykit sandbox --profile vepler``) answers as Vepler's
+    public documentation shows: prices in pence (``pricePerSqFt`` in pounds), ``sstc``, health
+    ``{status, service, timestamp, version}`` (``set_health``), upper-case error codes with
+    ``request_id``/``details``/``timestamp`` and ``X-RateLimit-*`` headers instead of
+    ``Retry-After``, and the ``total``/``limit``/``offset`` envelope on the area query; see
+    :mod:`propertykit.sandbox.profiles`.
 Ids
     At most 100 ids per request (400 ``too_many_ids`` beyond). Unknown ids are left out of the
     result. Source ids must match ``<provider>::<id>`` (400 ``invalid_source_id`` otherwise).
@@ -57,13 +70,14 @@ Title deeds
     with ``"money_state": "not_charged"``. ``GET .../purchase-status`` (free) reports
     ``money_state``, ``status``, ``creditsCharged`` and every purchase of that title.
 403 versus 404
-    Any path under ``/v1/`` that is not one of the six endpoints above - or one of them with
+    Any path under ``/v1/`` that is not one of the seven endpoints above - or one of them with
     another method (e.g. ``POST /v1/property/health``), or with an empty id segment - answers
     403 ``{"message": "This endpoint is not available"}``, before the key is checked. Paths
     outside ``/v1/`` answer 404 with the plain-text body ``Not Found``.
 Data
     Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox.data`): money in
-    whole pounds, boundaries as GeoJSON Polygons for about half the records.
+    whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the
+    records.
 Faults
     ``inject_fault`` makes the next matching requests answer a 5xx (body as a JSON object, a JSON
     string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body

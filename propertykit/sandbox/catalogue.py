@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox import data
+from propertykit.sandbox.profiles import PROFILES, SandboxProfile
 
 __all__ = ["ALWAYS_KEPT", "ATTRIBUTES", "MAX_SUGGESTIONS", "Catalogue"]
 
@@ -29,6 +30,11 @@ MAX_SUGGESTIONS = 10
 @lru_cache(maxsize=50_000)
 def _record(index: int, seed: int) -> dict[str, Any]:
     return data.generate_record(index, seed)
+
+
+@lru_cache(maxsize=50_000)
+def _profiled_record(index: int, seed: int, profile: str) -> dict[str, Any]:
+    return PROFILES[profile].adapt_record(_record(index, seed))
 
 
 @lru_cache(maxsize=4)
@@ -68,18 +74,23 @@ class Catalogue:
     ['L00000003']
     """
 
-    def __init__(self, *, seed: int, n_properties: int) -> None:
+    def __init__(
+        self, *, seed: int, n_properties: int, profile: SandboxProfile = PROFILES["spec"]
+    ) -> None:
         if n_properties < 1:
             raise ValueError("n_properties must be at least 1")
         self.seed = seed
         self.n_properties = n_properties
+        self.profile = profile
 
     def _known(self, index: int | None) -> bool:
         return index is not None and 0 <= index < self.n_properties
 
     def record(self, index: int) -> dict[str, Any]:
-        """The record at ``index`` (shared: copy before changing it)."""
-        return _record(index, self.seed)
+        """The record at ``index`` as the profile serves it (shared: copy before changing it)."""
+        if not self.profile.vepler_style:
+            return _record(index, self.seed)
+        return _profiled_record(index, self.seed, self.profile.name)
 
     def by_location_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         """Records for the known ids, once each, in the order asked; unknown ids are skipped."""

@@ -11,6 +11,7 @@ from types import TracebackType
 
 from propertykit.sandbox import data
 from propertykit.sandbox.catalogue import Catalogue
+from propertykit.sandbox.profiles import get_profile
 from propertykit.sandbox.routes import Router
 from propertykit.sandbox.server import SandboxServer
 from propertykit.sandbox.state import (
@@ -62,6 +63,7 @@ class Sandbox:
         suggest_per_minute: int = 30,
         delivery_delay: float = 0.0,
         now: Now = None,
+        profile: str = "spec",
     ) -> None:
         for name, value in (("latency", latency), ("daily_cap", daily_cap),
                             ("suggest_per_minute", suggest_per_minute),
@@ -69,7 +71,10 @@ class Sandbox:
             _non_negative(name, value)
         self.seed = seed
         self.n_properties = n_properties
-        self._catalogue = Catalogue(seed=seed, n_properties=n_properties)
+        self.profile = profile
+        self._catalogue = Catalogue(
+            seed=seed, n_properties=n_properties, profile=get_profile(profile)
+        )
         self._state = SandboxState(
             balance=balance,
             daily_cap=daily_cap,
@@ -86,7 +91,10 @@ class Sandbox:
 
     def __repr__(self) -> str:  # never shows a key
         url = self.url if self._server else None
-        return f"<Sandbox url={url!r} seed={self.seed} n_properties={self.n_properties}>"
+        return (
+            f"<Sandbox url={url!r} seed={self.seed} n_properties={self.n_properties} "
+            f"profile={self.profile!r}>"
+        )
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -185,6 +193,12 @@ class Sandbox:
         _non_negative("latency", seconds)
         self._state.latency = seconds
 
+    def set_health(self, status: str) -> None:
+        """What health reports under the ``vepler`` profile: healthy, degraded or unhealthy."""
+        if status not in ("healthy", "degraded", "unhealthy"):
+            raise ValueError(f"health status must be healthy, degraded or unhealthy: {status!r}")
+        self._state.health_status = status
+
     def set_delivery_delay(self, seconds: float) -> None:
         """Purchases from now on answer 202 and are delivered ``seconds`` later (sandbox clock)."""
         _non_negative("delivery delay", seconds)
@@ -274,6 +288,7 @@ def serve(
     suggest_per_minute: int = 30,
     delivery_delay: float = 0.0,
     now: Now = None,
+    profile: str = "spec",
 ) -> Iterator[Sandbox]:
     """Run a sandbox of the service on 127.0.0.1 for the duration of a ``with`` block.
 
@@ -294,6 +309,9 @@ def serve(
     now
         The sandbox clock: ``None`` (wall clock), an aware datetime (frozen until moved), or a
         callable returning one.
+    profile
+        ``"spec"`` (the service interface's choices) or ``"vepler"`` (Vepler's documented
+        shapes: pence, its health and error forms; see :mod:`propertykit.sandbox.profiles`).
 
     Examples
     --------
@@ -313,6 +331,7 @@ def serve(
         suggest_per_minute=suggest_per_minute,
         delivery_delay=delivery_delay,
         now=now,
+        profile=profile,
     )
     with sandbox:
         yield sandbox

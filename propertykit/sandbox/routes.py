@@ -6,6 +6,7 @@ writes the replies.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from urllib.parse import parse_qs, unquote
 
 from propertykit.config import Endpoints
 from propertykit.sandbox.catalogue import ATTRIBUTES, MAX_SUGGESTIONS, Catalogue, select_attributes
+from propertykit.sandbox.query import QueryError, run_query
 from propertykit.sandbox.state import KeyInfo, PurchaseEntry, SandboxState
 
 __all__ = [
@@ -114,6 +116,8 @@ class Router:
     def __init__(self, state: SandboxState, catalogue: Catalogue) -> None:
         self.state = state
         self.catalogue = catalogue
+        self.profile = catalogue.profile
+        self._serial = itertools.count(1)
         names = Endpoints()
         self.limit_param = names.limit_param
         self.offset_param = names.offset_param
@@ -123,6 +127,7 @@ class Router:
         self.routes: list[tuple[str, list[str | None], Callable[[Request, list[str]], Reply]]] = [
             ("GET", _template(names.health_path), self.health),
             ("GET", _template(names.suggest_path), self.suggest),
+            ("POST", _template(names.query_path), self.query),
             ("GET", _template(names.sources_path), self.sources),
             ("GET", _template(names.properties_path), self.properties),
             ("POST", _template(names.purchase_path), self.purchase),
@@ -130,7 +135,15 @@ class Router:
         ]
 
     def dispatch(self, request: Request) -> Reply:
-        """Answer a request whose path starts with ``/v1/``."""
+        """Answer a request whose path starts with ``/v1/``, in the profile's error shape."""
+        reply = self._route(request)
+        if reply.status >= 400 and reply.action == "send":
+            reply.body, reply.headers = self.profile.adapt_error(
+                reply.status, reply.body, reply.headers, self.state.clock.now(), next(self._serial)
+            )
+        return reply
+
+    def _route(self, request: Request) -> Reply:
         segments = [unquote(part) for part in request.path[1:].split("/")]
         for method, template, handler in self.routes:
             if len(template) != len(segments):
@@ -211,6 +224,8 @@ class Router:
         if key is None:
             return self._unauthorized()
         now = self.state.clock.now()
+        if self.profile.vepler_style:
+            return json_reply(200, self.profile.health(now, self.state.health_status))
         return json_reply(
             200,
             {
@@ -270,6 +285,25 @@ class Router:
             "nextOffset": offset + len(page),
         }
         return self._bill(key, "sources", max(1, len(page)), payload)
+
+    def query(self, request: Request, params: list[str]) -> Reply:
+        """``POST /v1/property/query`` (see :mod:`propertykit.sandbox.query`)."""
+        key = self._key(request)
+        if key is None:
+            return self._unauthorized()
+        try:
+            body = json.loads(request.body or b"null")
+        except ValueError:
+            return json_error(400, "invalid_body", "The request body must be JSON.")
+        try:
+            page, total, offset, limit, attributes = run_query(
+                self.catalogue, body, self.profile.query_page_size
+            )
+        except QueryError as exc:
+            return json_error(400, exc.code, exc.message)
+        page = [select_attributes(record, attributes) for record in page]
+        payload = self.profile.query_envelope(page, total, offset, limit)
+        return self._bill(key, "query", max(1, len(page)), payload)
 
     def suggest(self, request: Request, params: list[str]) -> Reply:
         key = self._key(request)

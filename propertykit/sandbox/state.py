@@ -198,6 +198,8 @@ class SandboxState:
     suggest_per_minute: int = 30
     latency: float = 0.0
     delivery_delay: float = 0.0
+    #: What health reports under the ``vepler`` profile: healthy, degraded or unhealthy.
+    health_status: str = "healthy"
     clock: Clock = field(default_factory=Clock)
     keys: dict[str, KeyInfo] = field(default_factory=dict)
     ledger: list[Charge] = field(default_factory=list)

@@ -49,6 +49,23 @@ class PropertyAccessor:
 
         return explode_sales(self._df)
 
+    def in_pounds(self) -> pd.DataFrame:
+        """A copy with prices in pounds when served in pence (see :mod:`propertykit.frames.money`).
+
+        Stored values never change; ``attrs["money_unit"]`` of the copy says ``"major"``.
+        ``pricing.pricePerSqFt`` is left as served.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> df = pk.frame([{"pricing": {"currentSalePrice": 50000000}}], money_unit="minor")
+        >>> float(df.pk.in_pounds()["pricing.currentSalePrice"].iloc[0])
+        500000.0
+        """
+        from propertykit.frames import in_major_units
+
+        return in_major_units(self._df)
+
     def epc(self, *, today: date | datetime | str | None = None) -> pd.DataFrame:
         """One row per property of EPC data: :func:`propertykit.frames.tables.epc_table`.
 

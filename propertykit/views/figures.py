@@ -21,6 +21,7 @@ __all__ = [
     "TEMPLATE",
     "empty_figure",
     "epc",
+    "for_display",
     "is_money",
     "is_numeric",
     "label",
@@ -86,6 +87,16 @@ def epc(df: pd.DataFrame) -> pd.DataFrame:
         return epc_table(df)
     require_columns(df, ("currentEnergyRating", "potentialEnergyRating"))
     return df
+
+
+def for_display(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with prices in pounds for a chart or report (a copy when served in pence).
+
+    Charts and reports always show pounds; the frame a user holds is never changed.
+    """
+    from propertykit.frames import in_major_units, is_minor
+
+    return in_major_units(df) if is_minor(df) else df
 
 
 def money_unit(df: pd.DataFrame) -> str:

@@ -91,6 +91,7 @@ def property_map(
     if geometry not in ("point", "boundary"):
         raise InvalidInput(f'geometry must be "point" or "boundary", got {geometry!r}')
     chosen = ground.resolve_basemap(basemap)
+    df = shared.for_display(df)  # pounds on the map, whatever the served unit
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
     boundaries = geometry == "boundary"
     title = ("Property boundaries" if boundaries else "Properties") + (

@@ -95,6 +95,7 @@ def price_trend(
         raise InvalidInput(f"freq must be one of {', '.join(_FREQUENCIES)}, got {freq!r}")
     if isinstance(min_sales, bool) or not isinstance(min_sales, int) or min_sales < 1:
         raise InvalidInput(f"min_sales must be a whole number of at least 1, got {min_sales!r}")
+    df = shared.for_display(df)  # pounds on the chart, whatever the served unit
     sales = shared.sales(df)
     if by is not None and by not in sales.columns:
         raise InvalidInput(
@@ -237,6 +238,7 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
     'Estimated sale value (GBP)'
     """
     require_columns(df, ("epc.currentEnergyRating", price))
+    df = shared.for_display(df)  # pounds on the chart, whatever the served unit
     name = shared.label(price)
     title = f"{name} by current EPC rating"
     values = pd.DataFrame(

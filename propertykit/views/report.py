@@ -85,6 +85,7 @@ def build_report(
     (True, True)
     """
     when = (generated_at or datetime.now(UTC)).astimezone(UTC)
+    df = shared.for_display(df)  # pounds in the report, whatever the served unit
     notes: list[str] = []
     figures = _figures(df, notes)
     charts = []

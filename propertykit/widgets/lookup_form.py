@@ -17,6 +17,7 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
+from propertykit.widgets.find import FindPanel
 from propertykit.widgets.messages import describe_error
 from propertykit.widgets.parts import Form, figure_output, paragraph, text_output
 from propertykit.widgets.timing import Debouncer, RateWindow, Scheduler, start_timer
@@ -65,6 +66,9 @@ class LookupForm(Form):
     ----------
     ids, search, suggestions, attributes, fetch_button, progress, message, status, tabs, table
         The widgets, for driving the form from code.
+    finder
+        The "Find" tab (:class:`~propertykit.widgets.find.FindPanel`): properties by area and
+        filters over ``client.query``; what it finds fills the same table, charts and map.
     value
         The fetched DataFrame (``None`` before the first fetch).
     figures
@@ -146,10 +150,17 @@ class LookupForm(Form):
         middle = widgets.VBox(
             [self.search, self.suggestions, self.suggest_note], layout=widgets.Layout(width="35%")
         )
-        self.widget = widgets.VBox(
+        by_id = widgets.VBox(
             [
                 widgets.HBox([left, middle, self.attributes]),
                 widgets.HBox([self.fetch_button, self.progress]),
+            ]
+        )
+        self.finder = FindPanel(self.client, show=self._found, say=self._say, lock=self._lock)
+        self.inputs = widgets.Tab(children=[by_id, self.finder.widget], titles=("Ids", "Find"))
+        self.widget = widgets.VBox(
+            [
+                self.inputs,
                 self.message,
                 self.status,
                 self.tabs,
@@ -322,6 +333,13 @@ class LookupForm(Form):
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 
+    def _found(self, records: list[dict[str, Any]]) -> None:
+        """Show what the Find tab found, as a fetch would."""
+        notes = self._show(records, None)
+        self._say(
+            " ".join([f"Found {len(records)} properties.", *notes]), "warn" if notes else "ok"
+        )
+
     @contextmanager
     def _progress(self, steps: int) -> Iterator[None]:
         self.progress.max = max(1, steps)
@@ -337,7 +355,7 @@ class LookupForm(Form):
         notes: list[str] = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            df = frame(records)
+            df = frame(records, money_unit=self.client.endpoints.money_unit)
             self.value = df
             self.table.value = self._table_html(df, attributes)
             self.figures = {}

@@ -24,6 +24,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
+from propertykit.wire.error_variants import error_extras, rate_limit_wait
 from propertykit.wire.retries import (
     describe_duration,
     header_value,
@@ -90,6 +91,8 @@ def error_from_response(
     code, message, money_state = _interpret_body(text)
     when = reference_time(headers, now)
     retry_after = parse_retry_after(header_value(headers, "Retry-After"), when)
+    if retry_after is None and status == 429:
+        retry_after = rate_limit_wait(headers, when)
     fields: dict[str, Any] = {
         "body": text,
         "code": code,
@@ -97,6 +100,7 @@ def error_from_response(
         "retry_after": retry_after,
         "money_state": money_state,
         "url": url,
+        **error_extras(text),
     }
     if status == 429:
         midnight = resets_at_midnight(retry_after, when)

@@ -108,10 +108,12 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
         self, request: requests.PreparedRequest, actions: Any, *args: Any, **kwargs: Any
     ) -> Any:
         flight = self.single_flight
-        if flight is None or request.method != "GET":
+        if flight is None or request.method != "GET" or _IN_FLIGHT.get():
+            # A redirect hop is sent inside its first request's send: that lock covers it
+            # (taking a second one here would wait on ourselves when the keys share a lock).
             with self._budget_place(request):
                 return super()._send_and_cache(request, actions, *args, **kwargs)
-        with flight.hold(actions.cache_key):
+        with flight.hold(actions.cache_key), _in_flight():
             # Another process may have fetched it while we waited: its answer is free.
             fresh = self.cache.get_response(actions.cache_key)
             if fresh is not None and not fresh.is_expired:
@@ -149,6 +151,18 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
         if self.should_strip_auth(old_url, new_url):  # type: ignore[no-untyped-call,unused-ignore]
             for name in API_KEY_HEADERS:
                 prepared_request.headers.pop(name, None)
+
+
+_IN_FLIGHT: contextvars.ContextVar[bool] = contextvars.ContextVar("in_flight", default=False)
+
+
+@contextmanager
+def _in_flight() -> Iterator[None]:
+    token = _IN_FLIGHT.set(True)
+    try:
+        yield
+    finally:
+        _IN_FLIGHT.reset(token)
 
 
 def _nothing_sent(exc: requests.exceptions.ConnectionError) -> bool:
@@ -206,7 +220,9 @@ def open_session(
         expire_after=DEFAULT_EXPIRE_AFTER if expire_after is None else expire_after,
         urls_expire_after=_never_cached_patterns(base_url, endpoints),
         allowable_codes=(200,),
-        allowable_methods=("GET",),
+        # POST: the area query, a read whose JSON body is part of its cache key; purchases are
+        # POSTs too but their paths are never cached (see _never_cached_patterns).
+        allowable_methods=("GET", "POST"),
         ignored_parameters=(*DEFAULT_IGNORED_PARAMS, *API_KEY_HEADERS),
         filter_fn=is_complete_answer,
         # Offline replays answer even from entries past their expiry; online, never stale.

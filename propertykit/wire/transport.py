@@ -82,6 +82,9 @@ logger = logging.getLogger("propertykit")
 #: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
 _LIMITER_TIMEOUT = "Rate limit not cleared"
 
+#: POST endpoints that only read (cached by URL and body, retried like a GET).
+_READ_POSTS = frozenset({"query"})
+
 
 @dataclass
 class Transport:
@@ -179,21 +182,19 @@ class Transport:
         billable: bool = False,
         check: BodyCheck | None = None,
         headers: Mapping[str, str] | None = None,
+        method: str = "GET",
+        json_body: Any = None,
     ) -> Any:
-        """GET ``path`` and return its parsed JSON body (retrying a cut-off body).
+        """GET ``path`` (or POST a read such as the area query, cached by its body too) and
+        return its parsed JSON body (retrying a cut-off body).
 
         ``check`` raises ``ValueError`` for a body that cannot be used (e.g. no list of
         records): such an answer is never cached, and raises
         :class:`~propertykit.errors.BadResponse` at once, as does a body that is not JSON.
         """
+        sending = {"params": params, "json_body": json_body, "headers": headers}
         response = self.fetch(
-            "GET",
-            path,
-            endpoint=endpoint,
-            params=params,
-            billable=billable,
-            check=check,
-            headers=headers,
+            method, path, endpoint=endpoint, billable=billable, check=check, **sending
         )
         try:
             body = parsed_body(response)
@@ -241,7 +242,7 @@ class Transport:
         ResponseTooLarge
             The body passed ``max_body_bytes``; never retried.
         """
-        if self.offline and method != "GET":
+        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
         limits = CallLimits(time.monotonic() + self.retry.deadline, self.max_body_bytes)
         with call_limits(limits), checking_bodies(check):
@@ -434,7 +435,8 @@ class Transport:
             return response
         self.usage.record_sent(endpoint, billable=billable)
         logger.debug("%s %s: %d", method, path_of(response.url), response.status_code)
-        if method == "GET" and response.status_code == 200 and not is_complete_answer(response):
+        is_read = method == "GET" or endpoint in _READ_POSTS
+        if is_read and response.status_code == 200 and not is_complete_answer(response):
             unusable = unusable_answer(response, self._redact)
             if unusable is not None:  # complete, but not usable: asking again pays again
                 self.usage.record_error(endpoint)

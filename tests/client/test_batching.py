@@ -12,8 +12,8 @@ def lookups(sb):
     return [r for r in sb.requests if r.path.startswith("/v1/property/")]
 
 
-def test_ids_are_batched_by_batch_size(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_ids_are_batched_by_batch_size(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     records = client.property_records(sb.location_ids[:120])
     assert len(records) == 120
@@ -23,15 +23,15 @@ def test_ids_are_batched_by_batch_size(fresh_sandbox, make_client):
     assert [r["locationId"] for r in records] == sb.location_ids[:120]
 
 
-def test_batch_size_comes_from_endpoints(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_batch_size_comes_from_endpoints(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, endpoints=pk.Endpoints(batch_size=7))
     client.property_records(sb.location_ids[:15])
     assert len(lookups(sb)) == 3
 
 
-def test_urls_are_kept_under_2000_characters(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_urls_are_kept_under_2000_characters(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, endpoints=pk.Endpoints(batch_size=100))
     long_ids = [f"rightmove::{'9' * 80}{i:04d}" for i in range(60)]  # unknown: no records
     assert client.source_records(long_ids, page_size=100) == []
@@ -44,8 +44,8 @@ def test_urls_are_kept_under_2000_characters(fresh_sandbox, make_client):
     assert [i for batch in batches for i in batch] == long_ids
 
 
-def test_repeated_ids_are_sent_once_in_first_order(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_repeated_ids_are_sent_once_in_first_order(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     a, b, c = sb.location_ids[:3]
     records = client.property_records([b, a, b, c, a])
@@ -53,14 +53,16 @@ def test_repeated_ids_are_sent_once_in_first_order(fresh_sandbox, make_client):
     assert [r["locationId"] for r in records] == [b, a, c]
 
 
-def test_a_single_id_string_is_accepted(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_single_id_string_is_accepted(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     assert len(client.property_records(sb.location_ids[0])) == 1
 
 
-def test_ids_are_percent_encoded_and_provider_separator_stays_readable(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_ids_are_percent_encoded_and_provider_separator_stays_readable(
+    profiled_sandbox, make_client
+):
+    sb = profiled_sandbox
     client = make_client(sb)
     client.source_records(["zoopla::a?b#c%d", "zoopla::é"])
     assert lookups(sb)[0].path == "/v1/property/sources/zoopla::a%3Fb%23c%25d,zoopla::%C3%A9"
@@ -79,8 +81,8 @@ def test_ids_are_percent_encoded_and_provider_separator_stays_readable(fresh_san
         None,
     ],
 )
-def test_bad_location_ids_raise_before_anything_is_sent(fresh_sandbox, make_client, bad):
-    sb = fresh_sandbox
+def test_bad_location_ids_raise_before_anything_is_sent(profiled_sandbox, make_client, bad):
+    sb = profiled_sandbox
     client = make_client(sb)
     with pytest.raises(InvalidInput):
         client.property_records(bad)
@@ -90,16 +92,16 @@ def test_bad_location_ids_raise_before_anything_is_sent(fresh_sandbox, make_clie
 
 
 @pytest.mark.parametrize("bad", ["zoopla", "::123", "zoopla::", "zoopla:123", "a::b,c::d"])
-def test_bad_source_ids_raise_before_anything_is_sent(fresh_sandbox, make_client, bad):
-    sb = fresh_sandbox
+def test_bad_source_ids_raise_before_anything_is_sent(profiled_sandbox, make_client, bad):
+    sb = profiled_sandbox
     client = make_client(sb)
     with pytest.raises(InvalidInput, match=r"Source id|contains"):
         client.source_records([sb.source_ids[0], bad])
     assert sb.requests == []
 
 
-def test_bad_paging_arguments_raise_before_anything_is_sent(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_bad_paging_arguments_raise_before_anything_is_sent(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     for kwargs in ({"page_size": 0}, {"page_size": 2.5}, {"max_results": -1}):
         with pytest.raises(InvalidInput):

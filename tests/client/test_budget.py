@@ -11,8 +11,8 @@ def lookups(sb):
     return [r for r in sb.requests if r.path.startswith("/v1/property/L")]
 
 
-def test_the_request_past_the_budget_is_refused_before_sending(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_the_request_past_the_budget_is_refused_before_sending(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, budget=2)
     with pytest.raises(BudgetExceeded, match="Budget of 2") as caught:
         client.property_records(sb.location_ids[:130])  # three batches
@@ -23,8 +23,8 @@ def test_the_request_past_the_budget_is_refused_before_sending(fresh_sandbox, ma
     assert client.usage.budget_left == 0
 
 
-def test_cache_hits_never_count_against_the_budget(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_cache_hits_never_count_against_the_budget(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, budget=1)
     first = client.property_records(sb.location_ids[:2])
     for _ in range(3):
@@ -35,8 +35,8 @@ def test_cache_hits_never_count_against_the_budget(fresh_sandbox, make_client):
     assert client.usage.cache_hits == 3
 
 
-def test_budget_zero_answers_only_from_the_cache(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_budget_zero_answers_only_from_the_cache(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     with make_client(sb) as warm:
         records = warm.property_records(sb.location_ids[:2])
     sb.reset_log()
@@ -47,8 +47,8 @@ def test_budget_zero_answers_only_from_the_cache(fresh_sandbox, make_client):
     assert sb.requests == []
 
 
-def test_free_endpoints_do_not_use_the_budget(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_free_endpoints_do_not_use_the_budget(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, budget=0)
     client.health()
     client.suggest("Mill")
@@ -56,10 +56,10 @@ def test_free_endpoints_do_not_use_the_budget(fresh_sandbox, make_client):
     assert client.usage.requests_sent == 2
 
 
-def test_which_endpoints_are_billable_is_configurable(fresh_sandbox, make_client):
+def test_which_endpoints_are_billable_is_configurable(profiled_sandbox, make_client):
     import propertykit as pk
 
-    sb = fresh_sandbox
+    sb = profiled_sandbox
     client = make_client(sb, budget=0, endpoints=pk.Endpoints(billable_endpoints={"suggest"}))
     client.property_records(sb.location_ids[:1])
     with pytest.raises(BudgetExceeded):
@@ -67,6 +67,6 @@ def test_which_endpoints_are_billable_is_configurable(fresh_sandbox, make_client
 
 
 @pytest.mark.parametrize("budget", [-1, 1.5, "10", True])
-def test_a_nonsense_budget_is_a_config_error(fresh_sandbox, make_client, budget):
+def test_a_nonsense_budget_is_a_config_error(profiled_sandbox, make_client, budget):
     with pytest.raises(ConfigError, match="budget"):
-        make_client(fresh_sandbox, budget=budget)
+        make_client(profiled_sandbox, budget=budget)

@@ -24,8 +24,8 @@ def all_cache_bytes(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in files)
 
 
-def test_no_cache_file_holds_the_key(fresh_sandbox, make_client, cache_file):
-    sb = fresh_sandbox
+def test_no_cache_file_holds_the_key(profiled_sandbox, make_client, cache_file):
+    sb = profiled_sandbox
     client = make_client(sb)
     client.property_records(sb.location_ids[:3])
     client.source_records(sb.source_ids[:4], page_size=2)
@@ -40,8 +40,8 @@ def test_no_cache_file_holds_the_key(fresh_sandbox, make_client, cache_file):
     assert sb.api_key[-12:].encode() not in stored
 
 
-def test_the_key_is_sent_only_in_the_header_never_in_the_url(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_the_key_is_sent_only_in_the_header_never_in_the_url(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     client.property_records(sb.location_ids[:2])
     client.source_records(sb.source_ids[:2])
@@ -52,8 +52,8 @@ def test_the_key_is_sent_only_in_the_header_never_in_the_url(fresh_sandbox, make
         assert record.status == 200  # authenticated by the header alone
 
 
-def test_repr_shows_no_part_of_the_key(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_repr_shows_no_part_of_the_key(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     shown = repr(client) + str(client) + repr(client.usage) + client.usage._repr_html_()
     # The internals a user meets in a debugger or a traceback's locals, too.
@@ -63,8 +63,8 @@ def test_repr_shows_no_part_of_the_key(fresh_sandbox, make_client):
     assert "api_key='***'" in repr(client)
 
 
-def test_an_authentication_error_never_shows_the_key(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_an_authentication_error_never_shows_the_key(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, api_key=OTHER_KEY)
     with pytest.raises(AuthenticationError) as caught:
         client.property_records(sb.location_ids[:1])
@@ -93,8 +93,8 @@ def test_a_key_echoed_in_an_error_body_is_blanked(make_client):
     assert "Bad key ***" in str(caught.value)
 
 
-def test_no_log_line_holds_the_key(fresh_sandbox, make_client, caplog):
-    sb = fresh_sandbox
+def test_no_log_line_holds_the_key(profiled_sandbox, make_client, caplog):
+    sb = profiled_sandbox
     caplog.set_level(logging.DEBUG)  # every logger: propertykit, urllib3, requests_cache
     client = make_client(sb, max_retries=1)
     sb.inject_fault("error", status=503, count=1)

@@ -7,8 +7,8 @@ import pytest
 from propertykit.errors import NotCached
 
 
-def test_offline_replays_a_notebook_without_the_network(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_offline_replays_a_notebook_without_the_network(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     with make_client(sb) as online:
         props = online.properties(sb.location_ids[:60])
         sources = online.source_records(sb.source_ids[:9], page_size=4)
@@ -25,8 +25,8 @@ def test_offline_replays_a_notebook_without_the_network(fresh_sandbox, make_clie
     assert offline.usage.cache_hits == 6
 
 
-def test_an_offline_miss_raises_not_cached_and_sends_nothing(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_an_offline_miss_raises_not_cached_and_sends_nothing(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, offline=True)
     with pytest.raises(NotCached, match="nothing was sent"):
         client.property_records(sb.location_ids[:1])
@@ -35,8 +35,8 @@ def test_an_offline_miss_raises_not_cached_and_sends_nothing(fresh_sandbox, make
     assert sb.requests == []
 
 
-def test_offline_serves_entries_past_their_expiry(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_offline_serves_entries_past_their_expiry(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     with make_client(sb, expire_after=1e-9) as online:
         online.property_records(sb.location_ids[:2])
     sb.reset_log()
@@ -47,8 +47,8 @@ def test_offline_serves_entries_past_their_expiry(fresh_sandbox, make_client):
     assert len(sb.requests) == 1
 
 
-def test_propertykit_offline_env_makes_clients_offline(fresh_sandbox, make_client, monkeypatch):
-    sb = fresh_sandbox
+def test_propertykit_offline_env_makes_clients_offline(profiled_sandbox, make_client, monkeypatch):
+    sb = profiled_sandbox
     monkeypatch.setenv("PROPERTYKIT_OFFLINE", "1")
     client = make_client(sb)
     assert client.offline

@@ -21,8 +21,8 @@ def source_queries(sb):
     ]
 
 
-def test_pages_are_followed_through_next_offset_while_has_more(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_pages_are_followed_through_next_offset_while_has_more(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     ids = sb.source_ids[:17]
     records = client.source_records(ids, page_size=5)
@@ -31,8 +31,8 @@ def test_pages_are_followed_through_next_offset_while_has_more(fresh_sandbox, ma
     assert {q["limit"] for q in source_queries(sb)} == {"5"}
 
 
-def test_without_page_size_the_services_default_page_is_used(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_without_page_size_the_services_default_page_is_used(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     assert len(client.source_records(sb.source_ids[:45])) == 45
     queries = source_queries(sb)
@@ -40,8 +40,8 @@ def test_without_page_size_the_services_default_page_is_used(fresh_sandbox, make
     assert all("limit" not in q for q in queries)
 
 
-def test_max_results_stops_early_and_asks_for_no_more_than_needed(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_max_results_stops_early_and_asks_for_no_more_than_needed(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     records = client.source_records(sb.source_ids[:30], page_size=10, max_results=13)
     assert len(records) == 13
@@ -49,8 +49,8 @@ def test_max_results_stops_early_and_asks_for_no_more_than_needed(fresh_sandbox,
     assert sb.credits_charged == 13  # one credit per record returned: nothing extra was paid
 
 
-def test_attributes_are_sent_comma_joined_and_restrict_the_records(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_attributes_are_sent_comma_joined_and_restrict_the_records(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     records = client.source_records(sb.source_ids[:3], attributes=["address", "epc"])
     assert source_queries(sb)[0]["attributes"] == "address,epc"
@@ -58,9 +58,9 @@ def test_attributes_are_sent_comma_joined_and_restrict_the_records(fresh_sandbox
 
 
 def test_a_failure_part_way_through_paging_keeps_records_and_resume_offset(
-    fresh_sandbox, make_client
+    profiled_sandbox, make_client
 ):
-    sb = fresh_sandbox
+    sb = profiled_sandbox
     sb.set_now(AFTERNOON)  # far from midnight, when a short wait would clear the cap
     sb.set_daily_cap(7)  # pages of 3: the third page would pass the cap
     client = make_client(sb)
@@ -76,8 +76,8 @@ def test_a_failure_part_way_through_paging_keeps_records_and_resume_offset(
     ]  # the pages already paid for come back from the cache
 
 
-def test_a_failure_in_a_later_batch_keeps_earlier_batches(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_failure_in_a_later_batch_keeps_earlier_batches(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, max_retries=0)
     ids = sb.source_ids[:60]  # two batches of 50 and 10
     sb.inject_fault("error", status=500, path_contains=ids[55])
@@ -89,8 +89,8 @@ def test_a_failure_in_a_later_batch_keeps_earlier_batches(fresh_sandbox, make_cl
     assert partial.resume_offset == 0
 
 
-def test_budget_refusal_mid_paging_gives_the_offset_to_resume(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_budget_refusal_mid_paging_gives_the_offset_to_resume(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, budget=2)
     with pytest.raises(BudgetExceeded) as caught:
         client.source_records(sb.source_ids[:12], page_size=4)

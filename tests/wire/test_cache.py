@@ -15,8 +15,10 @@ def property_requests(sb):
     return [r for r in sb.requests if r.path.startswith("/v1/property/L")]
 
 
-def test_a_repeated_lookup_is_served_from_the_cache_and_costs_nothing(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_repeated_lookup_is_served_from_the_cache_and_costs_nothing(
+    profiled_sandbox, make_client
+):
+    sb = profiled_sandbox
     client = make_client(sb)
     first = client.property_records(sb.location_ids[:5])
     charged = sb.credits_charged
@@ -27,8 +29,8 @@ def test_a_repeated_lookup_is_served_from_the_cache_and_costs_nothing(fresh_sand
     assert (client.usage.requests_sent, client.usage.cache_hits) == (1, 1)
 
 
-def test_a_new_client_on_the_same_cache_file_pays_nothing(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_new_client_on_the_same_cache_file_pays_nothing(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     with make_client(sb) as first:
         records = first.source_records(sb.source_ids[:12], page_size=5)
     sb.reset_log()
@@ -40,8 +42,8 @@ def test_a_new_client_on_the_same_cache_file_pays_nothing(fresh_sandbox, make_cl
     assert second.usage.cache_hits == 3
 
 
-def test_health_is_never_cached(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_health_is_never_cached(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     client.health()
     client.health()
@@ -49,8 +51,8 @@ def test_health_is_never_cached(fresh_sandbox, make_client):
     assert client.cache_info()["entries"] == 0
 
 
-def test_an_error_answer_is_never_cached(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_an_error_answer_is_never_cached(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, max_retries=0)
     sb.inject_fault("error", status=503, count=1)
     with pytest.raises(ServerError):
@@ -60,8 +62,8 @@ def test_an_error_answer_is_never_cached(fresh_sandbox, make_client):
     assert len(property_requests(sb)) == 2
 
 
-def test_a_truncated_body_is_never_cached(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_truncated_body_is_never_cached(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, max_retries=0)
     sb.inject_fault("truncate", count=1)
     with pytest.raises(NetworkError) as caught:
@@ -74,8 +76,8 @@ def test_a_truncated_body_is_never_cached(fresh_sandbox, make_client):
     assert len(property_requests(sb)) == 2
 
 
-def test_a_truncated_body_is_retried_and_the_complete_one_cached(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_a_truncated_body_is_retried_and_the_complete_one_cached(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     sb.inject_fault("truncate", count=1)
     records = client.property_records(sb.location_ids[:3])
@@ -84,8 +86,8 @@ def test_a_truncated_body_is_retried_and_the_complete_one_cached(fresh_sandbox, 
     assert client.cache_info()["entries"] == 1
 
 
-def test_property_data_expires_after_seven_days_by_default(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_property_data_expires_after_seven_days_by_default(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb)
     before = datetime.now(UTC)
     client.property_records(sb.location_ids[:1])
@@ -93,16 +95,16 @@ def test_property_data_expires_after_seven_days_by_default(fresh_sandbox, make_c
     assert before + timedelta(days=7) <= entry.expires <= datetime.now(UTC) + timedelta(days=7)
 
 
-def test_expire_after_zero_keeps_nothing(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_expire_after_zero_keeps_nothing(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, expire_after=0)
     client.property_records(sb.location_ids[:1])
     client.property_records(sb.location_ids[:1])
     assert len(property_requests(sb)) == 2
 
 
-def test_cache_false_sends_every_time(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_cache_false_sends_every_time(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, cache=False)
     client.property_records(sb.location_ids[:1])
     client.property_records(sb.location_ids[:1])
@@ -111,8 +113,8 @@ def test_cache_false_sends_every_time(fresh_sandbox, make_client):
     assert "cache='off'" in repr(client)
 
 
-def test_a_cache_backend_object_is_used_and_left_open(fresh_sandbox, make_client, tmp_path):
-    sb = fresh_sandbox
+def test_a_cache_backend_object_is_used_and_left_open(profiled_sandbox, make_client, tmp_path):
+    sb = profiled_sandbox
     backend = SQLiteCache(tmp_path / "team.sqlite")
     with make_client(sb, cache=backend) as client:
         client.property_records(sb.location_ids[:2])
@@ -120,8 +122,8 @@ def test_a_cache_backend_object_is_used_and_left_open(fresh_sandbox, make_client
     backend.close()
 
 
-def test_a_folder_path_holds_http_cache_sqlite(fresh_sandbox, make_client, tmp_path):
-    sb = fresh_sandbox
+def test_a_folder_path_holds_http_cache_sqlite(profiled_sandbox, make_client, tmp_path):
+    sb = profiled_sandbox
     folder = tmp_path / "folder"
     folder.mkdir()
     client = make_client(sb, cache=str(folder))
@@ -129,8 +131,8 @@ def test_a_folder_path_holds_http_cache_sqlite(fresh_sandbox, make_client, tmp_p
     assert client.cache_info()["path"] == str(folder / "http_cache.sqlite")
 
 
-def test_cache_info_and_clear_cache(fresh_sandbox, make_client, cache_file):
-    sb = fresh_sandbox
+def test_cache_info_and_clear_cache(profiled_sandbox, make_client, cache_file):
+    sb = profiled_sandbox
     client = make_client(sb)
     client.property_records(sb.location_ids[:1])
     client.property_records(sb.location_ids[1:2])
@@ -146,9 +148,9 @@ def test_cache_info_and_clear_cache(fresh_sandbox, make_client, cache_file):
 
 
 def test_cli_cache_info_and_clear_read_the_cache_dir(
-    fresh_sandbox, make_client, tmp_path, monkeypatch, capsys
+    profiled_sandbox, make_client, tmp_path, monkeypatch, capsys
 ):
-    sb = fresh_sandbox
+    sb = profiled_sandbox
     monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cli-cache"))
     with make_client(sb, cache=True) as client:
         client.property_records(sb.location_ids[:3])

@@ -12,8 +12,8 @@ def suggests(sb):
     return [r for r in sb.requests if r.path == "/v1/property/suggest"]
 
 
-def test_the_client_keeps_to_the_suggest_limit_without_sending_more(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_the_client_keeps_to_the_suggest_limit_without_sending_more(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, endpoints=pk.Endpoints(suggest_per_minute=2), max_wait=0)
     client.suggest("Mill")
     client.suggest("Church")
@@ -23,8 +23,8 @@ def test_the_client_keeps_to_the_suggest_limit_without_sending_more(fresh_sandbo
     assert all(r.status == 200 for r in sb.requests)
 
 
-def test_cache_hits_do_not_count_against_the_suggest_limit(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_cache_hits_do_not_count_against_the_suggest_limit(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, endpoints=pk.Endpoints(suggest_per_minute=1), max_wait=0)
     first = client.suggest("Mill")
     for _ in range(5):
@@ -33,8 +33,8 @@ def test_cache_hits_do_not_count_against_the_suggest_limit(fresh_sandbox, make_c
     assert client.usage.cache_hits == 5
 
 
-def test_only_suggest_is_rate_limited(fresh_sandbox, make_client):
-    sb = fresh_sandbox
+def test_only_suggest_is_rate_limited(profiled_sandbox, make_client):
+    sb = profiled_sandbox
     client = make_client(sb, endpoints=pk.Endpoints(suggest_per_minute=1), max_wait=0)
     for i in range(4):
         client.property_records(sb.location_ids[i : i + 1])

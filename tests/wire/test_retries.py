@@ -24,9 +24,9 @@ def lookups(sb):
 
 
 def test_a_burst_of_503s_is_retried_with_backoff_and_charged_once(
-    fresh_sandbox, make_client, sleeps
+    profiled_sandbox, make_client, sleeps
 ):
-    sb = fresh_sandbox
+    sb = profiled_sandbox
     client = make_client(sb)
     sb.inject_fault("error", status=503, count=2)
     records = client.property_records(sb.location_ids[:4])
@@ -38,8 +38,8 @@ def test_a_burst_of_503s_is_retried_with_backoff_and_charged_once(
     assert client.usage.retries == 2
 
 
-def test_5xx_past_max_retries_raises_server_error(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_5xx_past_max_retries_raises_server_error(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     client = make_client(sb, max_retries=2)
     sb.inject_fault("error", status=500, count=5)
     with pytest.raises(ServerError) as caught:
@@ -51,16 +51,16 @@ def test_5xx_past_max_retries_raises_server_error(fresh_sandbox, make_client, sl
     assert sb.credits_charged == 0
 
 
-def test_a_dropped_connection_is_retried(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_a_dropped_connection_is_retried(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     client = make_client(sb)
     sb.inject_fault("reset", count=1)
     assert len(client.property_records(sb.location_ids[:2])) == 2
     assert len(sleeps) == 1
 
 
-def test_a_slow_answer_times_out_and_is_retried(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_a_slow_answer_times_out_and_is_retried(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     client = make_client(sb, timeout=0.2)
     sb.inject_fault("slow", count=1, delay=1.0)
     assert len(client.property_records(sb.location_ids[:2])) == 2
@@ -82,14 +82,14 @@ def test_an_unreachable_service_raises_network_error_after_retries(make_client, 
     assert len(sleeps) == 2
 
 
-def test_402_raises_at_once_and_says_to_add_credit(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_402_raises_at_once_and_says_to_add_credit(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     sb.set_balance(0)
     client = make_client(sb)
     with pytest.raises(InsufficientCredit) as caught:
         client.property_records(sb.location_ids[:3])
     assert caught.value.status_code == 402
-    assert caught.value.code == "insufficient_credit"
+    assert caught.value.code_is("insufficient_credit")  # upper-case under vepler
     assert "Add credit" in str(caught.value)
     assert len(lookups(sb)) == 1
     assert sleeps == []
@@ -98,8 +98,8 @@ def test_402_raises_at_once_and_says_to_add_credit(fresh_sandbox, make_client, s
 
 
 @pytest.mark.parametrize("status", [400, 401, 403])
-def test_other_4xx_are_not_retried(fresh_sandbox, make_client, sleeps, status):
-    sb = fresh_sandbox
+def test_other_4xx_are_not_retried(profiled_sandbox, make_client, sleeps, status):
+    sb = profiled_sandbox
     client = make_client(sb)
     with pytest.raises(pk.ApiError) as caught:
         if status == 400:
@@ -113,8 +113,8 @@ def test_other_4xx_are_not_retried(fresh_sandbox, make_client, sleeps, status):
     assert sleeps == []
 
 
-def test_a_short_429_is_slept_through_then_succeeds(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_a_short_429_is_slept_through_then_succeeds(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     sb.set_now(datetime(2024, 3, 5, 12, 0, 10, tzinfo=UTC))
     sb.set_suggest_limit(1)
 
@@ -129,8 +129,8 @@ def test_a_short_429_is_slept_through_then_succeeds(fresh_sandbox, make_client, 
     assert [r.status for r in sb.requests] == [200, 429, 200]
 
 
-def test_a_429_longer_than_max_wait_raises_without_sleeping(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_a_429_longer_than_max_wait_raises_without_sleeping(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     sb.set_now(datetime(2024, 3, 5, 12, 0, 10, tzinfo=UTC))
     sb.set_suggest_limit(1)
     client = make_client(sb, endpoints=NO_CLIENT_LIMIT, max_wait=10)
@@ -143,8 +143,8 @@ def test_a_429_longer_than_max_wait_raises_without_sleeping(fresh_sandbox, make_
     assert sleeps == []
 
 
-def test_daily_cap_429_stops_without_sleeping(fresh_sandbox, make_client, sleeps):
-    sb = fresh_sandbox
+def test_daily_cap_429_stops_without_sleeping(profiled_sandbox, make_client, sleeps):
+    sb = profiled_sandbox
     sb.set_now(datetime(2025, 6, 2, 20, 48, tzinfo=UTC))
     sb.set_daily_cap(3)
     client = make_client(sb, max_wait=86_400)  # even a patient client does not wait for midnight
@@ -154,6 +154,6 @@ def test_daily_cap_429_stops_without_sleeping(fresh_sandbox, make_client, sleeps
     error = caught.value
     assert error.resets_at == datetime(2025, 6, 3, tzinfo=UTC)
     assert str(error).startswith("Daily credit cap reached; resets at 00:00 UTC (in 3 h 12 min)")
-    assert error.code == "rate_limit_exceeded"
+    assert error.code_is("rate_limit_exceeded")  # upper-case under vepler
     assert sleeps == []
     assert len(lookups(sb)) == 2

@@ -102,14 +102,16 @@ def test_price_trend_by_area_lumps_small_groups_into_other(properties: pd.DataFr
     assert sales_shown == explode_sales(properties)["date"].notna().sum()
 
 
-def test_price_trend_labels_unknown_currency_and_minor_units() -> None:
+def test_price_trend_shows_minor_units_in_major_units_and_leaves_the_frame_alone() -> None:
+    # Issue 16: charts are labelled (and drawn) in pounds whatever unit the prices were served in.
     df = frame(
         [{"propertyId": "P", "saleHistory": [sale("2020-01-01", 25_000_000)]}], money_unit="minor"
     )
-    assert (
-        price_trend(df, min_sales=1).layout.yaxis.title.text
-        == "Median sale price (currency not stated, minor units)"
-    )
+    fig = price_trend(df, min_sales=1)
+    assert fig.layout.yaxis.title.text == "Median sale price (currency not stated)"
+    assert list(fig.data[0].y) == [250_000]
+    assert df.attrs["money_unit"] == "minor"
+    assert df["saleHistory"].iloc[0][0]["price"] == 25_000_000
 
 
 def test_price_trend_rejects_unknown_grouping_and_frequency(properties: pd.DataFrame) -> None:

@@ -1,0 +1,84 @@
+"""Which profile a client follows, and the key and address it implies.
+
+``pk.Client(profile="vepler")`` (or ``PROPERTYKIT_PROFILE=vepler``) is the same as
+``endpoints=pk.Endpoints.vepler()``: every name in one place (:meth:`propertykit.Endpoints.vepler`).
+Under it the key may also come from ``VEPLER_API_KEY`` and the address defaults to
+``https://api.vepler.com``. A base address ending in ``/v1`` (as Vepler's docs give it, so that
+their examples double it to ``/v1/v1``) is accepted: the paths already start with ``/v1``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from propertykit.config import ENV_API_KEY, ENV_BASE_URL, Endpoints
+from propertykit.errors import ConfigError
+
+__all__ = ["normalise_base_url", "resolve_base_url", "resolve_endpoints", "resolve_key"]
+
+
+def resolve_endpoints(profile: str | None, endpoints: Endpoints | None) -> Endpoints:
+    """``endpoints`` when given (a named ``profile`` must then agree), else the profile's own.
+
+    Examples
+    --------
+    >>> resolve_endpoints("vepler", None).money_unit
+    'minor'
+    """
+    if endpoints is None:
+        return Endpoints.for_profile(profile)
+    if profile is not None and profile.strip().lower() != endpoints.profile:
+        raise ConfigError(
+            f"profile={profile!r} disagrees with endpoints (profile {endpoints.profile!r}); "
+            "pass one of them"
+        )
+    return endpoints
+
+
+def resolve_key(api_key: str | None, endpoints: Endpoints) -> str:
+    """``api_key``, else ``PROPERTYKIT_API_KEY``, else the profile's own variables, stripped."""
+    names = (ENV_API_KEY, *endpoints.key_env)
+    value = api_key
+    if value is None:
+        value = next((os.environ[n] for n in names if os.environ.get(n, "").strip()), None)
+    if value is None or not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"No API key: pass api_key= or set the {' or '.join(names)} environment variable"
+        )
+    return value.strip()
+
+
+def resolve_base_url(base_url: str | None, endpoints: Endpoints) -> str:
+    """``base_url``, else ``PROPERTYKIT_BASE_URL``, else the profile's address; normalised."""
+    value = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        value = endpoints.base_url
+    if value is None or not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"No service address: pass base_url= or set the {ENV_BASE_URL} environment variable"
+        )
+    url = value.strip()
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"base_url must start with http:// or https://, got {url!r}")
+    return normalise_base_url(url, endpoints)
+
+
+_VERSION_TAIL = re.compile(r"(?:/v1)+/*$")
+
+
+def normalise_base_url(url: str, endpoints: Endpoints) -> str:
+    """Drop a trailing ``/v1`` (or ``/v1/v1``) when every path already starts with ``/v1/``.
+
+    Examples
+    --------
+    >>> normalise_base_url("https://api.vepler.com/v1", Endpoints.vepler())
+    'https://api.vepler.com'
+    >>> normalise_base_url("https://api.vepler.com/v1/v1/", Endpoints.vepler())
+    'https://api.vepler.com'
+    """
+    url = url.rstrip("/")
+    paths = (endpoints.properties_path, endpoints.sources_path, endpoints.health_path)
+    if all(path.startswith("/v1/") for path in paths):
+        url = _VERSION_TAIL.sub("", url)
+    return url

@@ -1,0 +1,165 @@
+"""The lookup form's "Find" tab: properties by area and a few filters, over ``client.query``.
+
+The area is a postcode, an outcode, or a point and radius; the filters are a price range (typed in
+pounds, sent in the service's money unit: pence under the ``vepler`` profile), bedrooms and
+property types. Bad input is reported in the form and nothing is sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from propertykit.errors import InvalidInput
+from propertykit.widgets.messages import describe_error
+from propertykit.widgets.parts import paragraph
+
+if TYPE_CHECKING:
+    from propertykit.client import Client
+
+__all__ = ["PROPERTY_TYPES", "FindPanel"]
+
+logger = logging.getLogger("propertykit")
+
+#: Property types offered by the picker (the service's own words).
+PROPERTY_TYPES = ("detached", "semi-detached", "terraced", "flat", "maisonette", "bungalow")
+
+
+class FindPanel:
+    """Area and filters in, records out (to ``show``); messages to ``say``.
+
+    Parameters
+    ----------
+    client
+        The client whose ``query_records`` is asked.
+    show
+        Called with the records found (the lookup form builds its table, charts and map).
+    say
+        Called with a sentence and its kind (``info``, ``ok``, ``warn``, ``error``).
+    lock
+        Held while the client is in use (the form's timers share the client).
+
+    Examples
+    --------
+    >>> found = []
+    >>> panel = FindPanel(client, show=found.extend, say=lambda text, kind: None)
+    >>> panel.area_type.value, panel.area_value.value = "outcode", "SE11"
+    >>> panel.max_results.value = 5
+    >>> panel.find()
+    5
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        show: Callable[[list[dict[str, Any]]], Any],
+        say: Callable[[str, str], None],
+        lock: Any = None,
+    ) -> None:
+        self.client = client
+        self._show = show
+        self._say = say
+        self._lock = lock
+        self.area_type = widgets.Dropdown(
+            options=[
+                ("Postcode", "postcode"),
+                ("Outcode (district)", "outcode"),
+                ("Point and radius", "point"),
+            ],
+            value="postcode",
+            description="Area",
+        )
+        self.area_value = widgets.Text(placeholder="SW1A 1AA", description="Code")
+        self.longitude = widgets.FloatText(description="Longitude", value=-0.1276)
+        self.latitude = widgets.FloatText(description="Latitude", value=51.5072)
+        self.radius = widgets.FloatText(description="Radius (m)", value=1000)
+        self.price_min = widgets.FloatText(description="Min £", value=0)
+        self.price_max = widgets.FloatText(description="Max £", value=0, tooltip="0: no maximum")
+        self.beds = widgets.SelectMultiple(options=list(range(1, 7)), rows=6, description="Beds")
+        self.property_types = widgets.SelectMultiple(
+            options=list(PROPERTY_TYPES), rows=6, description="Type"
+        )
+        self.max_results = widgets.BoundedIntText(
+            value=100, min=1, max=10_000, description="At most"
+        )
+        self.find_button = widgets.Button(description="Find", button_style="primary", icon="search")
+        self.note = widgets.HTML()
+        self.point_box = widgets.VBox([self.longitude, self.latitude, self.radius])
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox(
+                    [
+                        widgets.VBox([self.area_type, self.area_value, self.point_box]),
+                        widgets.VBox([self.price_min, self.price_max, self.max_results]),
+                        self.beds,
+                        self.property_types,
+                    ]
+                ),
+                widgets.HBox([self.find_button, self.note]),
+            ]
+        )
+        self.area_type.observe(lambda _change: self._layout(), names="value")
+        self.find_button.on_click(lambda _button: self.find())
+        self._layout()
+
+    def _layout(self) -> None:
+        point = self.area_type.value == "point"
+        self.point_box.layout.display = None if point else "none"
+        self.area_value.layout.display = "none" if point else None
+        self.area_value.placeholder = "SW1A" if self.area_type.value == "outcode" else "SW1A 1AA"
+
+    def area(self) -> dict[str, Any]:
+        """The area in the service's shape, from the fields."""
+        if self.area_type.value == "point":
+            return {
+                "type": "point",
+                "coordinates": [self.longitude.value, self.latitude.value],
+                "radius": self.radius.value,
+            }
+        return {"type": self.area_type.value, "value": self.area_value.value.strip()}
+
+    def filters(self) -> dict[str, Any]:
+        """The filters in the service's names; prices in its money unit."""
+        factor = 100 if self.client.endpoints.money_unit == "minor" else 1
+        filters: dict[str, Any] = {}
+        if self.price_min.value:
+            filters["priceMin"] = round(self.price_min.value * factor)
+        if self.price_max.value:
+            filters["priceMax"] = round(self.price_max.value * factor)
+        if self.beds.value:
+            filters["beds"] = list(self.beds.value)
+        if self.property_types.value:
+            filters["propertyType"] = list(self.property_types.value)
+        return filters
+
+    def find(self) -> int:
+        """Ask the query endpoint (what the Find button does); returns how many were found."""
+        try:
+            area, filters = self.area(), self.filters()
+            self.find_button.disabled = True
+            if self._lock is not None:
+                with self._lock:
+                    records = self._query(area, filters)
+            else:
+                records = self._query(area, filters)
+        except InvalidInput as exc:
+            self.note.value = paragraph(f"Nothing was sent: {exc}", kind="error")
+            self._say(f"Nothing was sent: {exc}", "error")
+            return 0
+        except Exception as exc:
+            logger.debug("query failed", exc_info=True)
+            self.note.value = ""
+            self._say(describe_error(exc), "error")
+            return 0
+        finally:
+            self.find_button.disabled = False
+        self.note.value = paragraph(f"{len(records)} found")
+        self._show(records)
+        return len(records)
+
+    def _query(self, area: dict[str, Any], filters: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.client.query_records(area, max_results=self.max_results.value, **filters)

@@ -1,0 +1,373 @@
+"""``client.query(area=..., **filters)`` against the sandbox's query endpoint, for both profiles.
+
+Every area form, every filter, paging, caching (a second call is free), and bad input refused
+with nothing sent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import propertykit as pk
+from propertykit.sandbox import Sandbox
+
+#: Every test here talks to a local server: none may hang.
+pytestmark = pytest.mark.timeout(60)
+
+UK = {
+    "type": "polygon",
+    "coordinates": [[[-8.5, 49.5], [2.0, 49.5], [2.0, 61.0], [-8.5, 61.0], [-8.5, 49.5]]],
+}
+#: Money filters are given in the profile's unit: pence under vepler.
+FACTOR = {"spec": 1, "vepler": 100}
+
+
+@pytest.fixture(scope="module", params=["spec", "vepler"])
+def shared_sb(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """One read-only sandbox per profile for this module (never steered)."""
+    with pk.sandbox.serve(profile=request.param) as sb:
+        yield sb
+
+
+@pytest.fixture
+def client(shared_sb: Sandbox, make_client: Callable[..., pk.Client]) -> pk.Client:
+    return make_client(shared_sb, max_retries=0)
+
+
+def query_requests(sb: Sandbox) -> list[Any]:
+    return [r for r in sb.requests if r.path == "/v1/property/query"]
+
+
+def distance_m(lng1: float, lat1: float, lng2: float, lat2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    h = (
+        math.sin((p2 - p1) / 2) ** 2
+        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lng2 - lng1) / 2) ** 2
+    )
+    return 2 * 6_371_008.8 * math.asin(math.sqrt(h))
+
+
+# -- areas ------------------------------------------------------------------------------------
+
+
+def test_postcode_area_finds_the_homes_of_that_postcode(shared_sb, client):
+    postcode = shared_sb.record(0)["address"]["postcode"]
+    df = client.query({"type": "postcode", "value": postcode})
+    assert "L00000000" in set(df["locationId"])
+    assert set(df["address.postcode"]) == {postcode}
+
+
+def test_postcode_without_its_space_is_the_same_area(shared_sb, client):
+    postcode = shared_sb.record(0)["address"]["postcode"]
+    spaced = client.query({"type": "postcode", "value": postcode})
+    bare = client.query({"type": "postcode", "value": postcode.replace(" ", "").lower()})
+    assert list(bare["locationId"]) == list(spaced["locationId"])
+
+
+def test_outcode_area_returns_every_home_of_the_district_over_several_pages(shared_sb, client):
+    outcode = "DH1"
+    expected = {
+        f"L{i:08d}"
+        for i in range(shared_sb.n_properties)
+        if shared_sb.record(i)["address"]["outcode"] == outcode
+    }
+    shared_sb.reset_log()
+    df = client.query({"type": "outcode", "value": outcode})
+    assert set(df["locationId"]) == expected
+    assert len(df) == len(expected) > 100  # more than one page of the service's default
+    assert len(query_requests(shared_sb)) == math.ceil(
+        len(expected) / (20 if shared_sb.profile == "spec" else 25)
+    )
+
+
+def test_point_and_radius_returns_only_homes_within_the_radius(shared_sb, client):
+    centre = shared_sb.record(0)["spatial"]
+    df = client.query(
+        {"type": "point", "coordinates": [centre["lng"], centre["lat"]], "radius": 1500}
+    )
+    assert "L00000000" in set(df["locationId"])
+    distances = [
+        distance_m(centre["lng"], centre["lat"], lng, lat)
+        for lng, lat in zip(df["spatial.lng"], df["spatial.lat"], strict=True)
+    ]
+    assert max(distances) <= 1500
+    everyone = [shared_sb.record(i)["spatial"] for i in range(shared_sb.n_properties)]
+    inside = sum(
+        distance_m(centre["lng"], centre["lat"], s["lng"], s["lat"]) <= 1500 for s in everyone
+    )
+    assert len(df) == inside
+
+
+@pytest.mark.parametrize("single_ring", [False, True], ids=["rings", "one-ring"])
+def test_polygon_area_returns_only_homes_inside_it(shared_sb, client, single_ring):
+    centre = shared_sb.record(0)["spatial"]
+    lng, lat = centre["lng"], centre["lat"]
+    ring = [[lng - 0.02, lat - 0.01], [lng + 0.02, lat - 0.01], [lng + 0.02, lat + 0.01],
+            [lng - 0.02, lat + 0.01], [lng - 0.02, lat - 0.01]]  # fmt: skip
+    df = client.query({"type": "polygon", "coordinates": ring if single_ring else [ring]})
+    assert "L00000000" in set(df["locationId"])
+    assert df["spatial.lng"].between(lng - 0.02, lng + 0.02).all()
+    assert df["spatial.lat"].between(lat - 0.01, lat + 0.01).all()
+
+
+def test_a_multipolygon_is_the_union_of_its_polygons(shared_sb, client):
+    def box(index: int) -> list[list[float]]:
+        s = shared_sb.record(index)["spatial"]
+        lng, lat = s["lng"], s["lat"]
+        return [[lng - 0.01, lat - 0.01], [lng + 0.01, lat - 0.01], [lng + 0.01, lat + 0.01],
+                [lng - 0.01, lat + 0.01], [lng - 0.01, lat - 0.01]]  # fmt: skip
+
+    one = client.query({"type": "polygon", "coordinates": [box(0)]})
+    two = client.query({"type": "polygon", "coordinates": [box(1)]})
+    both = client.query({"type": "multipolygon", "coordinates": [box(0), [box(1)]]})
+    assert set(both["locationId"]) == set(one["locationId"]) | set(two["locationId"])
+    assert {"L00000000", "L00000001"} <= set(both["locationId"])
+
+
+def test_a_list_of_areas_is_their_union(shared_sb, client):
+    one = client.query({"type": "outcode", "value": "SA1"})
+    two = client.query({"type": "outcode", "value": "SA2"})
+    both = client.query([{"type": "outcode", "value": "SA1"}, {"type": "outcode", "value": "SA2"}])
+    assert set(both["locationId"]) == set(one["locationId"]) | set(two["locationId"])
+
+
+# -- filters ----------------------------------------------------------------------------------
+
+
+def _price(row: pd.Series) -> float:
+    current = row["pricing.currentSalePrice"]
+    return row["pricing.estimatedSaleValue"] if pd.isna(current) else current
+
+
+def _rent(row: pd.Series) -> float:
+    current = row["pricing.currentRentPrice"]
+    return row["pricing.estimatedRentValue"] if pd.isna(current) else current
+
+
+FILTER_CASES: list[tuple[str, dict[str, Any], Callable[[pd.Series, int], bool]]] = [
+    ("priceMin", {"priceMin": 400_000}, lambda r, f: _price(r) >= 400_000 * f),
+    ("priceMax", {"priceMax": 150_000}, lambda r, f: _price(r) <= 150_000 * f),
+    ("price range", {"priceMin": 200_000, "priceMax": 300_000},
+     lambda r, f: 200_000 * f <= _price(r) <= 300_000 * f),
+    ("rentMin", {"rentMin": 2_000}, lambda r, f: _rent(r) >= 2_000 * f),
+    ("rentMax", {"rentMax": 900}, lambda r, f: _rent(r) <= 900 * f),
+    ("beds", {"beds": [2, 3]}, lambda r, f: r["roomDetails.beds"] in (2, 3)),
+    ("baths", {"baths": [2]}, lambda r, f: r["roomDetails.baths"] == 2),
+    ("propertyType", {"propertyType": ["detached", "bungalow"]},
+     lambda r, f: r["propertyType"] in ("detached", "bungalow")),
+    ("epcRating", {"epcRating": ["A", "B"]},
+     lambda r, f: r["epc.currentEnergyRating"] in ("A", "B")),
+    ("tenure", {"tenure": ["leasehold"]}, lambda r, f: r["tenure.type"] == "leasehold"),
+    ("councilTaxBand", {"councilTaxBand": ["A"]}, lambda r, f: r["councilTax.taxBand"] == "A"),
+    ("saleStatus live", {"saleStatus": ["live"]}, lambda r, f: r["marketStatus.forSale"] == "live"),
+    ("saleStatus sstc", {"saleStatus": ["sstc"]},
+     lambda r, f: r["marketStatus.forSale"] in ("sstc", "soldSTC", "underOffer")),
+    ("rentStatus", {"rentStatus": ["live"]}, lambda r, f: r["marketStatus.forRent"] == "live"),
+    ("tags", {"tags": {"chainFree": True}}, lambda r, f: bool(r["tags.chainFree"])),
+    ("tags false", {"tags": {"chainFree": False}}, lambda r, f: not r["tags.chainFree"]),
+    ("yearBuiltMin", {"yearBuiltMin": 2000}, lambda r, f: r["yearBuilt"] >= 2000),
+    ("yearBuiltMax", {"yearBuiltMax": 1900}, lambda r, f: r["yearBuilt"] <= 1900),
+    ("floorAreaMin", {"floorAreaMin": 150}, lambda r, f: r["floorAreaSqM"] >= 150),
+    ("floorAreaMax", {"floorAreaMax": 50}, lambda r, f: r["floorAreaSqM"] <= 50),
+    ("combined", {"beds": [3], "propertyType": ["terraced"], "epcRating": ["C", "D"]},
+     lambda r, f: r["roomDetails.beds"] == 3 and r["propertyType"] == "terraced"
+     and r["epc.currentEnergyRating"] in ("C", "D")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("filters", "holds"), [case[1:] for case in FILTER_CASES], ids=[c[0] for c in FILTER_CASES]
+)
+def test_each_filter_keeps_only_matching_homes(shared_sb, client, filters, holds):
+    factor = FACTOR[shared_sb.profile]
+    sent = {
+        name: value * factor if name.startswith(("price", "rent")) else value
+        for name, value in filters.items()
+    }
+    df = client.query(UK, max_results=60, **sent)
+    assert len(df) > 0, "the filter should match some synthetic homes"
+    assert all(holds(row, factor) for _, row in df.iterrows())
+
+
+def test_filters_are_sent_as_given_in_the_query_object(shared_sb, client):
+    from propertykit.client.query import query_body
+
+    body = query_body(UK, {"priceMin": 30_000_000, "beds": (2, 3), "tags": {"garden": True}})
+    assert body["query"] == {"priceMin": 30_000_000, "beds": [2, 3], "tags": {"garden": True}}
+    assert body["area"] == [UK]
+
+
+def test_sort_by_price_descending(shared_sb, client):
+    df = client.query({"type": "outcode", "value": "DH1"}, sortBy="price", sortOrder="desc")
+    prices = [_price(row) for _, row in df.iterrows()]
+    assert prices == sorted(prices, reverse=True)
+
+
+def test_attributes_trim_the_records(shared_sb, client):
+    df = client.query({"type": "outcode", "value": "BA1"}, attributes=["address"])
+    assert df["address.outcode"].eq("BA1").all()
+    assert df["pricing.estimatedSaleValue"].isna().all()
+
+
+def test_the_frame_records_the_profiles_money_unit(shared_sb, client):
+    df = client.query({"type": "outcode", "value": "BA1"})
+    expected = "minor" if shared_sb.profile == "vepler" else "major"
+    assert df.attrs["money_unit"] == expected
+    first = df.iloc[0]
+    served = shared_sb.record(int(first["locationId"][1:]))["pricing"]["estimatedSaleValue"]
+    assert first["pricing.estimatedSaleValue"] == served  # as served: never rescaled
+
+
+# -- paging -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page_size", [1, 7, 50, 100])
+def test_pages_of_any_size_give_the_same_homes(shared_sb, client, page_size):
+    area = {"type": "outcode", "value": "CT1"}
+    whole = client.query(area, page_size=100)
+    shared_sb.reset_log()
+    paged = client.query(area, page_size=page_size)
+    assert list(paged["locationId"]) == list(whole["locationId"])
+    if page_size != 100:
+        assert len(query_requests(shared_sb)) == math.ceil(len(whole) / page_size)
+
+
+@pytest.mark.parametrize(("page_size", "max_results"), [(None, 5), (10, 25), (7, 7), (None, 0)])
+def test_max_results_stops_paying_once_enough_are_in(shared_sb, client, page_size, max_results):
+    shared_sb.reset_log()
+    df = client.query(UK, page_size=page_size, max_results=max_results)
+    assert len(df) == max_results
+    per_page = page_size or max_results
+    expected = 0 if max_results == 0 else math.ceil(max_results / per_page)
+    assert len(query_requests(shared_sb)) == expected
+
+
+def test_a_failure_part_way_keeps_the_pages_already_paid_for(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    client = make_client(sb, max_retries=0)
+    area = {"type": "outcode", "value": "DH1"}
+    client.query(area, page_size=50, max_results=50)  # first page now cached
+    sb.inject_fault("error", status=503, path_contains="/v1/property/query")
+    with pytest.raises(pk.ServerError) as caught:
+        client.query(area, page_size=50)
+    partial = caught.value.partial
+    assert partial is not None and len(partial.records) == 50 and partial.resume_offset == 50
+
+
+# -- caching ----------------------------------------------------------------------------------
+
+
+def test_the_same_query_again_is_free(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    client = make_client(sb)
+    area = {"type": "outcode", "value": "DH1"}
+    first = client.query(area, beds=[2, 3], page_size=10)
+    charged, sent = sb.credits_charged, len(query_requests(sb))
+    again = client.query(area, beds=[2, 3], page_size=10)
+    pd.testing.assert_frame_equal(again, first)
+    assert (sb.credits_charged, len(query_requests(sb))) == (charged, sent)
+    assert client.usage.cache_hits == sent
+    assert client.usage.by_endpoint.loc["query", "billable_requests"] == sent
+
+
+def test_a_different_body_is_a_different_cache_entry(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    client = make_client(sb)
+    area = {"type": "outcode", "value": "BA1"}
+    two = client.query(area, beds=[2], page_size=100)
+    three = client.query(area, beds=[3], page_size=100)
+    assert set(two["roomDetails.beds"]) == {2} and set(three["roomDetails.beds"]) == {3}
+    assert len(query_requests(sb)) == 2 and client.usage.cache_hits == 0
+
+
+def test_a_new_client_with_another_key_shares_the_cache_and_no_key_is_stored(
+    profiled_sandbox, make_client, cache_file
+):
+    sb = profiled_sandbox
+    area = {"type": "outcode", "value": "BA1"}
+    make_client(sb).query(area, tenure=["freehold"])
+    sb.reset_log()
+    other = make_client(sb, api_key=sb.restricted_key)
+    other.query(area, tenure=["freehold"])
+    assert sb.requests == []  # the key is not part of the cache key
+    for path in cache_file.parent.iterdir():
+        data = path.read_bytes()
+        assert sb.api_key.encode() not in data and sb.restricted_key.encode() not in data
+
+
+def test_offline_replays_a_cached_query_and_refuses_a_new_one(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    make_client(sb).query({"type": "outcode", "value": "BA1"})
+    sb.reset_log()
+    offline = make_client(sb, offline=True)
+    assert len(offline.query({"type": "outcode", "value": "BA1"})) > 0
+    with pytest.raises(pk.NotCached):
+        offline.query({"type": "outcode", "value": "SA1"})
+    assert sb.requests == []
+
+
+def test_a_budget_counts_query_pages(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    client = make_client(sb, budget=2)
+    with pytest.raises(pk.BudgetExceeded):
+        client.query({"type": "outcode", "value": "DH1"}, page_size=10)
+    assert len(query_requests(sb)) == 2
+
+
+# -- bad input: refused before anything is sent -------------------------------------------------
+
+BAD_CALLS: list[tuple[str, object, dict[str, Any]]] = [
+    ("unknown filter", UK, {"bedrooms": [2]}),
+    ("misspelt filter", UK, {"pricemin": 1}),
+    ("beds not a list", UK, {"beds": 2}),
+    ("beds of text", UK, {"beds": ["two"]}),
+    ("empty list", UK, {"propertyType": []}),
+    ("type as text", UK, {"propertyType": "detached"}),
+    ("negative price", UK, {"priceMin": -1}),
+    ("price as text", UK, {"priceMax": "500k"}),
+    ("price as bool", UK, {"priceMax": True}),
+    ("NaN price", UK, {"priceMin": float("nan")}),
+    ("min above max", UK, {"priceMin": 10, "priceMax": 5}),
+    ("EPC letter", UK, {"epcRating": ["H"]}),
+    ("tags not a dict", UK, {"tags": ["garden"]}),
+    ("tags not bool", UK, {"tags": {"garden": "yes"}}),
+    ("sortOrder", UK, {"sortOrder": "up"}),
+    ("sortBy empty", UK, {"sortBy": ""}),
+    ("limit by hand", UK, {"limit": 10}),
+    ("attributes empty", UK, {"attributes": []}),
+    ("area missing type", {"value": "SW1A 1AA"}, {}),
+    ("area unknown type", {"type": "city", "value": "Bath"}, {}),
+    ("area as text", "SW1A 1AA", {}),
+    ("empty area list", [], {}),
+    ("bad postcode", {"type": "postcode", "value": "NOT A CODE"}, {}),
+    ("bad outcode", {"type": "outcode", "value": "SW1A 1AA"}, {}),
+    ("postcode not text", {"type": "postcode", "value": 12}, {}),
+    ("extra area key", {"type": "postcode", "value": "SW1A 1AA", "radius": 5}, {}),
+    ("point without radius", {"type": "point", "coordinates": [-0.1, 51.5]}, {}),
+    ("point zero radius", {"type": "point", "coordinates": [-0.1, 51.5], "radius": 0}, {}),
+    ("point lat out of range", {"type": "point", "coordinates": [-0.1, 151.5], "radius": 5}, {}),
+    ("point one number", {"type": "point", "coordinates": [-0.1], "radius": 5}, {}),
+    ("open polygon", {"type": "polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}, {}),
+    ("short polygon", {"type": "polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}, {}),
+    ("polygon of text", {"type": "polygon", "coordinates": "POLYGON((0 0))"}, {}),
+    ("empty multipolygon", {"type": "multipolygon", "coordinates": []}, {}),
+    ("page_size zero", UK, {"page_size": 0}),
+    ("max_results negative", UK, {"max_results": -1}),
+]
+
+
+@pytest.mark.parametrize(
+    ("area", "kwargs"), [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS]
+)
+def test_bad_input_is_refused_with_nothing_sent(profiled_sandbox, make_client, area, kwargs):
+    sb = profiled_sandbox
+    client = make_client(sb)
+    with pytest.raises(pk.InvalidInput):
+        client.query(area, **kwargs)
+    assert sb.requests == [] and sb.credits_charged == 0
+    assert client.usage.requests_sent == 0
