@@ -1,0 +1,78 @@
+"""Warm re-runs of answers the fast replay must not vouch for: pages, totals, other envelopes."""
+
+from __future__ import annotations
+
+from http.server import BaseHTTPRequestHandler
+
+import pandas as pd
+import pytest
+
+from tests.hostile._servers import Seen, envelope, hostile, offset_of, records, send
+
+IDS = ["L0", "L1", "L2", "L3"]
+
+
+def _replayed_twice(client_of, page):  # type: ignore[no-untyped-def]
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, page(offset_of(handler.path)))
+
+    with hostile(behaviour) as server:
+        cold = client_of(server)
+        network = cold.properties(IDS)
+        sent = len(server.requests)
+        warm = client_of(server)
+        replayed = warm.properties(IDS)
+        assert len(server.requests) == sent  # the warm run sent nothing
+        assert warm.usage.requests_sent == 0
+        assert warm.usage.cache_hits == cold.usage.requests_sent == sent
+    pd.testing.assert_frame_equal(replayed, network)
+    return replayed
+
+
+@pytest.mark.timeout(30)
+def test_a_cached_first_page_saying_has_more_is_still_followed(client_of) -> None:
+    def page(offset: int) -> dict:
+        more = offset < 2
+        return envelope(records(offset, 2), hasMore=more, nextOffset=offset + 2, totalSize=4)
+
+    df = _replayed_twice(client_of, page)
+    assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
+
+
+@pytest.mark.timeout(30)
+def test_a_cached_page_paged_by_total_is_still_followed(client_of) -> None:
+    def page(offset: int) -> dict:  # the documented variant: total/limit/offset, no hasMore
+        return {"result": records(offset, 2), "total": 4, "limit": 2, "offset": offset}
+
+    df = _replayed_twice(client_of, page)
+    assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
+
+
+@pytest.mark.timeout(30)
+def test_a_single_page_with_a_total_replays_whole(client_of) -> None:
+    def page(offset: int) -> dict:
+        return {"result": records(0, 4), "total": 4, "limit": 50, "offset": 0}
+
+    df = _replayed_twice(client_of, page)
+    assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
+
+
+@pytest.mark.timeout(30)
+def test_a_cached_answer_another_tool_stored_is_checked_as_before(client_of, tmp_path) -> None:
+    """An entry propertykit would never store (``success: false``) is refused, not framed."""
+    import requests_cache
+
+    import propertykit as pk
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, {"success": False, "error": "maintenance", "result": []})
+
+    with hostile(behaviour) as server:
+        path = tmp_path / "cache.sqlite"
+        with requests_cache.CachedSession(str(path), backend="sqlite") as other_tool:
+            other_tool.get(f"{server.url}/v1/property/{','.join(IDS)}")
+        sent = len(server.requests)
+        client = client_of(server, cache=path)
+        with pytest.raises(pk.BadResponse, match="success: false"):
+            client.properties(IDS)
+        assert len(server.requests) == sent  # answered by the cache, refused, nothing sent
