@@ -219,28 +219,22 @@ def _mark_close_ups(figure: go.Figure, windows: list[Extent]) -> None:
             line={"color": "#c0392b", "width": 2},
             name="close-up",
         )
-        figure.add_annotation(
-            x=window.east,
-            y=window.north,
-            text=f"<b>{number}</b>",
-            showarrow=False,
-            xanchor="left",
-            yanchor="bottom",
-            font={"size": 13, "color": "#c0392b"},
-            bgcolor="rgba(255,255,255,0.8)",
-            name="close-up",
-        )
+        _close_up_number(figure, window.east, window.north, number, yanchor="bottom")
 
 
 def _number(figure: go.Figure, extent: Extent, number: int) -> None:
     """The close-up's number, in its top-left corner (as on the overview)."""
+    _close_up_number(figure, extent.west, extent.north, number, yanchor="top")
+
+
+def _close_up_number(figure: go.Figure, x: float, y: float, number: int, *, yanchor: str) -> None:
     figure.add_annotation(
-        x=extent.west,
-        y=extent.north,
+        x=x,
+        y=y,
         text=f"<b>{number}</b>",
         showarrow=False,
         xanchor="left",
-        yanchor="top",
+        yanchor=yanchor,
         font={"size": 13, "color": "#c0392b"},
         bgcolor="rgba(255,255,255,0.8)",
         name="close-up",

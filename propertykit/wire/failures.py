@@ -6,9 +6,10 @@ from urllib.parse import urlsplit
 
 import requests
 
+from propertykit.errors import RateLimited
 from propertykit.wire import retries as policy
 
-__all__ = ["Failed", "never_connected", "path_of"]
+__all__ = ["Failed", "client_side_limit", "never_connected", "path_of"]
 
 
 class Failed(Exception):
@@ -33,3 +34,14 @@ def never_connected(exc: requests.exceptions.ConnectionError) -> bool:
 def path_of(url: str | None) -> str:
     parts = urlsplit(url or "")
     return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def client_side_limit(url: str, per_minute: float | None, max_wait: float) -> RateLimited:
+    """The search-suggest limit of this client would need a wait longer than ``max_wait``."""
+    return RateLimited(
+        429,
+        message=f"search-suggest limit of {per_minute:g} per minute reached on this client; "
+        "nothing was sent",
+        url=url,
+        hint=f"Wait up to a minute (longer than max_wait={max_wait:g} s)",
+    )

@@ -41,6 +41,7 @@ from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import BadResponse
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES, BoundedAdapter
+from propertykit.wire.failures import never_connected
 from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
 from propertykit.wire.single_flight import SingleFlight
 
@@ -138,7 +139,7 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
         try:
             yield
         except requests.exceptions.ConnectionError as exc:
-            if _nothing_sent(exc):
+            if never_connected(exc):
                 budget.give_back()
             raise
 
@@ -163,14 +164,6 @@ def _in_flight() -> Iterator[None]:
         yield
     finally:
         _IN_FLIGHT.reset(token)
-
-
-def _nothing_sent(exc: requests.exceptions.ConnectionError) -> bool:
-    """A refused or never-made connection: nothing reached the service."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return True
-    text = repr(exc.args[0]) if exc.args else ""
-    return "NewConnectionError" in text or "Failed to establish" in text
 
 
 def open_session(

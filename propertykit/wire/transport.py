@@ -48,7 +48,6 @@ from propertykit.errors import (
     BudgetExceeded,
     NetworkError,
     NotCached,
-    RateLimited,
     ResponseTooLarge,
 )
 from propertykit.wire import retries as policy
@@ -59,7 +58,7 @@ from propertykit.wire.bounded import (
     call_limits,
 )
 from propertykit.wire.error_bodies import error_from_response
-from propertykit.wire.failures import Failed, never_connected, path_of
+from propertykit.wire.failures import Failed, client_side_limit, never_connected, path_of
 from propertykit.wire.session import (
     BodyCheck,
     CachedLimiterSession,
@@ -394,7 +393,9 @@ class Transport:
         except requests.exceptions.Timeout as exc:
             if str(exc).startswith(_LIMITER_TIMEOUT):
                 self.usage.record_error(endpoint)
-                raise self._client_side_limit(url) from exc
+                raise client_side_limit(
+                    url, self.endpoints.suggest_per_minute, self.retry.max_wait
+                ) from exc
             kind: policy.FailureKind = (
                 "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "timeout"
             )
@@ -457,18 +458,6 @@ class Transport:
     def _count_failed_send(self, endpoint: str, billable: bool, kind: str) -> None:
         if kind != "connect":  # the request may have reached the service
             self.usage.record_sent(endpoint, billable=billable)
-
-    def _client_side_limit(self, url: str) -> RateLimited:
-        error = RateLimited(
-            429,
-            message=(
-                f"search-suggest limit of {self.endpoints.suggest_per_minute:g} per minute "
-                "reached on this client; nothing was sent"
-            ),
-            url=url,
-            hint=f"Wait up to a minute (longer than max_wait={self.retry.max_wait:g} s)",
-        )
-        return error
 
     def _redact(self, text: str) -> str:
         return text.replace(self.api_key, "***") if self.api_key else text
