@@ -2,38 +2,36 @@
 
 ``client.properties(ids)`` and ``client.sources(ids)`` (without ``max_results``) come here. Every
 batch's first-page answer is looked up in the cache at once
-(:func:`propertykit.wire.bulk_cache.cached_bodies`); a body the fast path can vouch for is
-counted as a cache hit (as the normal path would count it) and handed, undecoded, to
-:func:`propertykit.frame`'s bytes route (Arrow's JSON reader, GIL released): no request object, no
-deserialised response, no Python dict per record.
+(:func:`propertykit.wire.bulk_cache.cached_bodies`: fresh 200s only, any age offline). When every
+batch is there, the bodies go, undecoded, to :func:`propertykit.frame`'s bytes route (Arrow's JSON
+reader, GIL released): no request object, no deserialised response, no Python dict per record.
+The envelopes are checked from the top-level fields Arrow read on the way
+(:data:`~propertykit.frames.bodies.ENVELOPE_FIELDS`): ``success: false``, no ``result`` list, or
+a page with more after it (``hasMore``, or a total without ``hasMore: false``) sends that batch
+down the normal path, which refuses or follows it exactly as before. Each batch served counts one
+cache hit in ``client.usage``, as the normal path counts it.
 
-It vouches only for what the normal path would accept unchanged: a fresh 200 (offline: any age)
-whose body is one JSON object with a list of records, not ``success: false``, and, for sources,
-not ``hasMore: true`` (paging is followed by the normal path). Every entry written by propertykit
-passed :func:`~propertykit.client.envelope.check_envelope` before it was stored; the byte checks
-here are a second, conservative guard (a false alarm only costs the normal path).
-
-Everything else (misses, expired entries, paged first pages) goes down the normal path
-(:mod:`propertykit.client.lookups`, run by :func:`~propertykit.client.bulk.run_batches`), so
-budgets, single flight, retries and ``.partial`` are unchanged. When some batches take the normal
-path, the cached bodies are decoded into records there too, so the frame is built the same way as
-before; only an all-cached call skips decoding.
+Otherwise (some batches missing or expired, or a paged first page) the batches run through
+:func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
+:func:`~propertykit.client.envelope.read_page` reads it, the rest go the normal path
+(:mod:`propertykit.client.lookups`), so budgets, single flight, retries and ``.partial`` are
+unchanged and the frame is built from records as before.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from propertykit.client.arguments import attribute_params, check_paging
 from propertykit.client.bulk import Batch, run_batches
-from propertykit.client.envelope import RECORD_KEYS, read_page
+from propertykit.client.envelope import Page, read_page
+from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
 from propertykit.client.progress import progress_bar
-from propertykit.errors import BadResponse, PropertyKitError
+from propertykit.errors import PropertyKitError
 from propertykit.frames import frame
+from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.jsonio import Record, loads
 from propertykit.wire.bulk_cache import cached_bodies
 
@@ -43,62 +41,67 @@ if TYPE_CHECKING:
     from propertykit.client.client import Client
     from propertykit.client.lookups import Lookups
 
-__all__ = ["properties_frame", "sources_frame", "vouched"]
-
-_FAILED = re.compile(rb'"success"\s*:\s*false')
-_MORE = re.compile(rb'"hasMore"\s*:\s*true')
-_LAST = re.compile(rb'"hasMore"\s*:\s*false')
-_RESULT = re.compile(rb'"result"\s*:\s*\[')
-#: Other lists of records (the bytes route reads ``result`` only): their presence anywhere sends
-#: a body down the normal path.
-_OTHER_LISTS = tuple(key.encode() for key in RECORD_KEYS if key != "result")
-_KEY = re.compile(rb'"[^"]*"\s*:')
+__all__ = ["properties_frame", "sources_frame"]
 
 
-def vouched(body: bytes) -> bool:
-    """Whether ``body`` surely holds a usable, single page the normal path would read as it is.
+def single_page(body: bytes) -> Page | None:
+    """The page of a cached body the normal path would take as it is, else ``None``.
 
-    Usable: one JSON object, not ``success: false``, with a ``result`` list. Single: ``hasMore``
-    false, or neither ``hasMore`` nor a ``total`` to page by. Any doubt says no.
+    ``None`` for a body that is not a usable envelope or says more pages follow: the normal path
+    reads (and refuses, or follows) it itself.
 
     Examples
     --------
-    >>> vouched(b'{"success":true,"result":[{"propertyId":"P1"}],"hasMore":false}')
+    >>> single_page(b'{"success":true,"result":[{"propertyId":"P1"}],"hasMore":false}').records
+    [{'propertyId': 'P1'}]
+    >>> single_page(b'{"success":true,"result":[],"hasMore":true,"nextOffset":50}') is None
     True
-    >>> vouched(b'{"success":true,"result":[],"hasMore":true,"nextOffset":50}')
-    False
-    >>> vouched(b'{"success":false,"error":"maintenance","result":[]}')
-    False
-    >>> vouched(b'{"result":[{"propertyId":"P1"}],"total":40,"offset":0}')
-    False
+    >>> single_page(b'{"success":false,"error":"maintenance"}') is None
+    True
     """
-    if body.lstrip()[:1] != b"{" or _found(body, b'"success"', _FAILED):
+    try:
+        page = read_page(loads(body))
+    except (ValueError, RecursionError, PropertyKitError):
+        return None
+    return None if page.has_more else page
+
+
+def _odd_pages(bodies: list[bytes], fields: dict[str, list[Any]], rows: int) -> list[int]:
+    """Positions of the framed bodies the normal path must read: unusable, or paged.
+
+    ``fields`` are the envelopes' top-level fields as Arrow read them, ``rows`` the records
+    framed. Without them (the lenient route), or when some list items were not records, each
+    body is decoded and read as the normal path reads it. Arrow cannot tell an absent field from
+    a null one: where that could change the answer, the body is left to the normal path.
+    """
+    lengths = fields.get("result")
+    if lengths is None or sum(n or 0 for n in lengths) != rows:
+        return [i for i, body in enumerate(bodies) if single_page(body) is None]
+    none: list[Any] = [None] * len(bodies)
+    success, more, offset = (fields.get(k, none) for k in ("success", "hasMore", "offset"))
+    totals = [fields[key] for key in TOTAL_KEYS if key in fields]
+    return [
+        i
+        for i, count in enumerate(lengths)
+        if count is None
+        or success[i] is False
+        or more[i] is True
+        or (more[i] is None and _more_by_total(count, offset[i], [t[i] for t in totals]))
+    ]
+
+
+def _more_by_total(count: int, offset: Any, totals: list[Any]) -> bool:
+    """Whether a page without ``hasMore`` may have more after it (as ``more_by_total`` says)."""
+    given = [total for total in totals if total is not None]
+    if not given or not count:
         return False
-    if not _RESULT.search(body) or _found(body, b'"hasMore"', _MORE):
+    if totals[0] is None:  # absent, or null before a later total: the normal path decides
+        return True
+    total = totals[0]
+    if not isinstance(total, int) or isinstance(total, bool):
         return False
-    if any(_found(body, b'"' + key + b'"', _KEY) for key in _OTHER_LISTS):
-        return False
-    return _found(body, b'"hasMore"', _LAST) or not _found(body, b'"total"', _KEY)
-
-
-def _found(body: bytes, name: bytes, pattern: re.Pattern[bytes]) -> bool:
-    """Whether ``pattern`` matches where ``name`` occurs (``bytes.find`` skips ahead quickly)."""
-    at = body.find(name)
-    while at >= 0:
-        if pattern.match(body, at):
-            return True
-        at = body.find(name, at + 1)
-    return False
-
-
-@dataclass(frozen=True, slots=True)
-class _Cached:
-    """A vouched body standing in for its batch's records until the frame is built."""
-
-    body: bytes
-
-    def records(self) -> list[Record]:
-        return read_page(loads(self.body)).records
+    start = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
+    return bool(start + count < total)
 
 
 def properties_frame(
@@ -156,45 +159,35 @@ def _replayed(
         offline=transport.offline,
     )
     ready = {
-        batch.index: body
-        for batch, body in zip(batches, bodies, strict=True)
-        if body is not None and vouched(body)
+        batch.index: body for batch, body in zip(batches, bodies, strict=True) if body is not None
     }
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         if ready and len(ready) == len(batches):
-            for _ in batches:
-                transport.usage.record_cache_hit(endpoint)
-            bar.update(len(batches))
-            return frame([ready[batch.index] for batch in batches], money_unit=money_unit)
+            framed = [ready[batch.index] for batch in batches]
+            fields: dict[str, list[Any]] = {}
+            token = ENVELOPE_FIELDS.set(fields)
+            try:
+                df = frame(framed, money_unit=money_unit)
+            finally:
+                ENVELOPE_FIELDS.reset(token)
+            odd = _odd_pages(framed, fields, len(df))
+            if not odd:
+                for _ in batches:
+                    transport.usage.record_cache_hit(endpoint)
+                bar.update(len(batches))
+                return df
+            for i in odd:  # rare: a paged or unusable first page; the normal path reads them
+                del ready[batches[i].index]
 
-        def fetch_or_replay(batch: Batch) -> list[Any]:
+        def fetch_or_replay(batch: Batch) -> list[Record]:
             body = ready.get(batch.index)
-            if body is None:
+            page = single_page(body) if body is not None else None
+            if page is None:
                 return fetch(batch)
             transport.usage.record_cache_hit(endpoint)  # when the normal path would count it
-            return [_Cached(body)]
+            return page.records
 
-        try:
-            rows = run_batches(
-                batches, fetch_or_replay, max_in_flight=client.max_in_flight, progress=bar
-            )
-        except PropertyKitError as exc:
-            if exc.partial is not None:
-                exc.partial.records = _records(exc.partial.records, endpoint, transport.usage)
-            raise
-    return frame(_records(rows, endpoint, transport.usage), money_unit=money_unit)
-
-
-def _records(rows: list[Any], endpoint: str, usage: Any) -> list[Record]:
-    """Records, the cached bodies among ``rows`` decoded (as the normal path decodes them)."""
-    records: list[Record] = []
-    for row in rows:
-        if not isinstance(row, _Cached):
-            records.append(row)
-            continue
-        try:
-            records.extend(row.records())
-        except (ValueError, BadResponse) as exc:  # vouched, so only a corrupt entry gets here
-            usage.record_error(endpoint)
-            raise BadResponse(f"A cached answer cannot be used: {exc}") from None
-    return records
+        records = run_batches(
+            batches, fetch_or_replay, max_in_flight=client.max_in_flight, progress=bar
+        )
+    return frame(records, money_unit=money_unit)

@@ -15,16 +15,26 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from contextvars import ContextVar
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from propertykit.jsonio import paused_gc
 
-__all__ = ["BLOCK_SIZE", "Unreadable", "read"]
+__all__ = ["BLOCK_SIZE", "ENVELOPE_FIELDS", "Unreadable", "read"]
+
+#: When set to a dict, :func:`read` fills it with each envelope's top-level fields as Arrow read
+#: them (name -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None``
+#: when it has none), so
+#: a caller can check the envelopes without decoding them. Left empty when :func:`read` raises.
+ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
+    "propertykit_envelope_fields", default=None
+)
 
 #: Bytes the reader parses per task: several tasks make the bodies parse on several cores.
 BLOCK_SIZE = 16 * 2**20
@@ -92,6 +102,10 @@ def read(
         raise Unreadable(str(exc)) from exc
     if table.num_rows != len(data):  # a body held more than one JSON value, or none
         raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
+    fields = ENVELOPE_FIELDS.get()
+    if fields is not None:
+        found = {n: table.column(n).to_pylist() for n in table.column_names if n != "result"}
+        found["result"] = pc.list_value_length(table.column("result")).to_pylist()
     try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
         lists = table.column("result")
         records = pa.concat_arrays([chunk.flatten() for chunk in lists.chunks])
@@ -102,7 +116,10 @@ def read(
         records = records.cast(record_type)  # drops the boundary and any extra keys
     except pa.ArrowException as exc:
         raise Unreadable(str(exc)) from exc
-    return records, _geojson(boundary)
+    boundaries = _geojson(boundary)
+    if fields is not None:
+        fields.update(found)
+    return records, boundaries
 
 
 def _geojson(boundary: pa.StructArray) -> np.ndarray:
