@@ -20,10 +20,27 @@ def progress_bar(total: int, what: str, *, show: bool | None) -> Any:
     >>> bar.disable
     True
     """
+    shown = show if show is not None else _interactive()
+    if not shown or total < 2:
+        return _Hidden()  # no tqdm to import and no monitor thread to start for a hidden bar
     from tqdm.auto import tqdm
 
-    shown = show if show is not None else _interactive()
-    return tqdm(total=total, desc=what, unit="request", disable=not shown or total < 2)
+    return tqdm(total=total, desc=what, unit="request")
+
+
+class _Hidden:
+    """A bar that shows nothing (what tqdm does with ``disable=True``, without its cost)."""
+
+    disable = True
+
+    def update(self, n: int = 1) -> None:
+        """Nothing to show."""
+
+    def __enter__(self) -> _Hidden:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 def _interactive() -> bool:
