@@ -30,10 +30,9 @@ from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
-from propertykit.frames import frame
-from propertykit.frames.bodies import ENVELOPE_FIELDS
+from propertykit.frames import ENVELOPE_FIELDS, frame
 from propertykit.jsonio import Record, loads
-from propertykit.wire.bulk_cache import cached_bodies
+from propertykit.wire import cached_bodies
 
 if TYPE_CHECKING:
     import pandas as pd

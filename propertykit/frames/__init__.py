@@ -13,6 +13,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
+from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.money import in_major_units, is_minor
 from propertykit.frames.tables import (
@@ -30,6 +31,7 @@ from propertykit.frames.tables import (
 
 __all__ = [
     "COLUMNS",
+    "ENVELOPE_FIELDS",
     "EPC_COLUMNS",
     "EPC_RATINGS",
     "PENCE_MEDIAN_THRESHOLD",

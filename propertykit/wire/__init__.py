@@ -14,6 +14,7 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
+from propertykit.wire.bulk_cache import cached_bodies
 from propertykit.wire.cache_setting import describe_cache_setting, open_cache
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
@@ -28,6 +29,7 @@ __all__ = [
     "Transport",
     "Usage",
     "backoff_delay",
+    "cached_bodies",
     "describe_cache",
     "describe_cache_setting",
     "open_cache",
