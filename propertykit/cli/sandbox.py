@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             sandbox.start()
+        except OverflowError as exc:  # bind() refuses a port outside 0-65535 this way
+            raise InvalidInput(f"--port must be 0-65535, got {args.port}") from exc
         except OSError as exc:
             raise ConfigError(f"cannot serve on port {args.port}: {exc.strerror}") from exc
         with sandbox:

@@ -34,7 +34,7 @@ def properties(
     *,
     client: Client,
     partition_size: int | None = None,
-    attributes: Iterable[str] | None = None,
+    attributes: str | Iterable[str] | None = None,
 ) -> dd.DataFrame:
     """Property records by location id as a Dask DataFrame, fetched on the workers.
 
@@ -58,7 +58,7 @@ def properties(
     (3, 120)
     """
     ids = validate_ids(location_ids, source=False)
-    chosen = list(attributes) if attributes is not None else None
+    chosen = _attribute_names(attributes)
     return _frame_of(ids, client, partition_size, _fetch_properties, {"attributes": chosen})
 
 
@@ -67,7 +67,7 @@ def sources(
     *,
     client: Client,
     partition_size: int | None = None,
-    attributes: Iterable[str] | None = None,
+    attributes: str | Iterable[str] | None = None,
     page_size: int | None = None,
 ) -> dd.DataFrame:
     """Property records by ``<provider>::<id>`` source id as a Dask DataFrame (see
@@ -85,7 +85,7 @@ def sources(
         not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1
     ):
         raise InvalidInput(f"page_size must be a positive integer, got {page_size!r}")
-    chosen = list(attributes) if attributes is not None else None
+    chosen = _attribute_names(attributes)
     options = {"attributes": chosen, "page_size": page_size}
     return _frame_of(ids, client, partition_size, _fetch_sources, options)
 
@@ -131,6 +131,13 @@ def _frame_of(
             enforce_metadata=False,
         )
     return built
+
+
+def _attribute_names(attributes: str | Iterable[str] | None) -> list[str] | None:
+    """``attributes`` as ``client.properties`` reads it: one name as text, or several."""
+    if attributes is None:
+        return None
+    return [attributes] if isinstance(attributes, str) else list(attributes)
 
 
 def _partition_size(partition_size: int | None, batch_size: int) -> int:

@@ -35,7 +35,7 @@ def to_parquet(
 ) -> Path:
     """Write a Dask property frame as a Parquet dataset partitioned by ``partition_by``.
 
-    The folder must be empty or new. Returns it.
+    The folder must be empty or new, and a path every worker reaches (not a URL). Returns it.
 
     Examples
     --------
@@ -45,7 +45,7 @@ def to_parquet(
     >>> len(dd.read_parquet(folder))
     100
     """
-    return _write(ddf, Path(path), _write_parquet, {"partition_by": partition_by})
+    return _write(ddf, path, _write_parquet, {"partition_by": partition_by})
 
 
 def to_geoparquet(
@@ -67,12 +67,21 @@ def to_geoparquet(
     4326
     """
     options = {"partition_by": partition_by, "geometry": geometry}
-    return _write(ddf, Path(path), _write_geoparquet, options)
+    return _write(ddf, path, _write_geoparquet, options)
 
 
-def _write(ddf: dd.DataFrame, folder: Path, write: Any, options: dict[str, Any]) -> Path:
+def _write(
+    ddf: dd.DataFrame, path: str | os.PathLike[str], write: Any, options: dict[str, Any]
+) -> Path:
     if not isinstance(ddf, dd.DataFrame):
         raise InvalidInput(f"Expected a Dask DataFrame, got {type(ddf).__name__}")
+    if "://" in os.fspath(path):
+        # Path("s3://bucket/x") is the local folder "s3:/bucket/x" on every worker.
+        raise InvalidInput(
+            f"{os.fspath(path)!r} is a URL; write to a folder path every worker reaches "
+            "(a shared disk), then copy it to object storage"
+        )
+    folder = Path(path)
     if folder.exists() and any(folder.iterdir()):
         raise InvalidInput(f"{folder} already holds files; write to a new or empty folder")
     partition_by = options["partition_by"]

@@ -263,6 +263,9 @@ class _Flow:
         body, failure = self.ask_status()
         money_state = read_money_state(body)
         listed = read_purchase_keys(body) if money_state == "charged" else None
+        if money_state == "charged" and listed is None and self.bought_before():
+            # A charge that names no key may be the earlier purchase's: not these intents' own.
+            money_state = "unknown"
         latest = open_intents[-1].idempotency_key
         for record in open_intents:
             charged = listed is not None and record.idempotency_key in listed
@@ -281,6 +284,10 @@ class _Flow:
         if isinstance(decision, RetryAfter):
             return self.send(latest, payload, attempt=0)
         return self.act(decision, latest, body, failure, previous=True)
+
+    def bought_before(self) -> bool:
+        """Whether the journal holds a charged purchase of this title (an earlier one)."""
+        return self.journal.charged(service=self.service, title_number=self.title) is not None
 
     def close_not_charged(self, key: str, detail: str) -> None:
         self.journal.record_outcome(

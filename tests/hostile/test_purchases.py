@@ -152,3 +152,32 @@ def test_a_purchase_answer_that_trickles_ends_uncertain_by_the_deadline(client_o
             client.buy_title_deed(TITLE, buy_again=True)
     assert len(server.paths("POST")) == 1
     assert journal_states(tmp_path / "deeds.jsonl") == [("intent", None), ("uncertain", "unknown")]
+
+
+@pytest.mark.timeout(30)
+def test_an_open_repeat_purchase_is_not_settled_by_an_earlier_purchases_charge(
+    client_of, tmp_path
+) -> None:
+    # The title was bought (EARLIER_KEY, charged); a repeat purchase's kernel died before its
+    # outcome was known. Purchase-status says "charged" but names no key: that charge may be the
+    # earlier purchase's, so the repeat stays unknown rather than recorded as charged.
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        if handler.command == "POST":
+            reset(handler)
+        else:
+            send(handler, 200, {"result": {"money_state": "charged", "status": "delivered"}})
+
+    with hostile(behaviour) as server:
+        journal = Journal(tmp_path / "deeds.jsonl")
+        journal.record_intent(TITLE, EARLIER_KEY, service=server.url)
+        journal.record_outcome(
+            TITLE, EARLIER_KEY, service=server.url, money_state="charged", status="delivered"
+        )
+        journal.record_intent(TITLE, "repeat-key", service=server.url)
+        client = client_of(server)
+        with pytest.raises(pk.PurchaseUncertain):  # before: the repeat recorded as charged
+            client.buy_title_deed(TITLE)
+    assert server.paths("POST") == []
+    assert journal_states(tmp_path / "deeds.jsonl")[-1] == ("uncertain", "unknown")
+    (still_open,) = Journal(tmp_path / "deeds.jsonl").open_intents(title_number=TITLE)
+    assert still_open.idempotency_key == "repeat-key"

@@ -38,7 +38,7 @@ def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # None still means port 8787, taken by any other cluster
             silence_logs=False,
         )
     try:

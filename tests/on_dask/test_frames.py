@@ -108,3 +108,15 @@ def test_a_budget_without_a_name_is_refused_on_a_cluster(sb, cluster, sqlite_cac
     client = pk.Client(sb.api_key, sb.url, cache=sqlite_cache, budget=5, progress=False)
     with client, pytest.raises(pk.ConfigError, match="budget_name"):
         pkd.properties(sb.location_ids[:100], client=client)
+
+
+@pytest.mark.parametrize("lookup", ["properties", "sources"])
+def test_one_attribute_named_as_text_is_one_attribute(sb, cluster, sqlite_cache, lookup):
+    ids = sb.location_ids[:100] if lookup == "properties" else sb.source_ids[:100]
+    with pk.Client(sb.api_key, sb.url, cache=sqlite_cache, progress=False) as client:
+        # before: "address" was sent as the attributes a,d,d,r,e,s,s (400 on every worker)
+        got = getattr(pkd, lookup)(ids, client=client, partition_size=50, attributes="address")
+        got = got.compute()
+        want = getattr(client, lookup)(ids, attributes="address")
+    assert got["address.postcode"].notna().all()
+    pd.testing.assert_frame_equal(_sorted(got), _sorted(want))

@@ -57,3 +57,13 @@ def test_writing_into_a_folder_with_files_is_refused(portfolio, tmp_path):
         pkd.to_parquet(ddf, tmp_path / "taken")
     with pytest.raises(pk.InvalidInput, match="no such column"):
         pkd.to_parquet(ddf, tmp_path / "new", partition_by="nope")
+
+
+@pytest.mark.parametrize("write", [pkd.to_parquet, pkd.to_geoparquet])
+def test_a_url_is_refused_before_anything_is_written(portfolio, tmp_path, monkeypatch, write):
+    ddf, _ = portfolio
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    with pytest.raises(pk.InvalidInput, match="URL"):  # before: a local folder "s3:/bucket/..."
+        write(ddf, "s3://bucket/portfolio/")
+    assert list((tmp_path / "here").iterdir()) == []

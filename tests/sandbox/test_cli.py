@@ -116,3 +116,18 @@ def test_cli_refuses_an_unknown_fault_kind() -> None:
     )
     assert result.returncode == 1
     assert "explode" in result.stderr
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_cli_refuses_a_port_out_of_range_in_one_line(port: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "propertykit", "sandbox", "--port", port],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"propertykit: error: sandbox: --port must be 0-65535, got {port}"
+    ]  # before: an OverflowError traceback
