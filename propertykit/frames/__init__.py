@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
-from propertykit.frames.money import in_major_units, is_minor
+from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -34,6 +34,7 @@ __all__ = [
     "ENVELOPE_FIELDS",
     "EPC_COLUMNS",
     "EPC_RATINGS",
+    "MINOR_PER_MAJOR",
     "PENCE_MEDIAN_THRESHOLD",
     "SALES_COLUMNS",
     "TAX_BANDS",

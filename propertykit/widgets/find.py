@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from propertykit.errors import InvalidInput
+from propertykit.frames import MINOR_PER_MAJOR
 from propertykit.widgets.messages import describe_error
 from propertykit.widgets.parts import paragraph
 
@@ -124,7 +125,7 @@ class FindPanel:
 
     def filters(self) -> dict[str, Any]:
         """The filters in the service's names; prices in its money unit."""
-        factor = 100 if self.client.endpoints.money_unit == "minor" else 1
+        factor = MINOR_PER_MAJOR if self.client.endpoints.money_unit == "minor" else 1
         filters: dict[str, Any] = {}
         if self.price_min.value:
             filters["priceMin"] = round(self.price_min.value * factor)
