@@ -260,7 +260,7 @@ class _Flow:
         purchase; the caller then treats the title as already bought (or buys again).
         """
         logger.info("resolving an open purchase intent for %s via purchase-status", self.title)
-        body, failure = self.ask_status()
+        body, failure = self.ask_status(open_intents[-1].idempotency_key)
         money_state = read_money_state(body)
         listed = read_purchase_keys(body) if money_state == "charged" else None
         if money_state == "charged" and listed is None and self.bought_before():

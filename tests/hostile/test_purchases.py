@@ -178,6 +178,9 @@ def test_an_open_repeat_purchase_is_not_settled_by_an_earlier_purchases_charge(
         with pytest.raises(pk.PurchaseUncertain):  # before: the repeat recorded as charged
             client.buy_title_deed(TITLE)
     assert server.paths("POST") == []
+    # The status question names the open purchase's own key, as a new purchase's does.
+    (status,) = [r for r in server.requests if r.method == "GET"]
+    assert {k.lower(): v for k, v in status.headers.items()}["idempotency-key"] == "repeat-key"
     assert journal_states(tmp_path / "deeds.jsonl")[-1] == ("uncertain", "unknown")
     (still_open,) = Journal(tmp_path / "deeds.jsonl").open_intents(title_number=TITLE)
     assert still_open.idempotency_key == "repeat-key"
