@@ -268,3 +268,15 @@ def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas() ->
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     ).stdout.strip()
     assert loaded == "False False True"
+
+
+def test_without_towns_or_localities_places_are_named_by_local_authority(
+    properties: pd.DataFrame,
+) -> None:
+    # The frame's local authority is councilTax.localAuthority; the labels looked for an
+    # address.localAuthority column no frame has, so such a map had no place names at all.
+    bare = properties.assign(**{"address.town": None, "address.locality": None})
+    assert bare["councilTax.localAuthority"].notna().any()
+    fig = property_map(bare, basemap="none")
+    places = [a.text for a in fig.layout.annotations if a.name == "place"]
+    assert places and set(places) <= set(bare["councilTax.localAuthority"].dropna().astype(str))
