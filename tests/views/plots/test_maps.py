@@ -280,3 +280,18 @@ def test_without_towns_or_localities_places_are_named_by_local_authority(
     fig = property_map(bare, basemap="none")
     places = [a.text for a in fig.layout.annotations if a.name == "place"]
     assert places and set(places) <= set(bare["councilTax.localAuthority"].dropna().astype(str))
+
+
+def test_an_aggregated_boundary_map_counts_properties_without_a_boundary(
+    properties: pd.DataFrame,
+) -> None:
+    # A boundary map draws a point for each property without a boundary; zoomed out to areas
+    # (level of detail) those properties were dropped, drawn nowhere and counted nowhere.
+    without = properties["spatial.boundary"].isna() & properties["spatial.lat"].notna()
+    assert without.any()
+    fig = property_map(properties, geometry="boundary", basemap="none", detail_limit=10)
+    (trace,) = data_traces(fig)
+    held = sum(int(re.search(r": ([\d,]+) propert", t)[1].replace(",", "")) for t in trace.text)
+    located = int(properties["spatial.boundary"].notna().sum() + without.sum())
+    assert held == located
+    assert f"({located:,} mapped" in fig.layout.title.text
