@@ -205,6 +205,7 @@ def test_boundary_map_points_only_where_a_plot_has_no_boundary(properties: pd.Da
         t for t in tiles.data if t.legendgroup and t.mode == "markers" and t.lon[0] is not None
     ]
     assert sum(len(t.lon) for t in anchors) == properties["spatial.boundary"].notna().sum()
+    assert any(t.name == "no boundary given" for t in fig.data)  # so that all() below can fail
     assert all(t.name != "no boundary given" or t.marker.size == 5 for t in fig.data)
 
 
@@ -295,3 +296,4 @@ def test_an_aggregated_boundary_map_counts_properties_without_a_boundary(
     located = int(properties["spatial.boundary"].notna().sum() + without.sum())
     assert held == located
     assert f"({located:,} mapped" in fig.layout.title.text
+    assert not [t for t in trace.text if ": 1 properties" in t]  # "1 property"
