@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput
 from propertykit.frames import bodies as _bodies
@@ -331,4 +332,65 @@ def decode_body(body: Any, position: int) -> Any:
 
 def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
     """Records (anything that is not an object is a row of missing values) and boundaries."""
-    return read_values(rows, RECORD_TYPE, "", sink), _boundaries(rows)
+    return _hollow(read_values(rows, RECORD_TYPE, "", sink), rows, sink), _boundaries(rows)
+
+
+def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:
+    """``records`` with the empty values Arrow took for objects counted, and for lists missing.
+
+    ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
+    of missing values, and an empty string where a list is as an empty list. Only objects with
+    every field missing, empty ``saleHistory`` lists and their entries are looked at here.
+    """
+    children = [records.field(i) for i in range(records.type.num_fields)]
+    for i, field in enumerate(records.type):
+        if isinstance(field.type, pa.StructType):
+            odd = [
+                r for r in _all_missing(children[i]) if type(_raw(rows, r, field.name)) is not dict
+            ]
+            coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], None)
+        elif isinstance(field.type, pa.ListType) and isinstance(children[i], pa.ListArray):
+            children[i] = _hollow_lists(children[i], rows, field.name, sink)
+    return pa.StructArray.from_arrays(
+        children, fields=list(records.type), mask=records.is_null() if records.null_count else None
+    )
+
+
+def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -> pa.ListArray:
+    """A list column whose empty text (read as ``[]``) is missing and whose empty entries (read
+    as objects of missing values) are left out, as entries that are not objects are; counted."""
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
+    odd = [int(r) for r in empty if not isinstance(_raw(rows, r, name), list | tuple)]
+    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], None)
+    entries = lists.values
+    offsets = lists.offsets.to_numpy()
+    bad = np.zeros(len(entries), dtype=bool)
+    for at in _all_missing(entries) if isinstance(entries, pa.StructArray) else ():
+        owner = int(np.searchsorted(offsets, at, side="right")) - 1
+        served = _raw(rows, owner, name)  # read by Arrow whole: entries in their served places
+        if len(served) == lengths[owner] and type(served[at - offsets[owner]]) is not dict:
+            bad[at] = True
+            coercion.note(sink, name, [owner], [served[at - offsets[owner]]], None)
+    if not odd and not bad.any():
+        return lists
+    missing = lists.is_null().to_numpy(zero_copy_only=False).copy()
+    missing[odd] = True
+    left_out = np.concatenate([np.zeros(1, np.int64), np.cumsum(bad)])[offsets]
+    return pa.ListArray.from_arrays(
+        pa.array(offsets - left_out, pa.int32()),
+        entries.filter(pa.array(~bad)),
+        mask=pa.array(missing),
+    )
+
+
+def _all_missing(objects: pa.StructArray) -> np.ndarray:
+    """Positions of objects that are present with every field missing."""
+    hollow = objects.is_valid()
+    for i in range(objects.type.num_fields):
+        hollow = pc.and_(hollow, objects.field(i).is_null())
+    return np.flatnonzero(hollow.to_numpy(zero_copy_only=False))
+
+
+def _raw(rows: list[Any], row: Any, name: str) -> Any:
+    return _get(as_dict(rows[int(row)]), name)

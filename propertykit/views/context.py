@@ -176,9 +176,9 @@ def _round_length(km: float) -> float:
 def _label_column(df: pd.DataFrame, extent: Extent) -> str | None:
     wide = extent.width_km > 40
     order = (
-        ("address.town", "address.localAuthority", "address.locality")
+        ("address.town", "councilTax.localAuthority", "address.locality")
         if wide
-        else ("address.locality", "address.localAuthority", "address.town")
+        else ("address.locality", "councilTax.localAuthority", "address.town")
     )
     for column in order:
         if column in df.columns and df[column].notna().any():

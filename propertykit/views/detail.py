@@ -26,7 +26,7 @@ DETAIL_LIMIT = 5_000
 #: A boundary map zooms in until its median plot is at least this many pixels across.
 MIN_PLOT_PX = 10.0
 #: Columns to aggregate by, most detailed first.
-AREA_COLUMNS = ("address.outcode", "address.postcodeDistrict", "address.town")
+AREA_COLUMNS = ("address.outcode", "address.town")  # the outcode is the postcode district
 
 
 def aggregate(

@@ -105,22 +105,16 @@ def add_aggregates(figure: go.Figure, groups: pd.DataFrame, color: str | None, m
     counts = groups["count"].to_numpy(dtype=float)
     sizes = np.clip(np.sqrt(counts / counts.max()) * 34, 5, 34)
     hover = (
-        groups["area"].astype(str) + ": " + groups["count"].map("{:,} properties".format)
+        groups["area"].astype(str)
+        + ": "
+        + groups["count"].map(lambda n: f"{n:,} propert{'y' if n == 1 else 'ies'}")
     ).to_numpy(dtype=object)
     x, y = groups["lon"].to_numpy(), groups["lat"].to_numpy()
     values = groups["value"] if "value" in groups.columns else None
     if values is not None and color is not None:
         values = values.rename(color)
-        shown = values.map(
-            lambda v: f"{v:,.0f}" if isinstance(v, int | float) and not pd.isna(v) else v
-        )
         word = "median " if shared.is_numeric(values) else "mostly "
-        hover = (
-            hover
-            + "<br>"
-            + word
-            + shown.astype("object").fillna("not given").astype(str).to_numpy()
-        )
+        hover = hover + "<br>" + word + _shown(values).to_numpy()
     if values is None or color is None:
         figure.add_trace(
             _markers(x, y, hover, name="Properties", color=POINT_COLOUR, marker={"size": sizes})
@@ -313,18 +307,17 @@ def hover_text(df: pd.DataFrame, color: str | None) -> np.ndarray:
     else:
         text = pd.Series(df.index.astype(str), index=df.index)
     if color:
-        shown = df[color].map(
-            lambda v: f"{v:,.0f}" if isinstance(v, int | float) and not pd.isna(v) else v
-        )
-        text = (
-            text
-            + "<br>"
-            + shared.label(color)
-            + ": "
-            + shown.astype("object").fillna("not given").astype(str)
-        )
+        text = text + "<br>" + shared.label(color) + ": " + _shown(df[color])
     hover: np.ndarray = text.to_numpy(dtype=object)
     return hover
+
+
+def _shown(values: pd.Series) -> pd.Series:
+    """Values as hover text: numbers with thousands separators, missing as "not given"."""
+    shown = values.map(
+        lambda v: f"{v:,.0f}" if isinstance(v, int | float) and not pd.isna(v) else v
+    )
+    return shown.astype("object").fillna("not given").astype(str)
 
 
 def _colorbar(values: pd.Series, money: str) -> dict[str, Any]:

@@ -137,10 +137,13 @@ def property_map(
         panel = go.Figure()
         if chosen == "outline":
             panel.add_traces(ground.outline_traces(extent))
-        if many:
-            areas = detail.aggregate(shaped, lon, lat, color)
+        if many:  # properties without a boundary count in their areas, as they are drawn
+            located, x, y = (
+                _with_points(shaped, points, lon, lat) if boundaries else (shaped, lon, lat)
+            )
+            areas = detail.aggregate(located, x, y, color)
             layers.add_aggregates(panel, areas, color, money)
-            title += f" ({len(shaped):,} mapped, {len(areas):,} areas)"
+            title += f" ({len(located):,} mapped, {len(areas):,} areas)"
         elif overview and position == 0:
             layers.add_overview(panel, lon, lat, groups, hover)
             _add_points_without_boundary(panel, points, extent, legend=True, money=money)
@@ -335,6 +338,17 @@ def _points_without_boundary(gdf: pd.DataFrame) -> pd.DataFrame:
     lat = pd.to_numeric(gdf["spatial.lat"], errors="coerce")
     lng = pd.to_numeric(gdf["spatial.lng"], errors="coerce")
     return gdf[gdf.geometry.isna().to_numpy() & lat.notna().to_numpy() & lng.notna().to_numpy()]
+
+
+def _with_points(
+    shaped: pd.DataFrame, points: pd.DataFrame, lon: np.ndarray, lat: np.ndarray
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The boundaries' rows and centres, and after them the properties without a boundary."""
+    if points.empty:
+        return shaped, lon, lat
+    px, py = _xy(points)
+    rows = pd.concat([pd.DataFrame(shaped), pd.DataFrame(points)], ignore_index=True)
+    return rows, np.concatenate([lon, px]), np.concatenate([lat, py])
 
 
 def _xy(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -4,8 +4,9 @@
 Every function takes the main property frame (``pk.frame(records)``) and RETURNS a
 ``plotly.graph_objects.Figure``; nothing is shown implicitly (call ``fig.show()`` or let Jupyter
 display it). Axis titles carry units and the currency recorded in ``df.attrs["currency"]``
-(prices are plotted as served; see :mod:`propertykit.frames.tables` on units). A frame with nothing
-to plot gives an empty figure whose title says so, never an exception.
+(prices are plotted in pounds, a frame served in pence rescaled by
+:func:`propertykit.frames.in_major_units`). A frame with nothing to plot gives an empty figure
+whose title says so, never an exception.
 
 Charts need neither geopandas nor shapely: drawing a price trend loads neither.
 

@@ -305,7 +305,8 @@ def _footer(df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime)
         f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
         f"by propertykit {html.escape(VERSION)}.</p>"
         f"<p>{html.escape(cost)}</p>"
-        "<p>Prices are shown as served. Maps are drawn without map tiles, so the report works "
+        "<p>Prices are shown in pounds (divided by 100 where they were served in pence). "
+        "Maps are drawn without map tiles, so the report works "
         "offline; coastlines, lakes, rivers and borders: Natural Earth (public domain).</p>"
     )
 

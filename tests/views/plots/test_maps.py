@@ -205,6 +205,7 @@ def test_boundary_map_points_only_where_a_plot_has_no_boundary(properties: pd.Da
         t for t in tiles.data if t.legendgroup and t.mode == "markers" and t.lon[0] is not None
     ]
     assert sum(len(t.lon) for t in anchors) == properties["spatial.boundary"].notna().sum()
+    assert any(t.name == "no boundary given" for t in fig.data)  # so that all() below can fail
     assert all(t.name != "no boundary given" or t.marker.size == 5 for t in fig.data)
 
 
@@ -268,3 +269,31 @@ def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas() ->
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     ).stdout.strip()
     assert loaded == "False False True"
+
+
+def test_without_towns_or_localities_places_are_named_by_local_authority(
+    properties: pd.DataFrame,
+) -> None:
+    # The frame's local authority is councilTax.localAuthority; the labels looked for an
+    # address.localAuthority column no frame has, so such a map had no place names at all.
+    bare = properties.assign(**{"address.town": None, "address.locality": None})
+    assert bare["councilTax.localAuthority"].notna().any()
+    fig = property_map(bare, basemap="none")
+    places = [a.text for a in fig.layout.annotations if a.name == "place"]
+    assert places and set(places) <= set(bare["councilTax.localAuthority"].dropna().astype(str))
+
+
+def test_an_aggregated_boundary_map_counts_properties_without_a_boundary(
+    properties: pd.DataFrame,
+) -> None:
+    # A boundary map draws a point for each property without a boundary; zoomed out to areas
+    # (level of detail) those properties were dropped, drawn nowhere and counted nowhere.
+    without = properties["spatial.boundary"].isna() & properties["spatial.lat"].notna()
+    assert without.any()
+    fig = property_map(properties, geometry="boundary", basemap="none", detail_limit=10)
+    (trace,) = data_traces(fig)
+    held = sum(int(re.search(r": ([\d,]+) propert", t)[1].replace(",", "")) for t in trace.text)
+    located = int(properties["spatial.boundary"].notna().sum() + without.sum())
+    assert held == located
+    assert f"({located:,} mapped" in fig.layout.title.text
+    assert not [t for t in trace.text if ": 1 properties" in t]  # "1 property"

@@ -84,3 +84,16 @@ def test_write_report_writes_the_file_and_returns_its_path(
         and written.read_text(encoding="utf-8").count("<title>Weekly</title>") == 1
     )
     assert [p.name for p in written.parent.iterdir()] == ["report.html"]  # no temporary left
+
+
+def test_footer_of_a_report_from_pence_says_pounds_not_as_served(
+    properties: pd.DataFrame,
+) -> None:
+    # The report shows pence-served prices in pounds (issue 16); its footer must not say
+    # "as served", which read true only for frames served in pounds.
+    pence = properties.head(20).copy()
+    pence.attrs = {**properties.attrs, "money_unit": "minor"}
+    footer = build_report(pence, generated_at=WHEN)
+    footer = footer[footer.index("<footer>") :]
+    assert "as served" not in footer
+    assert "Prices are shown in pounds" in footer
