@@ -1,0 +1,50 @@
+"""Where the merged mechanisms meet: hostile servers against copies, health, locks and budgets.
+
+Each test is a bug found reading the merge of issues 14 (bounded bodies, deadlines), 16 (Vepler
+profile, per-service health, the POST area query) and 18 (pickled clients, team-wide single
+flight, shared budget) together.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
+import propertykit as pk
+from tests.hostile._servers import KEY, Seen, envelope, hostile, records, send, trickle
+
+IDS = ["L1", "L2"]
+
+
+@pytest.mark.timeout(30)
+def test_a_pickled_copy_keeps_max_body_bytes(client_of, monkeypatch) -> None:
+    body = json.dumps(envelope(records(0, 2), padding="x" * 4000)).encode()
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, body)
+
+    monkeypatch.setenv("PROPERTYKIT_API_KEY", KEY)
+    with hostile(behaviour) as server:
+        client = client_of(server, max_body_bytes=1000)
+        copy = pickle.loads(pickle.dumps(client))
+        with copy, pytest.raises(pk.ResponseTooLarge):  # before: the copy read it whole
+            copy.properties(IDS)
+    assert copy.usage.requests_sent == 1
+
+
+@pytest.mark.timeout(20)
+def test_a_pickled_copy_keeps_its_deadline(client_of, monkeypatch) -> None:
+    body = json.dumps(envelope(records(0, 2))).encode()  # ~100 bytes: 50 s at 2 bytes a second
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        trickle(handler, body, every=0.5)
+
+    monkeypatch.setenv("PROPERTYKIT_API_KEY", KEY)
+    with hostile(behaviour) as server:
+        client = client_of(server, timeout=1, deadline=1.5)
+        copy = pickle.loads(pickle.dumps(client))
+        with copy, pytest.raises(pk.NetworkError, match="deadline"):  # before: 300 s, the default
+            copy.properties(IDS)
