@@ -12,9 +12,10 @@ sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cac
 it is dropped when a redirect leaves the origin; and it is scrubbed from redirect history before a
 response is stored.
 
-Caching: only a complete 200 answer to a ``GET`` is stored (see :func:`is_complete_answer`);
-health, purchases and purchase status are never cached. The SQLite cache is opened in WAL mode so
-several kernels can share one file. The connection pool holds ``pool_size`` connections. With a
+Caching: only a complete 200 answer to a ``GET`` (or to the area query's ``POST``) is stored
+(see :func:`is_complete_answer`); health (every service's), purchases and purchase status are
+never cached. The SQLite cache is opened in WAL mode so several kernels can share one file.
+The connection pool holds ``pool_size`` connections. With a
 Redis ``limiter_redis`` connection, the search-suggest limit is counted in Redis, shared by every
 client (and kernel) using it.
 """
@@ -246,10 +247,13 @@ def _limiter_backend(limiter_redis: Any, base_url: str) -> dict[str, Any]:
 
 
 def _never_cached_patterns(base_url: str, endpoints: Endpoints) -> dict[str | re.Pattern[Any], Any]:
-    """Health, purchases and purchase status: never cached, matched exactly."""
+    """Health (any service's: a path ending in ``/health``), purchases and purchase status:
+    never cached, matched exactly."""
     root = re.escape(base_url)
     paths = (endpoints.health_path, endpoints.purchase_path, endpoints.status_path)
-    patterns: dict[str | re.Pattern[Any], Any] = {}
+    patterns: dict[str | re.Pattern[Any], Any] = {
+        re.compile(f"^{root}(?:/[^/?#]+)*/health(?:[?#]|$)"): DO_NOT_CACHE
+    }
     for path in paths:
         segments = re.escape(path).replace(re.escape("{titleNumber}"), "[^/?#]+")
         patterns[re.compile(f"^{root}{segments}(?:[?#]|$)")] = DO_NOT_CACHE

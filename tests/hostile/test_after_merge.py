@@ -48,3 +48,18 @@ def test_a_pickled_copy_keeps_its_deadline(client_of, monkeypatch) -> None:
         copy = pickle.loads(pickle.dumps(client))
         with copy, pytest.raises(pk.NetworkError, match="deadline"):  # before: 300 s, the default
             copy.properties(IDS)
+
+
+@pytest.mark.timeout(20)
+def test_the_health_of_another_service_is_asked_every_time(client_of) -> None:
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        status = "healthy" if len(seen) == 1 else "unhealthy"
+        send(handler, 200, {"status": status, "service": "planning"})
+
+    with hostile(behaviour) as server:
+        client = client_of(server)
+        assert client.health("planning")["status"] == "healthy"
+        with pytest.raises(pk.ServiceUnhealthy):  # before: the cached "healthy" for 7 days
+            client.health("planning")
+    assert server.paths() == ["/v1/planning/health"] * 2
+    assert client.cache_info()["entries"] == 0
