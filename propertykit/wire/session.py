@@ -41,7 +41,12 @@ from requests_ratelimiter import LimiterMixin
 from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import BadResponse
-from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES, BoundedAdapter
+from propertykit.wire.bounded import (
+    DEFAULT_MAX_BODY_BYTES,
+    BoundedAdapter,
+    DeadlinePassed,
+    time_left,
+)
 from propertykit.wire.failures import never_connected
 from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
 from propertykit.wire.single_flight import SingleFlight
@@ -115,7 +120,8 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
             # (taking a second one here would wait on ourselves when the keys share a lock).
             with self._budget_place(request):
                 return super()._send_and_cache(request, actions, *args, **kwargs)
-        with flight.hold(actions.cache_key), _in_flight():
+        # Waiting for another process's fetch is part of this request's deadline.
+        with flight.hold(actions.cache_key, time_left()), _in_flight():
             # Another process may have fetched it while we waited: its answer is free.
             fresh = self.cache.get_response(actions.cache_key)
             if fresh is not None and not fresh.is_expired:
@@ -139,6 +145,10 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
             raise budget_spent_error(budget, path)
         try:
             yield
+        except DeadlinePassed as exc:
+            if not exc.sent:  # the deadline passed before it went out (e.g. waiting for a lock)
+                budget.give_back()
+            raise
         except requests.exceptions.ConnectionError as exc:
             if never_connected(exc):
                 budget.give_back()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import threading
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -63,3 +64,35 @@ def test_the_health_of_another_service_is_asked_every_time(client_of) -> None:
             client.health("planning")
     assert server.paths() == ["/v1/planning/health"] * 2
     assert client.cache_info()["entries"] == 0
+
+
+@pytest.mark.timeout(30)
+def test_waiting_for_another_kernels_fetch_ends_by_the_deadline_and_costs_nothing(
+    client_of,
+) -> None:
+    arrived, release = threading.Event(), threading.Event()
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        if len(seen) == 1:  # the first kernel's fetch hangs until the test lets it go
+            arrived.set()
+            release.wait(15)
+        send(handler, 200, envelope(records(0, 2)))
+
+    with hostile(behaviour) as server:
+        shared = {"budget": 2, "budget_name": "team"}
+        first = client_of(server, timeout=60, deadline=60, **shared)
+        fetching = threading.Thread(target=first.properties, args=(IDS,))
+        fetching.start()
+        try:
+            assert arrived.wait(10)
+            second = client_of(server, deadline=1, **shared)
+            with pytest.raises(pk.NetworkError, match="deadline") as caught:
+                second.properties(IDS)  # before: waited 120 s for the first kernel's lock
+            assert caught.value.kind == "connect"  # nothing was sent
+        finally:
+            release.set()
+            fetching.join(15)
+        third = client_of(server, **shared)
+        # Before: the second kernel's place in the shared budget was never given back.
+        assert len(third.properties(["L3", "L4"])) == 2
+    assert len(server.requests) == 2
