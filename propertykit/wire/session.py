@@ -114,11 +114,14 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
     def _send_and_cache(
         self, request: requests.PreparedRequest, actions: Any, *args: Any, **kwargs: Any
     ) -> Any:
+        if _IN_FLIGHT.get():
+            # A redirect hop, sent inside its first request's send: that request's lock and
+            # place in the budget cover it (a second lock would wait on ourselves when the keys
+            # share one; a second place would charge one request twice).
+            return super()._send_and_cache(request, actions, *args, **kwargs)
         flight = self.single_flight
-        if flight is None or request.method != "GET" or _IN_FLIGHT.get():
-            # A redirect hop is sent inside its first request's send: that lock covers it
-            # (taking a second one here would wait on ourselves when the keys share a lock).
-            with self._budget_place(request):
+        if flight is None or actions.skip_read:  # never answered from the cache: nothing to share
+            with self._budget_place(request), _in_flight():
                 return super()._send_and_cache(request, actions, *args, **kwargs)
         # Waiting for another process's fetch is part of this request's deadline.
         with flight.hold(actions.cache_key, time_left()), _in_flight():

@@ -96,3 +96,47 @@ def test_waiting_for_another_kernels_fetch_ends_by_the_deadline_and_costs_nothin
         # Before: the second kernel's place in the shared budget was never given back.
         assert len(third.properties(["L3", "L4"])) == 2
     assert len(server.requests) == 2
+
+
+@pytest.mark.timeout(30)
+def test_two_kernels_asking_the_same_area_query_together_pay_once(client_of) -> None:
+    first_in, second_in = threading.Event(), threading.Event()
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        if len(seen) == 1:
+            first_in.set()
+            second_in.wait(2)  # answered once the second kernel asks too, or after 2 s
+        else:
+            second_in.set()
+        send(handler, 200, envelope(records(0, 2)))
+
+    area = {"type": "outcode", "value": "SE11"}
+    with hostile(behaviour) as server:
+        kernels = [client_of(server), client_of(server)]
+        answers: list[int] = []
+        asking = [
+            threading.Thread(target=lambda c=c: answers.append(len(c.query(area)))) for c in kernels
+        ]
+        asking[0].start()
+        assert first_in.wait(10)
+        asking[1].start()
+        for thread in asking:
+            thread.join(20)
+    assert answers == [2, 2]
+    assert server.paths("POST") == ["/v1/property/query"]  # before: both kernels paid
+    assert sum(c.usage.cache_hits for c in kernels) == 1
+
+
+@pytest.mark.timeout(20)
+def test_a_redirected_lookup_takes_one_place_in_a_shared_budget(client_of) -> None:
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        if "moved" not in handler.path:
+            send(handler, 302, b"", headers={"Location": handler.path + "?moved=1"})
+        else:
+            send(handler, 200, envelope(records(0, 2)))
+
+    with hostile(behaviour) as server:
+        alone = client_of(server, budget=1, cache=False)
+        assert len(alone.properties(IDS)) == 2
+        shared = client_of(server, budget=1, budget_name="team")
+        assert len(shared.properties(IDS)) == 2  # before: BudgetExceeded on the second hop
