@@ -1,11 +1,11 @@
 """A client that travels without its key: pickling for Dask workers and other processes.
 
 ``pickle.dumps(client)`` (and so a Dask task graph holding a client) carries the client's
-settings - service address, cache location, endpoints, budget and its name, retries, timeout -
-and never the API key, the session or the cache connection. The copy is built anew where it is
-unpickled, reading the key from that process's ``PROPERTYKIT_API_KEY`` (set it in the workers'
-environment, or in the secret store of your cluster that fills it). Without it the copy raises
-:class:`~propertykit.errors.ConfigError` saying so.
+settings - service address, cache location, endpoints, budget and its name, retries, timeout,
+deadline, body cap - and never the API key, the session or the cache connection. The copy is
+built anew where it is unpickled, reading the key from that process's ``PROPERTYKIT_API_KEY``
+(set it in the workers' environment, or in the secret store of your cluster that fills it).
+Without it the copy raises :class:`~propertykit.errors.ConfigError` saying so.
 
 The cache must be something the other process can open: ``True`` (its own cache directory), a
 path (a SQLite file on a disk it can reach), a ``redis://`` address, ``False``, or a
@@ -38,6 +38,8 @@ _PORTABLE = (
     "budget",
     "budget_name",
     "timeout",
+    "deadline",
+    "max_body_bytes",
     "max_in_flight",
     "journal",
 )

@@ -36,6 +36,7 @@ __all__ = [
     "CallLimits",
     "DeadlinePassed",
     "call_limits",
+    "time_left",
 ]
 
 #: Largest decoded piece read at once.
@@ -65,6 +66,12 @@ def call_limits(limits: CallLimits) -> Iterator[None]:
         yield
     finally:
         _LIMITS.reset(token)
+
+
+def time_left() -> float | None:
+    """Seconds left before the deadline of the request in progress (``None``: no deadline)."""
+    limits = _LIMITS.get()
+    return None if limits is None else _remaining(limits.deadline)
 
 
 class DeadlinePassed(requests.exceptions.ReadTimeout):

@@ -12,9 +12,10 @@ sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cac
 it is dropped when a redirect leaves the origin; and it is scrubbed from redirect history before a
 response is stored.
 
-Caching: only a complete 200 answer to a ``GET`` is stored (see :func:`is_complete_answer`);
-health, purchases and purchase status are never cached. The SQLite cache is opened in WAL mode so
-several kernels can share one file. The connection pool holds ``pool_size`` connections. With a
+Caching: only a complete 200 answer to a ``GET`` (or to the area query's ``POST``) is stored
+(see :func:`is_complete_answer`); health (every service's), purchases and purchase status are
+never cached. The SQLite cache is opened in WAL mode so several kernels can share one file.
+The connection pool holds ``pool_size`` connections. With a
 Redis ``limiter_redis`` connection, the search-suggest limit is counted in Redis, shared by every
 client (and kernel) using it.
 """
@@ -40,7 +41,12 @@ from requests_ratelimiter import LimiterMixin
 from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import BadResponse
-from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES, BoundedAdapter
+from propertykit.wire.bounded import (
+    DEFAULT_MAX_BODY_BYTES,
+    BoundedAdapter,
+    DeadlinePassed,
+    time_left,
+)
 from propertykit.wire.failures import never_connected
 from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
 from propertykit.wire.single_flight import SingleFlight
@@ -108,13 +114,17 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
     def _send_and_cache(
         self, request: requests.PreparedRequest, actions: Any, *args: Any, **kwargs: Any
     ) -> Any:
+        if _IN_FLIGHT.get():
+            # A redirect hop, sent inside its first request's send: that request's lock and
+            # place in the budget cover it (a second lock would wait on ourselves when the keys
+            # share one; a second place would charge one request twice).
+            return super()._send_and_cache(request, actions, *args, **kwargs)
         flight = self.single_flight
-        if flight is None or request.method != "GET" or _IN_FLIGHT.get():
-            # A redirect hop is sent inside its first request's send: that lock covers it
-            # (taking a second one here would wait on ourselves when the keys share a lock).
-            with self._budget_place(request):
+        if flight is None or actions.skip_read:  # never answered from the cache: nothing to share
+            with self._budget_place(request), _in_flight():
                 return super()._send_and_cache(request, actions, *args, **kwargs)
-        with flight.hold(actions.cache_key), _in_flight():
+        # Waiting for another process's fetch is part of this request's deadline.
+        with flight.hold(actions.cache_key, time_left()), _in_flight():
             # Another process may have fetched it while we waited: its answer is free.
             fresh = self.cache.get_response(actions.cache_key)
             if fresh is not None and not fresh.is_expired:
@@ -138,6 +148,10 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
             raise budget_spent_error(budget, path)
         try:
             yield
+        except DeadlinePassed as exc:
+            if not exc.sent:  # the deadline passed before it went out (e.g. waiting for a lock)
+                budget.give_back()
+            raise
         except requests.exceptions.ConnectionError as exc:
             if never_connected(exc):
                 budget.give_back()
@@ -246,10 +260,13 @@ def _limiter_backend(limiter_redis: Any, base_url: str) -> dict[str, Any]:
 
 
 def _never_cached_patterns(base_url: str, endpoints: Endpoints) -> dict[str | re.Pattern[Any], Any]:
-    """Health, purchases and purchase status: never cached, matched exactly."""
+    """Health (any service's: a path ending in ``/health``), purchases and purchase status:
+    never cached, matched exactly."""
     root = re.escape(base_url)
     paths = (endpoints.health_path, endpoints.purchase_path, endpoints.status_path)
-    patterns: dict[str | re.Pattern[Any], Any] = {}
+    patterns: dict[str | re.Pattern[Any], Any] = {
+        re.compile(f"^{root}(?:/[^/?#]+)*/health(?:[?#]|$)"): DO_NOT_CACHE
+    }
     for path in paths:
         segments = re.escape(path).replace(re.escape("{titleNumber}"), "[^/?#]+")
         patterns[re.compile(f"^{root}{segments}(?:[?#]|$)")] = DO_NOT_CACHE

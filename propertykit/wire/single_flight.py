@@ -33,14 +33,18 @@ logger = logging.getLogger("propertykit")
 #: Lock files of one SQLite cache (keys hash into these; a collision only makes two waits one).
 _FILE_STRIPES = 1024
 _LOCK_FOLDER = ".propertykit-locks"
-_GAVE_UP = "waited %.0f s for another fetch of one batch; sending it"
+_GAVE_UP = "waited %.1f s for another fetch of one batch; sending it"
 
 
 class SingleFlight(Protocol):
     """Holds a lock per cache key while one process sends that request."""
 
-    def hold(self, cache_key: str) -> AbstractContextManager[bool]:
-        """Hold the key's lock; yields ``True`` if held, ``False`` after giving up waiting."""
+    def hold(self, cache_key: str, within: float | None = None) -> AbstractContextManager[bool]:
+        """Hold the key's lock; yields ``True`` if held, ``False`` after giving up waiting.
+
+        ``within``: wait no longer than this either (the time left before the request's
+        deadline).
+        """
         ...
 
 
@@ -84,15 +88,14 @@ class RedisFlight:
         return f"{self.namespace}:lock:{cache_key}"
 
     @contextmanager
-    def hold(self, cache_key: str) -> Iterator[bool]:
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
         lock = self.connection.lock(
             self.lock_name(cache_key), timeout=self.hold_seconds, sleep=0.02, thread_local=False
         )
-        held = bool(lock.acquire(blocking=True, blocking_timeout=self.wait_seconds))
+        wait = _wait(self.wait_seconds, within)
+        held = bool(lock.acquire(blocking=True, blocking_timeout=wait))
         if not held:
-            logger.warning(
-                "waited %.0f s for another fetch of one batch; sending", self.wait_seconds
-            )
+            logger.warning(_GAVE_UP, wait)
         try:
             yield held
         finally:
@@ -123,17 +126,16 @@ class FileFlight:
         return self.folder / f"batch-{stripe:04d}.lock"
 
     @contextmanager
-    def hold(self, cache_key: str) -> Iterator[bool]:
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
         from filelock import FileLock, Timeout
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(self.lock_path(cache_key), timeout=self.wait_seconds, thread_local=False)
+        wait = _wait(self.wait_seconds, within)
+        lock = FileLock(self.lock_path(cache_key), timeout=wait, thread_local=False)
         try:
             lock.acquire(poll_interval=0.01)
         except Timeout:
-            logger.warning(
-                "waited %.0f s for another fetch of one batch; sending", self.wait_seconds
-            )
+            logger.warning(_GAVE_UP, wait)
             yield False
             return
         try:
@@ -163,6 +165,10 @@ def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:
     if db_path is not None and str(db_path) != ":memory:":
         return FileFlight(Path(db_path).parent / _LOCK_FOLDER, wait_seconds=3 * hold)
     return None
+
+
+def _wait(wait_seconds: float, within: float | None) -> float:
+    return wait_seconds if within is None else max(0.0, min(wait_seconds, within))
 
 
 def _release_redis_lock(lock: Any) -> None:

@@ -295,9 +295,10 @@ def test_a_new_client_with_another_key_shares_the_cache_and_no_key_is_stored(
     other = make_client(sb, api_key=sb.restricted_key)
     other.query(area, tenure=["freehold"])
     assert sb.requests == []  # the key is not part of the cache key
-    for path in cache_file.parent.iterdir():
-        data = path.read_bytes()
-        assert sb.api_key.encode() not in data and sb.restricted_key.encode() not in data
+    for path in cache_file.parent.rglob("*"):  # the cache, and the query's lock files too
+        if path.is_file():
+            data = path.read_bytes()
+            assert sb.api_key.encode() not in data and sb.restricted_key.encode() not in data
 
 
 def test_offline_replays_a_cached_query_and_refuses_a_new_one(profiled_sandbox, make_client):
