@@ -70,10 +70,8 @@ def test_a_lock_left_by_a_dead_kernel_expires(redis_url):
     dead = RedisFlight(connection, hold_seconds=0.3, wait_seconds=10)
     lock = connection.lock(dead.lock_name("k"), timeout=0.3)
     assert lock.acquire(blocking=False)  # taken, never released: its kernel died
-    started = time.monotonic()
     with dead.hold("k") as held:
-        assert held
-    assert time.monotonic() - started < 10  # got it when it expired, not after giving up
+        assert held  # got it when it expired: a waiter that gives up holds nothing
 
 
 def test_a_waiter_gives_up_after_its_wait_and_sends_anyway(tmp_path):
