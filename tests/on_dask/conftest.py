@@ -62,6 +62,14 @@ def sqlite_cache(tmp_path: Path) -> Path:
     return tmp_path / "cache" / "http_cache.sqlite"
 
 
+@pytest.fixture(params=["sqlite", "redis"])
+def shared_cache(request: pytest.FixtureRequest, sqlite_cache: Path) -> object:
+    """A cache every worker reaches: a SQLite file on this machine, or the team's Redis."""
+    if request.param == "sqlite":
+        return sqlite_cache
+    return request.getfixturevalue("redis_url")
+
+
 def billable(sb: Sandbox) -> int:
     """Property lookups that reached the sandbox since the test began."""
     return sum(1 for r in sb.requests if r.path.startswith("/v1/property/") and r.status == 200)

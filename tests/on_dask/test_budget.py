@@ -13,13 +13,6 @@ from tests.on_dask.conftest import billable
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(params=["redis", "sqlite"])
-def shared_cache(request, sqlite_cache):
-    if request.param == "sqlite":
-        return sqlite_cache
-    return request.getfixturevalue("redis_url")
-
-
 def test_a_shared_budget_caps_the_whole_cluster_and_compute_raises(sb, cluster, shared_cache):
     name = f"test-{uuid.uuid4().hex[:8]}"
     ids = sb.location_ids[4000:6000]  # 40 uncached batches

@@ -18,13 +18,6 @@ from tests.on_dask.conftest import billable
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def shared_cache(request, sqlite_cache):
-    if request.param == "sqlite":
-        return sqlite_cache
-    return request.getfixturevalue("redis_url")
-
-
 def test_two_workers_pay_for_each_batch_once_and_a_third_run_pays_nothing(
     sb, cluster, shared_cache
 ):
