@@ -168,8 +168,7 @@ def child(side: str, mode: str, path: str) -> None:
 
 def decode_child(path: str) -> None:
     """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
-    from propertykit.frames import bodies as arrow_bodies
-    from propertykit.frames.records import RECORD_TYPE
+    from propertykit.frames.from_bodies import read_bodies
 
     bodies = _bodies(path)
 
@@ -185,7 +184,7 @@ def decode_child(path: str) -> None:
         readers["orjson.loads, gc paused"] = each(orjson.loads)
     except ImportError:
         pass
-    readers["propertykit: Arrow's reader"] = lambda: arrow_bodies.read(bodies, RECORD_TYPE)
+    readers["propertykit: Arrow (+ msgspec)"] = lambda: read_bodies(bodies, [])
 
     timings: dict[str, float] = {}
     for name, work in readers.items():

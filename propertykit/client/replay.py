@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["properties_frame", "sources_frame"]
 
+#: The envelope fields :func:`_odd_pages` looks at (asked of the reader beforehand).
+_ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)
+
 
 def single_page(body: bytes) -> Page | None:
     """The page of a cached body the normal path would take as it is, else ``None``.
@@ -163,7 +166,7 @@ def _replayed(
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
-            fields: dict[str, list[Any]] = {}
+            fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
             token = ENVELOPE_FIELDS.set(fields)
             try:
                 df = frame(framed, money_unit=money_unit)

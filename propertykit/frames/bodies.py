@@ -24,14 +24,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from propertykit.frames.leafwise import Unreadable
 from propertykit.jsonio import paused_gc
 
-__all__ = ["BLOCK_SIZE", "ENVELOPE_FIELDS", "Unreadable", "read"]
+__all__ = ["BLOCK_SIZE", "ENVELOPE_FIELDS", "POLYGON", "Unreadable", "as_bytes", "geojson", "read"]
 
 #: When set to a dict, :func:`read` fills it with each envelope's top-level fields as Arrow read
 #: them (name -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None``
-#: when it has none), so
-#: a caller can check the envelopes without decoding them. Left empty when :func:`read` raises.
+#: when it has none), so a caller can check the envelopes without decoding them. A caller fills
+#: the dict beforehand with the names it will look at (any values): bodies Arrow reads only
+#: leaf by leaf (:mod:`propertykit.frames.leafwise`) give those alone. Field names no envelope
+#: holds are left out. Left empty when the bodies are not read by Arrow.
 ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
     "propertykit_envelope_fields", default=None
 )
@@ -39,22 +42,29 @@ ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
 #: Bytes the reader parses per task: several tasks make the bodies parse on several cores.
 BLOCK_SIZE = 16 * 2**20
 
-_POLYGON = pa.struct(
+#: What a boundary is read as by Arrow: a plain GeoJSON Polygon.
+POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
 )
-
-
-class Unreadable(Exception):
-    """The bodies need the lenient route: decode them with ``json``, then frame the records."""
 
 
 @functools.cache
 def _schema(record_type: pa.StructType) -> pa.Schema:
     """The envelope as the reader should expect it: records of ``record_type``, boundary added."""
     spatial = record_type.field("spatial").type
-    spatial = pa.struct([*spatial, pa.field("boundary", _POLYGON)])
+    spatial = pa.struct([*spatial, pa.field("boundary", POLYGON)])
     fields = [pa.field("spatial", spatial) if f.name == "spatial" else f for f in record_type]
     return pa.schema([("result", pa.list_(pa.struct(fields)))])
+
+
+def as_bytes(bodies: Sequence[bytes | bytearray | memoryview | str]) -> list[bytes]:
+    """The bodies as ``bytes``, or :class:`Unreadable` (none, or text ``json`` alone reads)."""
+    if not bodies:
+        raise Unreadable("no bodies")
+    try:
+        return [b.encode() if isinstance(b, str) else bytes(b) for b in bodies]
+    except UnicodeEncodeError as exc:  # lone surrogates, which json reads
+        raise Unreadable(str(exc)) from exc
 
 
 def read(
@@ -80,26 +90,11 @@ def read(
     Unreadable
         The reader cannot read the bodies exactly as ``json`` would.
     """
-    if not bodies:
-        raise Unreadable("no bodies")
-    try:
-        data = [b.encode() if isinstance(b, str) else bytes(b) for b in bodies]
-    except UnicodeEncodeError as exc:  # lone surrogates, which json reads
-        raise Unreadable(str(exc)) from exc
+    data = as_bytes(bodies)
     multiline = any(b"\n" in body or b"\r" in body for body in data)
-    longest = max(map(len, data))
-    try:
-        table = pa_json.read_json(
-            pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
-            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, longest + 1)),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=_schema(record_type),
-                unexpected_field_behavior="infer",  # so that extra keys in a boundary show
-                newlines_in_values=multiline,
-            ),
-        )
-    except pa.ArrowException as exc:
-        raise Unreadable(str(exc)) from exc
+    if len(data) > 1:  # the first body alone first: untidy bodies are told before joining all
+        _parse(data[:1], record_type, multiline)
+    table = _parse(data, record_type, multiline)
     if table.num_rows != len(data):  # a body held more than one JSON value, or none
         raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
     fields = ENVELOPE_FIELDS.get()
@@ -116,13 +111,30 @@ def read(
         records = records.cast(record_type)  # drops the boundary and any extra keys
     except pa.ArrowException as exc:
         raise Unreadable(str(exc)) from exc
-    boundaries = _geojson(boundary)
+    boundaries = geojson(boundary)
     if fields is not None:
+        fields.clear()
         fields.update(found)
     return records, boundaries
 
 
-def _geojson(boundary: pa.StructArray) -> np.ndarray:
+def _parse(data: list[bytes], record_type: pa.StructType, multiline: bool) -> pa.Table:
+    """The envelopes of ``data`` as Arrow reads them, or :class:`Unreadable`."""
+    try:
+        return pa_json.read_json(
+            pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, max(map(len, data)) + 1)),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=_schema(record_type),
+                unexpected_field_behavior="infer",  # so that extra keys in a boundary show
+                newlines_in_values=multiline,
+            ),
+        )
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
+
+
+def geojson(boundary: pa.StructArray) -> np.ndarray:
     """Boundaries as the dicts ``json`` decodes (floats for numbers), ``None`` where missing."""
     if {f.name for f in boundary.type} != {"type", "coordinates"}:
         raise Unreadable("a boundary has keys other than type and coordinates")
@@ -140,8 +152,15 @@ def _geojson(boundary: pa.StructArray) -> np.ndarray:
         if rings.null_count or points.null_count or points.flatten().null_count:
             decoded = served.to_pylist()  # nulls inside: Arrow's slower, exact conversion
         else:
-            items: list[Any] = points.flatten().to_numpy().tolist()
-            for level in (points, rings, polygons):
+            numbers = points.flatten().to_numpy()
+            levels: tuple[pa.ListArray, ...] = (points, rings, polygons)
+            widths = np.diff(points.offsets.to_numpy())
+            if len(widths) and (widths == widths[0]).all() and widths[0]:  # e.g. all (x, y)
+                items: list[Any] = numbers.reshape(-1, int(widths[0])).tolist()  # pairs, in C
+                levels = levels[1:]
+            else:
+                items = numbers.tolist()
+            for level in levels:
                 offsets = level.offsets.to_numpy()
                 items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
             names = kinds.to_numpy(zero_copy_only=False).tolist()

@@ -4,11 +4,11 @@
 :func:`read_records` reads parsed records through ``pa.array`` with that schema; when Arrow
 refuses some, it is narrowed down to the leaves it refuses (:mod:`propertykit.frames.narrowing`),
 which alone are read from their Python values and coerced (:mod:`propertykit.frames.coercion`);
-values with no clear meaning go to a sink, for the frame to count and keep.
-:func:`read_bodies` reads raw response bodies through Arrow's JSON reader
-(:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both
-give a struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns
-the struct array into leaf arrays by dotted name, for frames to type.
+values with no clear meaning go to a sink, for the frame to count and keep. (Raw response bodies
+are read by :mod:`propertykit.frames.from_bodies`, with :func:`read_values` for the values
+Arrow's JSON reader refuses.) Both give a struct array of :data:`RECORD_TYPE` and the boundaries
+as served; :func:`flatten` turns the struct array into leaf arrays by dotted name, for frames to
+type.
 """
 
 from __future__ import annotations
@@ -21,11 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit.errors import InvalidInput
-from propertykit.frames import bodies as _bodies
 from propertykit.frames import coercion, narrowing
 from propertykit.frames.coercion import Sink
-from propertykit.jsonio import loads, paused_gc, records_of
 
 __all__ = [
     "ARROW_ERRORS",
@@ -49,7 +46,7 @@ __all__ = [
     "Field",
     "as_dict",
     "flatten",
-    "read_bodies",
+    "hollow",
     "read_records",
     "read_values",
 ]
@@ -299,43 +296,12 @@ def _boundaries(rows: list[Any]) -> np.ndarray:
     return np.fromiter(boundary, dtype=object, count=len(rows))
 
 
-def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
-    """Records and boundaries of response bodies: Arrow's reader, else ``json`` and records."""
-    try:
-        return _bodies.read(bodies, RECORD_TYPE)
-    except _bodies.Unreadable:
-        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than json
-            decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
-            return read_records([record for body in decoded for record in records_of(body)], sink)
-
-
-def decode_body(body: Any, position: int) -> Any:
-    """One raw body decoded, or :class:`InvalidInput` naming its position and what it holds."""
-    data = bytes(body) if isinstance(body, memoryview) else body
-    try:
-        value = loads(data)
-    except RecursionError:
-        raise InvalidInput(f"Body {position} is JSON nested too deeply to read") from None
-    except ValueError as exc:
-        start = data[:60]
-        raise InvalidInput(
-            f"Body {position} is not JSON ({type(exc).__name__}); it starts {start!r}. "
-            "pk.frame takes records (a list of dicts) or raw response bodies (bytes)"
-        ) from None
-    if not isinstance(value, dict | list):
-        raise InvalidInput(
-            f"Body {position} is a JSON {type(value).__name__}, not an envelope or a list of "
-            "records"
-        )
-    return value
-
-
 def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
     """Records (anything that is not an object is a row of missing values) and boundaries."""
-    return _hollow(read_values(rows, RECORD_TYPE, "", sink), rows, sink), _boundaries(rows)
+    return hollow(read_values(rows, RECORD_TYPE, "", sink), rows, sink), _boundaries(rows)
 
 
-def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:
+def hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object

@@ -68,6 +68,7 @@ import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput, PropertyKitWarning
 from propertykit.frames.coercion import Sink, report
+from propertykit.frames.from_bodies import read_bodies
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -87,7 +88,6 @@ from propertykit.frames.records import (
     TEXT,
     Field,
     flatten,
-    read_bodies,
     read_records,
     read_values,
 )

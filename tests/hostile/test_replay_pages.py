@@ -76,3 +76,35 @@ def test_a_cached_answer_another_tool_stored_is_checked_as_before(client_of, tmp
         with pytest.raises(pk.BadResponse, match="success: false"):
             client.properties(IDS)
         assert len(server.requests) == sent  # answered by the cache, refused, nothing sent
+
+
+def _untidy(offset: int, count: int) -> list[dict]:
+    """Records as a real feed bends them: ``forSale`` a boolean, beds as text, a prose year."""
+    bent = records(offset, count)
+    for i, record in enumerate(bent):
+        record["marketStatus"] = {"forSale": bool(i % 2)} if i else {"forSale": "for sale"}
+        record["roomDetails"] = {"beds": str(i + 1)}
+        record["yearBuilt"] = "c. 1930" if i == 1 else 1990 + i
+    return bent
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+def test_untidy_cached_pages_replay_as_the_network_framed_them(client_of) -> None:
+    def page(offset: int) -> dict:
+        return {"result": _untidy(0, 4), "total": 4, "limit": 50, "offset": 0, "success": True}
+
+    df = _replayed_twice(client_of, page)
+    assert df["marketStatus.forSale"].tolist() == ["for sale", "true", "false", "true"]
+    assert df["roomDetails.beds"].tolist() == [1, 2, 3, 4]
+    assert [(c, v) for _, c, v in df.attrs["unparsed"]] == [("yearBuilt", "c. 1930")]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+def test_an_untidy_cached_page_paged_by_total_is_still_followed(client_of) -> None:
+    def page(offset: int) -> dict:  # an envelope Arrow reads leaf by leaf, and a total to follow
+        return {"result": _untidy(offset, 2), "total": 4, "limit": 2, "offset": offset}
+
+    df = _replayed_twice(client_of, page)
+    assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]

@@ -1,0 +1,165 @@
+"""Untidy response bodies stay on Arrow's path but for the leaves Arrow refuses (issue 15).
+
+An odd value costs its own column: Arrow reads every other leaf of every body, ``msgspec``
+decodes the refused leaves alone, and the frame is the one the decoded records give, with the
+same values kept raw in ``df.attrs["unparsed"]`` and the same warnings.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from propertykit.frames import ENVELOPE_FIELDS, UnparsedValuesWarning
+from propertykit.frames import bodies as _bodies
+from propertykit.frames.leafwise import CHUNK_BYTES, read_leaves
+from propertykit.frames.records import RECORD_TYPE
+from propertykit.frames.tables import frame
+from propertykit.sandbox.data import generate_records
+from tests.frames.test_untidy import untidy_records
+
+POOL = generate_records(300, seed=21)
+
+
+def envelopes(records: list[Any], size: int = 50) -> list[bytes]:
+    pages = [records[i : i + size] for i in range(0, len(records), size)]
+    return [
+        json.dumps({"success": True, "result": page, "hasMore": False}).encode() for page in pages
+    ]
+
+
+def framed(data: list[Any]) -> tuple[pd.DataFrame, list[str]]:
+    """The frame, and the messages of the UnparsedValuesWarnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = frame(data, money_unit="major")
+    return df, [str(w.message) for w in caught if issubclass(w.category, UnparsedValuesWarning)]
+
+
+def assert_same_as_records(bodies: list[bytes]) -> pd.DataFrame:
+    records = [r for body in bodies for r in json.loads(body)["result"] if r is not None]
+    from_bodies, warned = framed(bodies)
+    from_records, expected = framed(records)
+    pd.testing.assert_frame_equal(from_bodies, from_records)
+    assert from_bodies.attrs.get("unparsed") == from_records.attrs.get("unparsed")
+    assert sorted(warned) == sorted(expected)
+    return from_bodies
+
+
+def bent(**changes: Any) -> list[dict[str, Any]]:
+    """The pool, with record ``i`` changed as ``changes["r<i>"]`` says (path -> value)."""
+    records = copy.deepcopy(POOL)
+    for key, edits in changes.items():
+        record = records[int(key[1:])]
+        for path, value in edits.items():
+            parent = record
+            *parents, last = path.split(".")
+            for name in parents:
+                parent = parent.setdefault(name, {})
+            parent[last] = value
+    return records
+
+
+def test_an_odd_leaf_is_refused_alone_and_the_frame_is_the_records_frame() -> None:
+    records = bent(
+        r3={"marketStatus.forSale": True, "roomDetails.beds": "3"},
+        r250={"yearBuilt": "c. 1930"},
+    )
+    records[10]["saleHistory"] = [{"date": "2001-02-03", "price": "125000"}]
+    bodies = envelopes(records)
+    leaves = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False)
+    assert leaves.refused == {
+        ("marketStatus", "forSale"),
+        ("roomDetails", "beds"),
+        ("yearBuilt",),
+        ("saleHistory", "price"),
+    }
+    assert len(leaves.records) == len(records)
+    df = assert_same_as_records(bodies)
+    assert df.loc[3, "marketStatus.forSale"] == "true"  # kept visible, as its text
+    assert df.loc[3, "roomDetails.beds"] == 3
+    assert pd.isna(df.loc[250, "yearBuilt"])
+    assert ("PK" in str(df.attrs["unparsed"])) and "c. 1930" in str(df.attrs["unparsed"])
+    sales = df.pk.sales()
+    assert sales.loc[sales["propertyId"] == records[10]["propertyId"], "price"].tolist() == [
+        125000.0
+    ]
+
+
+def test_a_value_that_is_not_the_object_expected_refuses_that_object_whole() -> None:
+    records = bent(r5={"tenure": "freehold"}, r6={"address": ""})
+    records[7]["saleHistory"] = "none recorded"
+    bodies = envelopes(records)
+    refused = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False).refused
+    assert {("tenure",), ("address",), ("saleHistory",)} <= refused
+    df = assert_same_as_records(bodies)
+    kept = {(c, v) for _, c, v in df.attrs["unparsed"]}
+    assert {("tenure", "freehold"), ("address", ""), ("saleHistory", "none recorded")} <= kept
+
+
+def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
+    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(3000)]
+    for i, record in enumerate(records):
+        record["propertyId"] = f"PK{i:07d}"
+    records[-1]["pricing"]["estimatedSaleValue"] = "410000"
+    bodies = envelopes(records, size=100)
+    assert sum(map(len, bodies)) > 4 * CHUNK_BYTES[0]  # several chunks, of growing sizes
+    leaves = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False)
+    assert leaves.refused == {("pricing", "estimatedSaleValue")}
+    df = assert_same_as_records(bodies)
+    assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
+    assert "unparsed" not in df.attrs  # a numeric string has one clear meaning
+
+
+@pytest.mark.parametrize(
+    "boundary",
+    [
+        {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]], "bbox": [0, 1]},
+        {"type": "Polygon"},
+        {"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 0]]]]},
+        "POLYGON ((0 0, 1 0, 1 1, 0 0))",
+    ],
+    ids=["extra-key", "no-coordinates", "multipolygon", "wkt"],
+)
+def test_boundaries_of_untidy_bodies_are_kept_exactly_as_served(boundary: Any) -> None:
+    records = bent(r1={"marketStatus.forSale": False}, r2={"spatial.boundary": boundary})
+    df = assert_same_as_records(envelopes(records))
+    assert df.loc[2, "spatial.boundary"] == boundary
+    plain = next(i for i, r in enumerate(records) if i != 2 and r["spatial"].get("boundary"))
+    assert df.loc[plain, "spatial.boundary"] == records[plain]["spatial"]["boundary"]
+
+
+def test_envelope_fields_asked_for_come_back_exact_from_untidy_bodies() -> None:
+    records = bent(r0={"roomDetails.beds": "two"})
+    bodies = envelopes(records, size=100)
+    bodies[1] = json.dumps({"success": True, "result": records[100:200], "total": 300}).encode()
+    fields: dict[str, list[Any]] = {n: [] for n in ("success", "hasMore", "offset", "total")}
+    token = ENVELOPE_FIELDS.set(fields)
+    try:
+        with pytest.warns(UnparsedValuesWarning, match="roomDetails.beds"):
+            df = frame(bodies)
+    finally:
+        ENVELOPE_FIELDS.reset(token)
+    assert len(df) == 300
+    assert fields == {
+        "success": [True, True, True],
+        "hasMore": [False, None, False],
+        "total": [None, 300, None],  # offset is in no envelope: left out, as Arrow leaves it
+        "result": [100, 100, 100],
+    }
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(untidy_records(), st.integers(min_value=1, max_value=4))
+def test_untidy_bodies_give_their_records_frame_warnings_and_unparsed_values(
+    records: list[Any], size: int
+) -> None:
+    objects = [r for r in records if isinstance(r, dict)]  # others go down the json route
+    assert_same_as_records(envelopes(objects, size=size) if objects else [b'{"result": []}'])
