@@ -28,6 +28,7 @@ collector on and paused (and ``orjson`` if it can be imported), against property
 reading (records as Arrow arrays, boundaries as Python values).
 
     python benchmarks/frames.py [--records 100000] [--rounds 3] [--share 0.03] [--data tidy untidy]
+                                [--modes records bytes]
 """
 
 from __future__ import annotations
@@ -226,6 +227,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--share", type=float, default=0.03, help="untidy records' share")
     parser.add_argument("--data", nargs="+", choices=DATASETS, default=list(DATASETS))
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument(
         "--child", nargs=3, metavar=("SIDE", "MODE", "PATH"), help=argparse.SUPPRESS
     )
@@ -253,7 +255,7 @@ def main() -> int:
         del records
         for round_number in range(args.rounds):
             for data in args.data:
-                for mode in MODES:
+                for mode in args.modes:
                     order = SIDES if round_number % 2 == 0 else SIDES[::-1]
                     for side in order:
                         result = _run("--child", side, mode, str(paths[data]))
@@ -278,7 +280,7 @@ def main() -> int:
         medians[data, side, mode] = (seconds, mib)
         print(f"{data:7} {mode:8} {side:15} {seconds:8.2f} {mib:7.0f}")
     for data in args.data:
-        for mode in MODES:
+        for mode in args.modes:
             naive_s, naive_mib = medians[data, "json_normalize", mode]
             ours_s, ours_mib = medians[data, "propertykit", mode]
             print(

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from propertykit.frames.leafwise import Unreadable
+from propertykit.frames.leafwise import Unreadable, chunks
 from propertykit.jsonio import paused_gc
 
 __all__ = ["BLOCK_SIZE", "ENVELOPE_FIELDS", "POLYGON", "Unreadable", "as_bytes", "geojson", "read"]
@@ -40,7 +40,7 @@ ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
 )
 
 #: Bytes the reader parses per task: several tasks make the bodies parse on several cores.
-BLOCK_SIZE = 16 * 2**20
+BLOCK_SIZE = 4 * 2**20
 
 #: What a boundary is read as by Arrow: a plain GeoJSON Polygon.
 POLYGON = pa.struct(
@@ -92,38 +92,59 @@ def read(
     """
     data = as_bytes(bodies)
     multiline = any(b"\n" in body or b"\r" in body for body in data)
-    if len(data) > 1:  # the first body alone first: untidy bodies are told before joining all
-        _parse(data[:1], record_type, multiline)
-    table = _parse(data, record_type, multiline)
-    if table.num_rows != len(data):  # a body held more than one JSON value, or none
-        raise Unreadable(f"{len(data)} bodies read as {table.num_rows} JSON objects")
+    longest = max(map(len, data))
     fields = ENVELOPE_FIELDS.get()
-    if fields is not None:
-        found = {n: table.column(n).to_pylist() for n in table.column_names if n != "result"}
-        found["result"] = pc.list_value_length(table.column("result")).to_pylist()
-    try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
-        lists = table.column("result")
-        records = pa.concat_arrays([chunk.flatten() for chunk in lists.chunks])
-        if records.null_count:  # json's route skips records that are not objects
-            records = records.filter(records.is_valid())
-        spatial = records.flatten()[records.type.get_field_index("spatial")]
-        boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
-        records = records.cast(record_type)  # drops the boundary and any extra keys
-    except pa.ArrowException as exc:
-        raise Unreadable(str(exc)) from exc
-    boundaries = geojson(boundary)
+    found: dict[str, list[Any]] = {}
+    records, boundaries = [], []
+    read = 0
+    for chunk in chunks(data):  # small first: untidy bodies are told before much is read
+        table = _parse(chunk, record_type, multiline, longest)
+        if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
+            raise Unreadable(f"{len(chunk)} bodies read as {table.num_rows} JSON objects")
+        if fields is not None:
+            _envelope(table, found, read)
+        try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
+            lists = table.column("result")
+            part = pa.concat_arrays([c.flatten() for c in lists.chunks])
+            if part.null_count:  # json's route skips records that are not objects
+                part = part.filter(part.is_valid())
+            spatial = part.flatten()[part.type.get_field_index("spatial")]
+            boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
+            records.append(part.cast(record_type))  # drops the boundary and any extra keys
+        except pa.ArrowException as exc:
+            raise Unreadable(str(exc)) from exc
+        boundaries.append(geojson(boundary))
+        read += len(chunk)
     if fields is not None:
         fields.clear()
-        fields.update(found)
-    return records, boundaries
+        fields.update(
+            {name: values + [None] * (read - len(values)) for name, values in found.items()}
+        )
+    return pa.concat_arrays(records), np.concatenate(boundaries)
 
 
-def _parse(data: list[bytes], record_type: pa.StructType, multiline: bool) -> pa.Table:
+def _envelope(table: pa.Table, found: dict[str, list[Any]], before: int) -> None:
+    """Add a chunk's envelope fields to ``found`` (a field new here: ``None`` in ``before``)."""
+    for name in table.column_names:
+        values = (
+            pc.list_value_length(table.column(name)).to_pylist()
+            if name == "result"
+            else table.column(name).to_pylist()
+        )
+        found.setdefault(name, [None] * before).extend(values)
+    for name, values in found.items():
+        if name not in table.column_names:
+            values.extend([None] * table.num_rows)
+
+
+def _parse(
+    data: list[bytes], record_type: pa.StructType, multiline: bool, longest: int
+) -> pa.Table:
     """The envelopes of ``data`` as Arrow reads them, or :class:`Unreadable`."""
     try:
         return pa_json.read_json(
             pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
-            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, max(map(len, data)) + 1)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, longest + 1)),
             parse_options=pa_json.ParseOptions(
                 explicit_schema=_schema(record_type),
                 unexpected_field_behavior="infer",  # so that extra keys in a boundary show

@@ -19,13 +19,13 @@ envelope of another shape, a number too big for a double) raise :class:`Unreadab
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-__all__ = ["BOUNDARY", "CHUNK_BYTES", "Leaves", "Part", "Unreadable", "read_leaves"]
+__all__ = ["BOUNDARY", "CHUNK_BYTES", "Leaves", "Part", "Unreadable", "chunks", "read_leaves"]
 
 Part = tuple[str, ...]
 #: The path of the boundary, which the reader reads as a GeoJSON Polygon.
@@ -60,19 +60,12 @@ def read_leaves(
     refused: set[Part] = set()
     tables: list[pa.Table] = []
     longest = max(map(len, data))
-    start, size = 0, CHUNK_BYTES[0]
-    while start < len(data):
-        end, taken = start, 0
-        while end < len(data) and (end == start or taken + len(data[end]) <= size):
-            taken += len(data[end])
-            end += 1
-        chunk = data[start:end]
+    for chunk in chunks(data):
         buffer = chunk[0] if len(chunk) == 1 else b"\n".join(chunk)
         table = _read_chunk(buffer, record_type, polygon, refused, multiline, longest)
         if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
             raise Unreadable(f"{len(chunk)} bodies read as {table.num_rows} JSON objects")
         tables.append(table)
-        start, size = end, min(2 * size, CHUNK_BYTES[1])
     final = _schema(record_type, polygon, refused).field("result").type.value_type
     parts = []
     for table in tables:
@@ -87,6 +80,18 @@ def read_leaves(
         if field.name not in kept:
             refused.add((field.name,))
     return Leaves(records, frozenset(refused))
+
+
+def chunks(data: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
+    """``data`` in runs of bodies of about :data:`CHUNK_BYTES` (the first small, then growing)."""
+    start, size = 0, CHUNK_BYTES[0]
+    while start < len(data):
+        end, taken = start, 0
+        while end < len(data) and (end == start or taken + len(data[end]) <= size):
+            taken += len(data[end])
+            end += 1
+        yield data[start:end]
+        start, size = end, min(2 * size, CHUNK_BYTES[1])
 
 
 def _read_chunk(
