@@ -138,7 +138,7 @@ def _envelope(table: pa.Table, found: dict[str, list[Any]], before: int) -> None
 
 
 def _parse(
-    data: list[bytes], record_type: pa.StructType, multiline: bool, longest: int
+    data: Sequence[bytes], record_type: pa.StructType, multiline: bool, longest: int
 ) -> pa.Table:
     """The envelopes of ``data`` as Arrow reads them, or :class:`Unreadable`."""
     try:
