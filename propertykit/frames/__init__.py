@@ -2,11 +2,12 @@
 
 :func:`frame` builds the property table (Arrow does the reading and typing:
 :mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
-raw bodies; :mod:`~propertykit.frames.narrowing` keeps an odd value to its own column and
-:mod:`~propertykit.frames.coercion` coerces it or counts it, warns and keeps it raw for
-:func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and :func:`epc_table`
-derive the sales and EPC tables; :func:`in_major_units` rescales a frame served in pence to
-pounds (a copy).
+raw bodies, :mod:`~propertykit.frames.leafwise` and :mod:`~propertykit.frames.raw_leaves` for
+the leaves of raw bodies Arrow refuses; :mod:`~propertykit.frames.narrowing` keeps an odd value
+to its own column and :mod:`~propertykit.frames.coercion` coerces it or counts it, warns and
+keeps it raw for :func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and
+:func:`epc_table` derive the sales and EPC tables; :func:`in_major_units` rescales a frame served
+in pence to pounds (a copy).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """

@@ -1,14 +1,16 @@
 """Response bodies read straight into Arrow by pyarrow's JSON reader, for ``pk.frame(bodies)``.
 
 The reader parses in C++ on every core and makes no Python object per value, so framing raw
-bodies this way takes a fraction of decoding them first (``benchmarks/frames.py``). It is strict
-where :func:`propertykit.frame` is lenient: a value of the wrong type, a record that is not an
-object, an envelope that is not ``{"result": [...]}``, a body that is not exactly one JSON
-object, or a ``spatial.boundary`` that is not a plain GeoJSON Polygon (``type`` and
-``coordinates``, nothing else) makes :func:`read` raise :class:`Unreadable`, and the caller
-decodes the bodies with ``json`` and frames the records instead. What it does read, it reads as
-that route would (``tests/frames/test_bodies.py`` holds the two equal), with one difference:
-numbers in a boundary's coordinates come back as floats (``1.0`` where ``1`` was served).
+bodies this way takes a fraction of decoding them first (``benchmarks/frames.py``). The bodies
+are read a chunk at a time (:func:`propertykit.frames.leafwise.chunks`: the first small, so that
+untidy bodies are told early; never the whole input joined at once). :func:`read` is strict: a
+value of the wrong type, a record that is not an object, an envelope that is not ``{"result":
+[...]}``, a body that is not exactly one JSON object, or a ``spatial.boundary`` that is not a
+plain GeoJSON Polygon (``type`` and ``coordinates``, nothing else) makes it raise
+:class:`Unreadable`, and :mod:`propertykit.frames.from_bodies` reads the bodies leaf by leaf, or
+decodes them with ``json``. What it does read, it reads as that route would
+(``tests/frames/test_bodies.py`` holds the two equal), with one difference: numbers in a
+boundary's coordinates come back as floats (``1.0`` where ``1`` was served).
 """
 
 from __future__ import annotations

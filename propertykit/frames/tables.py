@@ -234,9 +234,10 @@ def frame(
         not an object becomes a row of missing values. Or the raw response bodies themselves
         (``bytes`` or ``str``, one or a list, each an envelope ``{"result": [...]}`` or a list
         of records): Arrow's JSON reader reads them on every core without decoding them into
-        Python first, which is several times quicker (``benchmarks/frames.py``). Bodies it
-        cannot read exactly (untidy values, other shapes) are decoded with ``json`` and framed
-        as records, so the frame is the same either way.
+        Python first, which is several times quicker (``benchmarks/frames.py``). Leaves it
+        refuses (untidy values) alone are decoded, by ``msgspec``; bodies of other shapes are
+        decoded with ``json`` and framed as records. The frame is the same either way
+        (:mod:`propertykit.frames.from_bodies`).
     money_unit
         The unit of the service's monetary numbers, which its interface does not state:
         ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
