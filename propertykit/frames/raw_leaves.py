@@ -147,12 +147,10 @@ def _take(values: list[Any], top: _Top, found: Decoded) -> None:
         return
     if top.entries:  # one value per entry of every record's list
         values = list(chain.from_iterable(filter(None, values)))
-    present = values if None not in values else [v for v in values if v is not None]
+    complete = None not in values
     for j, name in enumerate((*top.leaves, BOUNDARY[1]) if top.boundary else top.leaves):
-        taken = list(map(attrgetter(f"f{j}"), present))
-        if len(present) < len(values):
-            leaf = iter(taken)
-            taken = [None if v is None else next(leaf) for v in values]
+        get = attrgetter(f"f{j}")
+        taken = list(map(get, values)) if complete else [v and get(v) for v in values]
         if top.boundary and j == len(top.leaves):
             found.boundaries = taken
         else:
