@@ -23,9 +23,10 @@ loaded): the kernel's high-water mark (``VmHWM``) is reset through ``/proc/self/
 first, so this counts everything, Arrow's buffers included (tracemalloc would miss them).
 Where that reset is not allowed, the figure is ``ru_maxrss`` minus the size before, and says so.
 
-A last child times getting the bodies into memory alone: ``json.loads`` with the garbage
-collector on and paused (and ``orjson`` if it can be imported), against propertykit's Arrow
-reading (records as Arrow arrays, boundaries as Python values).
+A last child per data set times getting the bodies into memory alone: ``json.loads`` with the
+garbage collector on and paused (and ``orjson`` if it can be imported), against propertykit's
+reading (Arrow, plus ``msgspec`` for the leaves Arrow refuses: records as Arrow arrays,
+boundaries as Python values).
 
     python benchmarks/frames.py [--records 100000] [--rounds 3] [--share 0.03] [--data tidy untidy]
                                 [--modes records bytes]
@@ -265,7 +266,7 @@ def main() -> int:
                             f"{result['seconds']:6.2f} s {result['mib']:7.0f} MiB",
                             flush=True,
                         )
-        decoding = _run("--decode", str(paths[args.data[0]]))
+        decoding = {data: _run("--decode", str(paths[data])) for data in args.data}
 
     exact = all(r["exact"] for runs in results.values() for r in runs)
     memory = "peak RSS over input (VmHWM reset)" if exact else "ru_maxrss over input"
@@ -287,9 +288,10 @@ def main() -> int:
                 f"{data:6} from {mode:7}: propertykit is {naive_s / ours_s:4.1f}x faster and "
                 f"uses {ours_mib / naive_mib:.2f} of the peak memory"
             )
-    print(f"\nthe {args.data[0]} bodies alone, decoded or read into Arrow (median of 3):")
-    for name, seconds in decoding.items():
-        print(f"  {name:26} {seconds:6.3f} s")
+    for data, timings in decoding.items():
+        print(f"\nthe {data} bodies alone, decoded or read into Arrow (median of 3):")
+        for name, seconds in timings.items():
+            print(f"  {name:32} {seconds:6.3f} s")
     return 0
 
 
