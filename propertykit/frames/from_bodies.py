@@ -148,10 +148,9 @@ def _graft(leaves: Leaves, decoded: Decoded, sink: Sink) -> pa.StructArray:
 def _boundaries(leaves: Leaves, decoded: Decoded) -> np.ndarray:
     """Each record's boundary as served: Arrow's reading where it holds it all, else decoded."""
     served = decoded.boundaries
-    values = np.empty(len(served), dtype=object)
     if BOUNDARY in leaves.refused or (BOUNDARY[0],) in leaves.refused:
-        values[:] = served
-        return values
+        return np.fromiter(served, dtype=object, count=len(served))  # lists stay lists
+    values = np.empty(len(served), dtype=object)
     try:
         arrow = _bodies.geojson(leaves.records.field(BOUNDARY[0]).field(BOUNDARY[1]))
     except Unreadable:  # a boundary without its type or its coordinates

@@ -125,14 +125,19 @@ def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
         {"type": "Polygon"},
         {"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 0]]]]},
         "POLYGON ((0 0, 1 0, 1 1, 0 0))",
+        [0.5, 51.2],
     ],
-    ids=["extra-key", "no-coordinates", "multipolygon", "wkt"],
+    ids=["extra-key", "no-coordinates", "multipolygon", "wkt", "a-list"],
 )
 def test_boundaries_of_untidy_bodies_are_kept_exactly_as_served(boundary: Any) -> None:
     records = bent(r1={"marketStatus.forSale": False}, r2={"spatial.boundary": boundary})
+    for record in records[:2] + records[3:]:  # every boundary that shape: none made an array
+        if isinstance(boundary, list):
+            record["spatial"]["boundary"] = [1.5, 52.0]
     df = assert_same_as_records(envelopes(records))
     assert df.loc[2, "spatial.boundary"] == boundary
     plain = next(i for i, r in enumerate(records) if i != 2 and r["spatial"].get("boundary"))
+    assert isinstance(df.loc[plain, "spatial.boundary"], dict | list)
     assert df.loc[plain, "spatial.boundary"] == records[plain]["spatial"]["boundary"]
 
 
