@@ -36,6 +36,7 @@ from propertykit.wire.derived_cache import (
     derived_value,
     expired,
     read_derived,
+    storage_kind,
     write_derived,
 )
 
@@ -214,7 +215,7 @@ def _split(url: str) -> str:
 def _read_many(cache: BaseCache, keys: list[str]) -> list[Any] | None:
     """The stored (serialised) values of ``keys``, ``None`` each where absent."""
     responses: Any = cache.responses
-    kind = type(responses).__name__
+    kind = storage_kind(responses)
     if kind == "SQLiteDict":
         found: dict[str, Any] = {}
         with responses.connection() as connection:

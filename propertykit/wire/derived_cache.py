@@ -36,6 +36,7 @@ __all__ = [
     "expired",
     "fingerprint",
     "read_derived",
+    "storage_kind",
     "write_derived",
 ]
 
@@ -106,7 +107,7 @@ def _pack(stored: bytes, expires: str | None, payload: bytes) -> bytes:
 def read_derived(cache: BaseCache, keys: Sequence[str], form: str) -> list[bytes | None]:
     """The derived values filed for ``keys`` in ``form`` (unchecked), ``None`` each where absent."""
     responses: Any = cache.responses
-    kind = type(responses).__name__
+    kind = storage_kind(responses)
     absent: list[bytes | None] = [None] * len(keys)
     if kind == "SQLiteDict":
         found: dict[str, bytes] = {}
@@ -123,7 +124,7 @@ def read_derived(cache: BaseCache, keys: Sequence[str], form: str) -> list[bytes
             except Exception:  # no table yet, or one we cannot read: nothing derived
                 return absent
         return [found.get(prefix + key) for key in keys]
-    if kind.startswith("Redis") and hasattr(responses, "namespace"):
+    if kind == "RedisDict":
         values: list[bytes | None] = []
         names = _redis_keys(responses, keys, form)
         for start in range(0, len(names), CHUNK):
@@ -147,11 +148,11 @@ def write_derived(
     if not entries:
         return
     responses: Any = cache.responses
-    kind = type(responses).__name__
+    kind = storage_kind(responses)
     try:
         if kind == "SQLiteDict":
             _write_sqlite(responses, entries, form)
-        elif kind.startswith("Redis") and hasattr(responses, "namespace"):
+        elif kind == "RedisDict":
             _write_redis(responses, entries, form)
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("derived entries not written: %s", type(exc).__name__)
@@ -208,9 +209,21 @@ def _write_redis(
 def clear_derived(cache: BaseCache) -> None:
     """Drop every derived entry a SQLite cache holds (with ``propertykit cache clear``)."""
     responses: Any = cache.responses
-    if type(responses).__name__ == "SQLiteDict":
+    if storage_kind(responses) == "SQLiteDict":
         with responses.connection(commit=True) as connection:
             connection.execute(f"DROP TABLE IF EXISTS {FRAMES_TABLE}")
+
+
+def storage_kind(responses: Any) -> str | None:
+    """``"SQLiteDict"`` or ``"RedisDict"`` for requests-cache's storages and their subclasses
+    (propertykit's own Redis storage is one), else ``None``."""
+    for kind in type(responses).__mro__:
+        if kind.__module__.startswith("requests_cache.") and kind.__name__ in (
+            "SQLiteDict",
+            "RedisDict",
+        ):
+            return kind.__name__
+    return None
 
 
 def _redis_keys(responses: Any, keys: Sequence[str], form: str) -> list[bytes]:
