@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -95,27 +96,40 @@ def encode_per_body(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | No
     odd_rows = np.zeros(len(read.records) + 1, dtype=bool)
     for _column, rows, _raw in read.sink:
         odd_rows[np.asarray(rows, dtype=np.intp)] = True
+    polygons = _polygons(read.boundaries)  # all at once: one check, not one per body
     shares: list[bytes | None] = []
     start = 0
     for length in lengths:
         end = start + length
-        shares.append(None if odd_rows[start:end].any() else _share(read, start, end))
+        share = polygons if polygons is not None else _polygons(read.boundaries[start:end])
+        if share is None or odd_rows[start:end].any():
+            shares.append(None)
+        else:
+            if share is polygons:
+                share = polygons.slice(start, length)
+            batch = pa.RecordBatch.from_arrays(
+                [read.records.slice(start, length), share], schema=_SCHEMA
+            )
+            shares.append(bytes(batch.serialize()))
         start = end
     return shares
 
 
-def _share(read: BodiesRead, start: int, end: int) -> bytes | None:
-    served = read.boundaries[start:end].tolist()
+def _polygons(boundaries: np.ndarray) -> pa.StructArray | None:
+    """The boundaries as Arrow polygons, if they read back exactly as served (else ``None``).
+
+    Exactly: the same keys in the same order, floats (not ints or booleans) for coordinates;
+    pickle tells those apart where ``==`` does not (``1 == 1.0 == True``).
+    """
+    served = boundaries.tolist()
     try:
         polygons = pa.array(served, type=_POLYGON)
     except (pa.ArrowException, TypeError, ValueError):
         return None
-    if repr(_boundaries(polygons).tolist()) != repr(served):  # exactly, or not at all
+    again = _boundaries(polygons).tolist()
+    if pickle.dumps(again, protocol=5) != pickle.dumps(served, protocol=5):
         return None
-    batch = pa.RecordBatch.from_arrays(
-        [read.records.slice(start, end - start), polygons], schema=_SCHEMA
-    )
-    return bytes(batch.serialize())
+    return polygons
 
 
 def decode_bodies(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
