@@ -207,11 +207,16 @@ def _write_redis(
 
 
 def clear_derived(cache: BaseCache) -> None:
-    """Drop every derived entry a SQLite cache holds (with ``propertykit cache clear``)."""
+    """Drop every derived entry beside ``cache`` (when the cache itself is cleared)."""
     responses: Any = cache.responses
-    if storage_kind(responses) == "SQLiteDict":
+    kind = storage_kind(responses)
+    if kind == "SQLiteDict":
         with responses.connection(commit=True) as connection:
             connection.execute(f"DROP TABLE IF EXISTS {FRAMES_TABLE}")
+    elif kind == "RedisDict":
+        names = list(responses.connection.scan_iter(f"{responses.namespace}-frames:*"))
+        for start in range(0, len(names), CHUNK):
+            responses.connection.delete(*names[start : start + CHUNK])
 
 
 def storage_kind(responses: Any) -> str | None:

@@ -69,6 +69,9 @@ def test_later_warm_runs_read_the_kept_arrow_form_from_redis(fresh_sandbox, redi
             assert warm.usage.cache_hits == 5
         assert sb.requests == []
         _same_frame(replayed, network)
+    with pk.Client(sb.api_key, sb.url, cache=redis_url, progress=False) as client:
+        client.clear_cache()
+    assert _kept(redis_url) == []
 
 
 @pytest.mark.timeout(60)
