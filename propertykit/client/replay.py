@@ -11,6 +11,11 @@ a page with more after it (``hasMore``, or a total without ``hasMore: false``) s
 down the normal path, which refuses or follows it exactly as before. Each batch served counts one
 cache hit in ``client.usage``, as the normal path counts it.
 
+The first such re-run also keeps each batch's body as Arrow read it beside its cached answer
+(:func:`~propertykit.frames.encode_per_body`, :func:`~propertykit.wire.store_derived`); later
+re-runs, when every batch has one made from the very answer cached and still usable, frame from
+those (:func:`~propertykit.frames.decode_bodies`) and parse nothing.
+
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
 :func:`~propertykit.client.envelope.read_page` reads it, the rest go the normal path
@@ -171,7 +176,8 @@ def _replayed(
     now = datetime.now(UTC)
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
-        read = decode_bodies(kept) if kept and None not in kept else None  # type: ignore[arg-type]
+        shares = [share for share in kept if share is not None]
+        read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
         if read is not None:  # every batch kept as read: nothing to parse
             df = frame_of(read, money_unit=money_unit)
             for _ in batches:
