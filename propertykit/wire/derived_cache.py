@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import sqlite3
 import struct
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -162,22 +163,27 @@ def _write_sqlite(
     responses: Any, entries: Sequence[tuple[str, bytes, str | None, bytes]], form: str
 ) -> None:
     table = responses.table_name
+    rows = [  # made before the transaction: nothing but SQLite can fail inside it
+        (f"{form}:{key}", _pack(stored, expires, payload), key, stored)
+        for key, stored, expires, payload in entries
+    ]
     with responses.connection(commit=True) as connection:
-        connection.execute(
-            f"CREATE TABLE IF NOT EXISTS {FRAMES_TABLE} (key TEXT PRIMARY KEY, value BLOB)"
-        )
-        connection.executemany(
-            f"INSERT OR REPLACE INTO {FRAMES_TABLE} (key, value) "
-            f"SELECT ?, ? FROM {table} WHERE key = ? AND value = ?",
-            [
-                (f"{form}:{key}", _pack(stored, expires, payload), key, stored)
-                for key, stored, expires, payload in entries
-            ],
-        )
-        connection.execute(  # entries of responses since deleted (expired, or the cache cleared)
-            f"DELETE FROM {FRAMES_TABLE} WHERE substr(key, instr(key, ':') + 1) "
-            f"NOT IN (SELECT key FROM {table})"
-        )
+        try:
+            connection.execute(
+                f"CREATE TABLE IF NOT EXISTS {FRAMES_TABLE} (key TEXT PRIMARY KEY, value BLOB)"
+            )
+            connection.executemany(  # only while the response is still stored exactly so
+                f"INSERT OR REPLACE INTO {FRAMES_TABLE} (key, value) "
+                f"SELECT ?, ? FROM {table} WHERE key = ? AND value = ?",
+                rows,
+            )
+            connection.execute(  # entries of responses since deleted (expired, or cleared)
+                f"DELETE FROM {FRAMES_TABLE} WHERE substr(key, instr(key, ':') + 1) "
+                f"NOT IN (SELECT key FROM {table})"
+            )
+        except sqlite3.Error:  # never leave requests-cache's connection inside a transaction
+            connection.rollback()
+            raise
 
 
 def _write_redis(

@@ -226,3 +226,24 @@ def test_clearing_the_cache_drops_the_kept_forms(fresh_sandbox, make_client, cac
     assert _kept_rows(cache_file) == 2
     assert main(["cache", "clear", "--path", str(cache_file)]) == 0
     assert _kept_rows(cache_file) == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_failed_keep_costs_only_speed(fresh_sandbox, make_client, cache_file):
+    """Kept forms that cannot be written leave the lookup and the cache working as before."""
+    sb = fresh_sandbox
+    ids = sb.location_ids[:150]
+    with make_client(sb) as cold:
+        network = cold.properties(ids[:100])
+    with sqlite3.connect(cache_file) as connection:  # a table nothing can be written to
+        connection.execute(f"CREATE VIEW {FRAMES_TABLE} AS SELECT 'k' AS key, x'00' AS value")
+    with make_client(sb) as warm:
+        _same_frame(warm.properties(ids[:100]), network)
+        assert warm.usage.requests_sent == 0
+        warm.properties(ids)  # the cache still takes new answers
+        assert warm.usage.requests_sent == 1
+    sb.reset_log()
+    with make_client(sb) as again:
+        assert len(again.properties(ids)) == 150
+        assert again.usage.requests_sent == 0
+    assert sb.requests == []
