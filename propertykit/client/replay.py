@@ -47,7 +47,7 @@ from propertykit.frames import (
     read_bodies_form,
 )
 from propertykit.jsonio import Record, loads
-from propertykit.wire import CachedAnswer, cached_answers, store_derived
+from propertykit.wire import CachedAnswer, cached_answers, kept_payloads, store_derived
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,14 +168,9 @@ def _replayed(
     transport = client._transport
     money_unit = client.endpoints.money_unit
     offline = transport.offline
-    answers = cached_answers(
-        transport.session,
-        [(transport.base_url + batch.path, params_of(batch)) for batch in batches],
-        derived_form=form(),
-    )
-    now = datetime.now(UTC)
+    wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
-        kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
+        kept = kept_payloads(transport.session, wanted, form=form(), offline=offline)
         shares = [share for share in kept if share is not None]
         read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
         if read is not None:  # every batch kept as read: nothing to parse
@@ -184,7 +179,10 @@ def _replayed(
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
             return df
+        answers = cached_answers(transport.session, wanted, derived_form=form())
+        now = datetime.now(UTC)
         found = [None if a is None else a.body(now, offline=offline) for a in answers]
+        kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
         ready = {
             batch.index: usable[0]
             for batch, usable in zip(batches, found, strict=True)

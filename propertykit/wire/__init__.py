@@ -16,7 +16,13 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import CachedAnswer, cached_answers, cached_bodies, store_derived
+from propertykit.wire.bulk_cache import (
+    CachedAnswer,
+    cached_answers,
+    cached_bodies,
+    kept_payloads,
+    store_derived,
+)
 from propertykit.wire.cache_setting import describe_cache_setting, open_cache
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
@@ -38,6 +44,7 @@ __all__ = [
     "clear_derived",
     "describe_cache",
     "describe_cache_setting",
+    "kept_payloads",
     "open_cache",
     "open_sqlite_cache",
     "redis_connection_of",

@@ -35,8 +35,10 @@ from propertykit.wire.derived_cache import (
     CHUNK,
     derived_value,
     expired,
+    guarded,
     read_derived,
     storage_kind,
+    unpack,
     write_derived,
 )
 
@@ -118,6 +120,41 @@ def cached_answers(
     return [
         None if value is None else CachedAnswer(key, bytes(value), extra)
         for key, value, extra in zip(keys, stored, derived, strict=True)
+    ]
+
+
+def kept_payloads(
+    session: requests.Session,
+    requests_: Sequence[tuple[str, Mapping[str, Any] | None]],
+    *,
+    form: str,
+    offline: bool,
+) -> list[memoryview | None]:
+    """For each GET, the payload kept for its cached answer in ``form``, if it may be used.
+
+    That is: made from the response the cache holds now, which the session would answer with
+    (:mod:`~propertykit.wire.derived_cache`). SQLite's triggers vouch for the first without
+    reading the responses; Redis's responses are read and hashed.
+    """
+    cache = _bulk_cache(session)
+    if not requests_ or cache is None:
+        return [None] * len(requests_)
+    keys = _cache_keys(session, cache, requests_)
+    values = read_derived(cache, keys, form)
+    now = datetime.now(UTC)
+    if guarded(cache):
+        return [
+            None if found is None else found[1]
+            for found in (unpack(value, now, offline=offline) for value in values)
+        ]
+    if all(value is None for value in values):
+        return [None] * len(keys)
+    stored = _read_many(cache, keys) or [None] * len(keys)
+    return [
+        None
+        if value is None or response is None
+        else derived_value(value, bytes(response), now, offline=offline)
+        for value, response in zip(values, stored, strict=True)
     ]
 
 

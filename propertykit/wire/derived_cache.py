@@ -10,12 +10,20 @@ shares it too:
   (so requests-cache never takes one for a response), living as long as their response's key.
 
 A derived entry can never disagree with the response cache. It is filed under the response's
-cache key *and* the ``form`` (what the value is: the caller's format and schema, so another
-version never reads it), and it carries the SHA-1 of the response exactly as stored (the
-serialised entry, so a re-fetched, re-validated or otherwise rewritten response no longer
-matches) and that response's expiry (checked as the response's own would be: offline, any age).
-It is only ever written for a response the bulk read would answer with (a fresh 200 without
-``Vary``), from that very stored value; whatever does not match is ignored, then overwritten.
+cache key and the ``form`` (what the value is: the caller's format and schema, so another
+version never reads it), and carries the response's expiry (checked as the response's own would
+be: offline, any age) and the SHA-1 of the response exactly as stored (the serialised entry). It
+is only written for a response the bulk read would answer with (a fresh 200 without ``Vary``),
+from that very stored value, and only while the cache still holds that value (SQLite: checked in
+the writing transaction; Redis: ``WATCH`` on the response keys). After that:
+
+- SQLite: triggers on the responses table (:data:`TRIGGERS`, created with the table) delete a
+  response's derived entries in the same transaction that stores it again, changes or deletes
+  it, whichever program does so. Reading derived entries needs no look at the responses (which
+  are twice their size), only that the triggers exist, checked in the same statement. Entries
+  found without them (the responses table was dropped, so were its triggers) are all deleted
+  before any is written again; triggers left without their table are dropped.
+- Redis has no triggers: each entry's SHA-1 is compared with the stored response's on reading.
 """
 
 from __future__ import annotations
@@ -32,17 +40,31 @@ from requests_cache.backends.base import BaseCache
 
 __all__ = [
     "FRAMES_TABLE",
+    "TRIGGERS",
     "clear_derived",
     "derived_value",
     "expired",
     "fingerprint",
+    "guarded",
+    "heal",
     "read_derived",
     "storage_kind",
+    "unpack",
     "write_derived",
 ]
 
 #: The SQLite table of derived entries, in the response cache's file.
-FRAMES_TABLE = "propertykit_frames"
+FRAMES_TABLE = "propertykit_kept"
+#: SQLite triggers on the responses table that drop a response's derived entries whenever the
+#: response is stored again, changed or deleted, by whatever program writes it.
+TRIGGERS = {
+    "propertykit_kept_on_insert": "AFTER INSERT ON {table} BEGIN "
+    "DELETE FROM {kept} WHERE key = NEW.key; END",
+    "propertykit_kept_on_update": "AFTER UPDATE ON {table} BEGIN "
+    "DELETE FROM {kept} WHERE key = OLD.key OR key = NEW.key; END",
+    "propertykit_kept_on_delete": "AFTER DELETE ON {table} BEGIN "
+    "DELETE FROM {kept} WHERE key = OLD.key; END",
+}
 #: Keys per SQLite query or Redis command (under SQLite's limit of bound parameters).
 CHUNK = 500
 
@@ -87,17 +109,28 @@ def derived_value(
     >>> derived_value(value, b"re-fetched", datetime.now(UTC), offline=False) is None
     True
     """
+    found = unpack(value, now, offline=offline)
+    if found is None or found[0] != fingerprint(stored):
+        return None
+    return found[1]
+
+
+def unpack(value: bytes | None, now: datetime, *, offline: bool) -> tuple[bytes, memoryview] | None:
+    """The fingerprint a derived ``value`` was made from, and its payload, if fresh at ``now``.
+
+    Whether the fingerprint is the stored response's is left to the caller.
+    """
     if value is None or len(value) < _HEAD.size:
         return None
     magic, digest, length = _HEAD.unpack_from(value)
-    if magic != _MAGIC or digest != fingerprint(stored):
+    if magic != _MAGIC:
         return None
     start = _HEAD.size + length
     if not offline:
         expires = value[_HEAD.size : start].decode() if length else None
         if expired(expires, now) is not False:
             return None
-    return memoryview(value)[start:]
+    return digest, memoryview(value)[start:]
 
 
 def _pack(stored: bytes, expires: str | None, payload: bytes) -> bytes:
@@ -112,24 +145,35 @@ def read_derived(cache: BaseCache, keys: Sequence[str], form: str) -> list[bytes
     absent: list[bytes | None] = [None] * len(keys)
     if kind == "SQLiteDict":
         found: dict[str, bytes] = {}
-        prefix = f"{form}:"
+        names = list(TRIGGERS)
+        guarded = (  # in the same statement, so in the same snapshot as the entries read
+            "(SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
+            f"AND name IN ({','.join('?' * len(names))})) = {len(names)}"
+        )
         with responses.connection() as connection:
             try:
                 for start in range(0, len(keys), CHUNK):
-                    chunk = [prefix + key for key in keys[start : start + CHUNK]]
+                    chunk = list(keys[start : start + CHUNK])
                     marks = ",".join("?" * len(chunk))
                     rows = connection.execute(
-                        f"SELECT key, value FROM {FRAMES_TABLE} WHERE key IN ({marks})", chunk
+                        f"SELECT key, value FROM {FRAMES_TABLE} WHERE form = ? "
+                        f"AND key IN ({marks}) AND {guarded}",
+                        [form, *chunk, responses.table_name, *names],
                     )
                     found.update(rows.fetchall())
-            except Exception:  # no table yet, or one we cannot read: nothing derived
-                return absent
-        return [found.get(prefix + key) for key in keys]
+            except sqlite3.OperationalError:  # no table yet: nothing derived
+                found = {}
+                missing_table = True
+            else:
+                missing_table = False
+        if missing_table:
+            _drop_orphan_triggers(responses)
+        return [found.get(key) for key in keys]
     if kind == "RedisDict":
         values: list[bytes | None] = []
-        names = _redis_keys(responses, keys, form)
-        for start in range(0, len(names), CHUNK):
-            values.extend(responses.connection.mget(names[start : start + CHUNK]))
+        filed = _redis_keys(responses, keys, form)
+        for start in range(0, len(filed), CHUNK):
+            values.extend(responses.connection.mget(filed[start : start + CHUNK]))
         return values
     return absent
 
@@ -164,26 +208,61 @@ def _write_sqlite(
 ) -> None:
     table = responses.table_name
     rows = [  # made before the transaction: nothing but SQLite can fail inside it
-        (f"{form}:{key}", _pack(stored, expires, payload), key, stored)
+        (key, form, _pack(stored, expires, payload), key, stored)
         for key, stored, expires, payload in entries
     ]
     with responses.connection(commit=True) as connection:
         try:
+            present = {
+                name
+                for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
+                    (table,),
+                )
+            }
             connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {FRAMES_TABLE} (key TEXT PRIMARY KEY, value BLOB)"
+                f"CREATE TABLE IF NOT EXISTS {FRAMES_TABLE} (key TEXT NOT NULL, "
+                "form TEXT NOT NULL, value BLOB, PRIMARY KEY (key, form))"
             )
+            if not set(TRIGGERS) <= present:  # entries no trigger watched: none can be trusted
+                connection.execute(f"DELETE FROM {FRAMES_TABLE}")
+                for name, body in TRIGGERS.items():
+                    sql = body.format(table=table, kept=FRAMES_TABLE)
+                    connection.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {sql}")
             connection.executemany(  # only while the response is still stored exactly so
-                f"INSERT OR REPLACE INTO {FRAMES_TABLE} (key, value) "
-                f"SELECT ?, ? FROM {table} WHERE key = ? AND value = ?",
+                f"INSERT OR REPLACE INTO {FRAMES_TABLE} (key, form, value) "
+                f"SELECT ?, ?, ? FROM {table} WHERE key = ? AND value = ?",
                 rows,
-            )
-            connection.execute(  # entries of responses since deleted (expired, or cleared)
-                f"DELETE FROM {FRAMES_TABLE} WHERE substr(key, instr(key, ':') + 1) "
-                f"NOT IN (SELECT key FROM {table})"
             )
         except sqlite3.Error:  # never leave requests-cache's connection inside a transaction
             connection.rollback()
             raise
+
+
+def heal(cache: BaseCache) -> None:
+    """Drop triggers left without their table, if any (when a cache is opened)."""
+    if storage_kind(cache.responses) == "SQLiteDict":
+        _drop_orphan_triggers(cache.responses)
+
+
+def _drop_orphan_triggers(responses: Any) -> None:
+    """Triggers left without their table (dropped by hand) would make every store of a response
+    fail: drop them. Nothing to do when the table exists or there are no triggers."""
+    with responses.connection() as connection:
+        names = [
+            name
+            for (name,) in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE "
+                "'propertykit_kept_%'"
+            )
+        ]
+        exists = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FRAMES_TABLE,)
+        ).fetchone()
+    if names and not exists:
+        with responses.connection(commit=True) as connection:
+            for name in names:
+                connection.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
 def _write_redis(
@@ -218,11 +297,19 @@ def clear_derived(cache: BaseCache) -> None:
     kind = storage_kind(responses)
     if kind == "SQLiteDict":
         with responses.connection(commit=True) as connection:
+            for name in TRIGGERS:  # first: they write to the table
+                connection.execute(f"DROP TRIGGER IF EXISTS {name}")
             connection.execute(f"DROP TABLE IF EXISTS {FRAMES_TABLE}")
     elif kind == "RedisDict":
         names = list(responses.connection.scan_iter(f"{responses.namespace}-frames:*"))
         for start in range(0, len(names), CHUNK):
             responses.connection.delete(*names[start : start + CHUNK])
+
+
+def guarded(cache: BaseCache) -> bool:
+    """Whether the backend itself drops derived entries when their response changes (SQLite,
+    by :data:`TRIGGERS`), so that reading them needs no look at the responses."""
+    return storage_kind(cache.responses) == "SQLiteDict"
 
 
 def storage_kind(responses: Any) -> str | None:

@@ -236,7 +236,9 @@ def test_a_failed_keep_costs_only_speed(fresh_sandbox, make_client, cache_file):
     with make_client(sb) as cold:
         network = cold.properties(ids[:100])
     with sqlite3.connect(cache_file) as connection:  # a table nothing can be written to
-        connection.execute(f"CREATE VIEW {FRAMES_TABLE} AS SELECT 'k' AS key, x'00' AS value")
+        connection.execute(
+            f"CREATE VIEW {FRAMES_TABLE} AS SELECT 'k' AS key, 'f' AS form, x'00' AS value"
+        )
     with make_client(sb) as warm:
         _same_frame(warm.properties(ids[:100]), network)
         assert warm.usage.requests_sent == 0
@@ -247,3 +249,50 @@ def test_a_failed_keep_costs_only_speed(fresh_sandbox, make_client, cache_file):
         assert len(again.properties(ids)) == 150
         assert again.usage.requests_sent == 0
     assert sb.requests == []
+
+
+@pytest.mark.timeout(60)
+def test_kept_forms_outliving_a_cache_cleared_by_another_tool_are_not_used(tmp_path):
+    """Clearing with requests-cache itself drops the responses table and its triggers, not
+    the kept forms: those are then never trusted, and dropped before any is kept again."""
+    import requests_cache
+
+    path = tmp_path / "cache.sqlite"
+    state: dict[str, Any] = {"version": 1, "record": _record}
+    with _changing_server(state) as server:
+        for _ in range(2):  # fetched, then kept
+            with _client(server, path) as client:
+                client.properties(IDS)
+        assert _kept_rows(path) == 3
+        other_tool = requests_cache.SQLiteCache(path)
+        other_tool.clear()
+        other_tool.close()
+        state["version"] = 2
+        with _client(server, path) as refill:
+            new = refill.properties(IDS)
+            assert refill.usage.requests_sent == 3
+        for _ in range(2):
+            with _client(server, path) as warm:
+                _same_frame(warm.properties(IDS), new)
+                assert warm.usage.requests_sent == 0
+    assert _kept_rows(path) == 3
+
+
+@pytest.mark.timeout(60)
+def test_a_kept_table_dropped_by_hand_never_stops_answers_being_cached(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    state: dict[str, Any] = {"version": 1, "record": _record}
+    with _changing_server(state) as server:
+        for _ in range(2):
+            with _client(server, path) as client:
+                client.properties(IDS[:50])
+        assert _kept_rows(path) == 1
+        with sqlite3.connect(path) as connection:
+            connection.execute(f"DROP TABLE {FRAMES_TABLE}")  # its triggers stay behind
+        with _client(server, path) as client:
+            client.property_records(IDS[50:])  # new answers, stored while opening healed it
+            assert client.usage.requests_sent == 2
+        with _client(server, path) as warm:
+            warm.property_records(IDS)
+            assert warm.usage.requests_sent == 0
+            assert warm.usage.cache_hits == 3
