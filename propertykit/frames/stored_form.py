@@ -174,8 +174,14 @@ def _boundaries(polygons: pa.StructArray) -> np.ndarray:
         elif points.flatten().null_count:
             decoded = served.to_pylist()
         else:
-            items: list[Any] = points.flatten().to_numpy().tolist()
-            for level in (points, rings, shapes):
+            numbers = points.flatten().to_numpy()
+            levels: tuple[Any, ...] = (points, rings, shapes)
+            if len(numbers) == 2 * len(points) and (np.diff(points.offsets.to_numpy()) == 2).all():
+                items: list[Any] = numbers.reshape(-1, 2).tolist()  # pairs: made in C
+                levels = (rings, shapes)
+            else:
+                items = numbers.tolist()
+            for level in levels:
                 offsets = level.offsets.to_numpy()
                 items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
             names = kinds.to_numpy(zero_copy_only=False).tolist()
