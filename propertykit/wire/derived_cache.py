@@ -5,7 +5,7 @@ may keep, for each cached response, a *derived* value (for the frames, the recor
 into Arrow) in the same backend as the response cache, so a team's Redis or a shared SQLite file
 shares it too:
 
-- SQLite: table :data:`FRAMES_TABLE` in the cache's own file (``key``, ``value``);
+- SQLite: table :data:`FRAMES_TABLE` in the cache's own file (``key``, ``form``, ``value``);
 - Redis: keys ``<namespace>-frames:<form>:<cache key>``, outside the responses' ``<namespace>:``
   (so requests-cache never takes one for a response), living as long as their response's key.
 
@@ -22,7 +22,9 @@ the writing transaction; Redis: ``WATCH`` on the response keys). After that:
   it, whichever program does so. Reading derived entries needs no look at the responses (which
   are twice their size), only that the triggers exist, checked in the same statement. Entries
   found without them (the responses table was dropped, so were its triggers) are all deleted
-  before any is written again; triggers left without their table are dropped.
+  before any is written again. Triggers left without their table (dropped by hand) would make
+  every store of a response fail, so they are dropped when the cache is opened (:func:`heal`)
+  or read.
 - Redis has no triggers: each entry's SHA-1 is compared with the stored response's on reading.
 """
 
