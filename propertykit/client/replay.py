@@ -46,7 +46,7 @@ from propertykit.frames import (
     frame_of,
     read_bodies_form,
 )
-from propertykit.jsonio import Record, loads
+from propertykit.jsonio import Record, loads, paused_gc
 from propertykit.wire import CachedAnswer, cached_answers, kept_payloads, store_derived
 
 if TYPE_CHECKING:
@@ -170,11 +170,12 @@ def _replayed(
     offline = transport.offline
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
-        kept = kept_payloads(transport.session, wanted, form=form(), offline=offline)
-        shares = [share for share in kept if share is not None]
-        read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
-        if read is not None:  # every batch kept as read: nothing to parse
-            df = frame_of(read, money_unit=money_unit)
+        with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
+            kept = kept_payloads(transport.session, wanted, form=form(), offline=offline)
+            shares = [share for share in kept if share is not None]
+            read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
+            df = None if read is None else frame_of(read, money_unit=money_unit)
+        if df is not None:  # every batch kept as read: nothing to parse
             for _ in batches:
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
