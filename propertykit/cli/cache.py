@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from propertykit.config import cache_dir
-from propertykit.wire import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
+from propertykit.wire import CACHE_FILE_NAME, clear_derived, describe_cache, open_sqlite_cache
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.action == "clear":
             entries = len(cache.responses)
+            clear_derived(cache)  # the bodies kept as read, beside the answers
             cache.clear()  # type: ignore[no-untyped-call]
             print(f"Removed {entries} cached answer{'s' if entries != 1 else ''} from {path}")
             return 0

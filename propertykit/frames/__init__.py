@@ -7,7 +7,8 @@ the leaves of raw bodies Arrow refuses; :mod:`~propertykit.frames.narrowing` kee
 to its own column and :mod:`~propertykit.frames.coercion` coerces it or counts it, warns and
 keeps it raw for :func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and
 :func:`epc_table` derive the sales and EPC tables; :func:`in_major_units` rescales a frame served
-in pence to pounds (a copy).
+in pence to pounds (a copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into
+Arrow, so a warm re-run need not parse them again.
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
@@ -17,6 +18,14 @@ from __future__ import annotations
 from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
+from propertykit.frames.stored_form import (
+    BodiesRead,
+    decode_bodies,
+    encode_per_body,
+    form,
+    frame_of,
+    read_bodies_form,
+)
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -39,12 +48,18 @@ __all__ = [
     "PENCE_MEDIAN_THRESHOLD",
     "SALES_COLUMNS",
     "TAX_BANDS",
+    "BodiesRead",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
+    "decode_bodies",
+    "encode_per_body",
     "epc_table",
     "explode_sales",
+    "form",
     "frame",
+    "frame_of",
     "in_major_units",
     "is_minor",
+    "read_bodies_form",
     "unparsed_table",
 ]

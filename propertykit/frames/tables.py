@@ -272,17 +272,29 @@ def frame(
         arrow, boundaries = read_bodies(rows, sink)
     else:
         arrow, boundaries = read_records(rows, sink)
+    return frame_read(arrow, boundaries, sink, money_unit=money_unit, stacklevel=4)
+
+
+def frame_read(
+    arrow: pa.StructArray,
+    boundaries: np.ndarray,
+    sink: Sink,
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
+    stacklevel: int = 3,
+) -> pd.DataFrame:
+    """:func:`frame` of records already read into Arrow (``read_bodies`` / ``read_records``)."""
     columns = _typed(RECORD_FIELDS, flatten(arrow), sink)
     columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
     if sink:
-        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS, stacklevel=3)
+        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS, stacklevel=stacklevel)
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
     df.attrs["money_unit_assumed"] = money_unit is None
     if money_unit is None:
-        _warn_if_minor_units(df)
+        _warn_if_minor_units(df, stacklevel)
     return df
 
 
@@ -302,7 +314,7 @@ def _rows(records: Any) -> list[Any]:
         ) from None
 
 
-def _warn_if_minor_units(df: pd.DataFrame) -> None:
+def _warn_if_minor_units(df: pd.DataFrame, stacklevel: int) -> None:
     prices = pd.concat([df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"]]).dropna()
     median = float(prices.median()) if len(prices) else math.nan
     if median > PENCE_MEDIAN_THRESHOLD:
@@ -311,7 +323,7 @@ def _warn_if_minor_units(df: pd.DataFrame) -> None:
             "pounds. Values are kept as served; pass money_unit='minor' to pk.frame to record "
             "that, or divide the money columns by 100.",
             MinorUnitsWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

@@ -5,7 +5,9 @@ The requests-cache session (SQLite or Redis), pacing, retries and 429s decided a
 into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
 the Redis parts a team shares, one fetch per batch across processes
 (:mod:`~propertykit.wire.single_flight`) and a budget they share
-(:mod:`~propertykit.wire.shared_budget`).
+(:mod:`~propertykit.wire.shared_budget`); cached answers read in bulk
+(:mod:`~propertykit.wire.bulk_cache`) with derived entries beside them
+(:mod:`~propertykit.wire.derived_cache`).
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
 meaning, a record's shape or a purchase.
@@ -14,8 +16,15 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import cached_bodies
+from propertykit.wire.bulk_cache import (
+    CachedAnswer,
+    cached_answers,
+    cached_bodies,
+    kept_payloads,
+    store_derived,
+)
 from propertykit.wire.cache_setting import describe_cache_setting, open_cache
+from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.wire.team import redis_connection_of
@@ -25,14 +34,19 @@ from propertykit.wire.usage import Usage
 __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
+    "CachedAnswer",
     "RetrySettings",
     "Transport",
     "Usage",
     "backoff_delay",
+    "cached_answers",
     "cached_bodies",
+    "clear_derived",
     "describe_cache",
     "describe_cache_setting",
+    "kept_payloads",
     "open_cache",
     "open_sqlite_cache",
     "redis_connection_of",
+    "store_derived",
 ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import pickle
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import blake2b
 from typing import Any
@@ -30,10 +31,42 @@ from requests_cache._utils import encode
 from requests_cache.backends.base import BaseCache
 from requests_cache.cache_keys import normalize_url
 
-__all__ = ["cached_bodies"]
+from propertykit.wire.derived_cache import (
+    CHUNK,
+    derived_value,
+    expired,
+    guarded,
+    read_derived,
+    storage_kind,
+    unpack,
+    write_derived,
+)
+
+__all__ = ["CachedAnswer", "cached_answers", "cached_bodies", "store_derived"]
 
 #: Keys per SQLite query (under SQLite's limit of bound parameters).
-_CHUNK = 500
+_CHUNK = CHUNK
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """One response the bulk read found: its cache key, the entry as stored, a derived value.
+
+    ``derived`` is the value :mod:`~propertykit.wire.derived_cache` holds for it in the form
+    asked for, not yet checked: :meth:`derived_payload` checks it against ``stored``.
+    """
+
+    key: str
+    stored: bytes
+    derived: bytes | None = None
+
+    def body(self, now: datetime, *, offline: bool) -> tuple[bytes, str | None] | None:
+        """The body and expiry (ISO 8601 or ``None``), if the session would answer with it."""
+        return _usable(self.stored, now, offline)
+
+    def derived_payload(self, now: datetime, *, offline: bool) -> memoryview | None:
+        """The derived payload, if made from this very entry and the entry is still usable."""
+        return derived_value(self.derived, self.stored, now, offline=offline)
 
 
 def cached_bodies(
@@ -54,22 +87,101 @@ def cached_bodies(
     ...                   offline=False)
     [None]
     """
-    missing: list[bytes | None] = [None] * len(requests_)
-    cache: BaseCache | None = getattr(session, "cache", None)
-    settings = getattr(session, "settings", None)
-    if not requests_ or cache is None or settings is None or settings.disabled:
-        return missing
-    if (
-        str(getattr(cache.responses, "serializer", None))
-        != "SerializerPipeline(name=pickle, n_stages=2)"
-    ):
+    now = datetime.now(UTC)
+    usable = (
+        None if answer is None else answer.body(now, offline=offline)
+        for answer in cached_answers(session, requests_)
+    )
+    return [None if found is None else found[0] for found in usable]
+
+
+def cached_answers(
+    session: requests.Session,
+    requests_: Sequence[tuple[str, Mapping[str, Any] | None]],
+    *,
+    derived_form: str | None = None,
+) -> list[CachedAnswer | None]:
+    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk).
+
+    With ``derived_form``, each answer also carries the derived value filed for it in that form.
+    Nothing is deserialised here: see :meth:`CachedAnswer.body`.
+    """
+    missing: list[CachedAnswer | None] = [None] * len(requests_)
+    cache = _bulk_cache(session)
+    if not requests_ or cache is None:
         return missing
     keys = _cache_keys(session, cache, requests_)
     stored = _read_many(cache, keys)
     if stored is None:
         return missing
+    derived: list[bytes | None] = [None] * len(keys)
+    if derived_form is not None and any(value is not None for value in stored):
+        derived = read_derived(cache, keys, derived_form)
+    return [
+        None if value is None else CachedAnswer(key, bytes(value), extra)
+        for key, value, extra in zip(keys, stored, derived, strict=True)
+    ]
+
+
+def kept_payloads(
+    session: requests.Session,
+    requests_: Sequence[tuple[str, Mapping[str, Any] | None]],
+    *,
+    form: str,
+    offline: bool,
+) -> list[memoryview | None]:
+    """For each GET, the payload kept for its cached answer in ``form``, if it may be used.
+
+    That is: made from the response the cache holds now, which the session would answer with
+    (:mod:`~propertykit.wire.derived_cache`). SQLite's triggers vouch for the first without
+    reading the responses; Redis's responses are read and hashed.
+    """
+    cache = _bulk_cache(session)
+    if not requests_ or cache is None:
+        return [None] * len(requests_)
+    keys = _cache_keys(session, cache, requests_)
+    values = read_derived(cache, keys, form)
     now = datetime.now(UTC)
-    return [_usable_body(value, now, offline) for value in stored]
+    if guarded(cache):
+        return [
+            None if found is None else found[1]
+            for found in (unpack(value, now, offline=offline) for value in values)
+        ]
+    if all(value is None for value in values):
+        return [None] * len(keys)
+    stored = _read_many(cache, keys) or [None] * len(keys)
+    return [
+        None
+        if value is None or response is None
+        else derived_value(value, bytes(response), now, offline=offline)
+        for value, response in zip(values, stored, strict=True)
+    ]
+
+
+def store_derived(
+    session: requests.Session,
+    derived: Sequence[tuple[CachedAnswer, str | None, bytes]],
+    form: str,
+) -> None:
+    """File a derived value for each ``(answer, its expiry, payload)``, beside the responses."""
+    cache = _bulk_cache(session)
+    if cache is not None:
+        entries = [(a.key, a.stored, expires, payload) for a, expires, payload in derived]
+        write_derived(cache, entries, form)
+
+
+def _bulk_cache(session: requests.Session) -> BaseCache | None:
+    """The session's cache, when it is one the bulk read understands (else ``None``)."""
+    cache: BaseCache | None = getattr(session, "cache", None)
+    settings = getattr(session, "settings", None)
+    if cache is None or settings is None or settings.disabled:
+        return None
+    if (
+        str(getattr(cache.responses, "serializer", None))
+        != "SerializerPipeline(name=pickle, n_stages=2)"
+    ):
+        return None
+    return cache
 
 
 def _cache_keys(
@@ -140,7 +252,7 @@ def _split(url: str) -> str:
 def _read_many(cache: BaseCache, keys: list[str]) -> list[Any] | None:
     """The stored (serialised) values of ``keys``, ``None`` each where absent."""
     responses: Any = cache.responses
-    kind = type(responses).__name__
+    kind = storage_kind(responses)
     if kind == "SQLiteDict":
         found: dict[str, Any] = {}
         with responses.connection() as connection:
@@ -161,12 +273,10 @@ def _read_many(cache: BaseCache, keys: list[str]) -> list[Any] | None:
     return None
 
 
-def _usable_body(value: Any, now: datetime, offline: bool) -> bytes | None:
-    """The body of one stored response, when the session would answer with it as it stands."""
-    if value is None:
-        return None
+def _usable(value: bytes, now: datetime, offline: bool) -> tuple[bytes, str | None] | None:
+    """Body and expiry of one stored response, when the session would answer with it as it is."""
     try:
-        entry = pickle.loads(bytes(value))  # the cache's own format
+        entry = pickle.loads(value)  # the cache's own format
     except Exception:  # an entry we cannot read: the normal path decides
         return None
     if not isinstance(entry, dict) or entry.get("status_code") != 200:
@@ -176,15 +286,9 @@ def _usable_body(value: Any, now: datetime, offline: bool) -> bytes | None:
         return None
     if any(name.lower() == "vary" for name in headers):
         return None
-    if not offline:
-        expires = entry.get("expires")
-        if expires is not None:
-            try:
-                moment = datetime.fromisoformat(expires)
-            except (TypeError, ValueError):
-                return None
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=UTC)
-            if now >= moment:
-                return None
-    return content
+    expires = entry.get("expires")
+    if expires is not None and not isinstance(expires, str):
+        return None
+    if not offline and expired(expires, now) is not False:
+        return None
+    return content, expires

@@ -57,6 +57,7 @@ from propertykit.wire.bounded import (
     DeadlinePassed,
     call_limits,
 )
+from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.error_bodies import error_from_response
 from propertykit.wire.failures import Failed, client_side_limit, never_connected, path_of
 from propertykit.wire.session import (
@@ -487,7 +488,8 @@ class Transport:
         return describe_cache(self.session.cache)
 
     def clear_cache(self) -> None:
-        """Delete every cached answer."""
+        """Delete every cached answer (and the bodies kept as read beside them)."""
+        clear_derived(self.session.cache)
         self.session.cache.clear()  # type: ignore[no-untyped-call]
 
     def close(self) -> None:

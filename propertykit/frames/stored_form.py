@@ -1,0 +1,194 @@
+"""Response bodies as read into Arrow, kept per body so a warm re-run need not parse them again.
+
+``pk.frame(bodies)`` reads the bodies (:func:`read_bodies_form`: Arrow's JSON reader, or the
+lenient route) and then types the columns (:func:`frame_of`). The first half is most of the
+time, and its result depends on nothing but the bodies, so the client keeps it beside each
+cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_per_body` gives each
+body's share, as Arrow IPC (its records and its boundaries, no pickle), and
+:func:`decode_bodies` puts the shares of many bodies back together, ready for :func:`frame_of`.
+The frame is then the very frame ``pk.frame(bodies)`` gives (``tests/frames/test_stored_form.py``).
+
+A body gets no share (``None``) when its reading cannot be kept exactly: values the reader
+coerced or kept raw (they are reported per frame), or boundaries that are not plain GeoJSON
+polygons of floats. :data:`FORM` names the format: the schema and the reading code it came from,
+so a share is never read by a version that would read the bodies differently.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from propertykit.frames.bodies import POLYGON
+from propertykit.frames.coercion import Sink
+from propertykit.frames.from_bodies import read_bodies
+from propertykit.frames.records import RECORD_TYPE
+from propertykit.frames.tables import frame_read
+from propertykit.jsonio import paused_gc
+
+__all__ = ["BodiesRead", "decode_bodies", "encode_per_body", "form", "frame_of", "read_bodies_form"]
+
+_SCHEMA = pa.schema([("records", RECORD_TYPE), ("boundary", POLYGON)])
+_END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
+#: Bump when what a share holds changes in a way the schema does not show.
+_FORMAT = "1"
+#: The modules whose code decides how bodies read: a change in any gives a new :func:`form`.
+_READERS = (
+    "bodies.py", "from_bodies.py", "leafwise.py", "raw_leaves.py", "records.py", "narrowing.py",
+    "coercion.py",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BodiesRead:
+    """Bodies read into Arrow: records, their boundaries as served, values kept raw."""
+
+    records: pa.StructArray
+    boundaries: np.ndarray
+    sink: Sink
+
+
+@functools.cache
+def form() -> str:
+    """The name of the format of the shares: format, schema and reading code, hashed."""
+    digest = hashlib.sha1(f"{_FORMAT}\n{_SCHEMA}".encode(), usedforsecurity=False)
+    for name in _READERS:
+        try:
+            digest.update(Path(__file__).with_name(name).read_bytes())
+        except OSError:  # no sources (a frozen install): the package version stands in
+            from importlib.metadata import version
+
+            digest.update(version("propertykit").encode())
+    return f"arrow{_FORMAT}-{digest.hexdigest()[:16]}"
+
+
+def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
+    """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
+    sink: Sink = []
+    records, boundaries = read_bodies(list(bodies), sink)
+    return BodiesRead(records, boundaries, sink)
+
+
+def frame_of(
+    read: BodiesRead, *, money_unit: Literal["major", "minor"] | None = None
+) -> pd.DataFrame:
+    """The frame ``pk.frame(bodies)`` makes of bodies already read."""
+    return frame_read(
+        read.records, read.boundaries, list(read.sink), money_unit=money_unit, stacklevel=4
+    )
+
+
+def encode_per_body(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:
+    """Each body's share of ``read`` (its ``lengths[i]`` records), or ``None`` where not kept.
+
+    ``lengths`` are the bodies' record counts in order, summing to the records read.
+    """
+    if sum(lengths) != len(read.records):
+        return [None] * len(lengths)
+    odd_rows = np.zeros(len(read.records) + 1, dtype=bool)
+    for _column, rows, _raw in read.sink:
+        odd_rows[np.asarray(rows, dtype=np.intp)] = True
+    polygons = _polygons(read.boundaries)  # all at once: one check, not one per body
+    shares: list[bytes | None] = []
+    start = 0
+    for length in lengths:
+        end = start + length
+        share = polygons if polygons is not None else _polygons(read.boundaries[start:end])
+        if share is None or odd_rows[start:end].any():
+            shares.append(None)
+        else:
+            if share is polygons:
+                share = polygons.slice(start, length)
+            batch = pa.RecordBatch.from_arrays(
+                [read.records.slice(start, length), share], schema=_SCHEMA
+            )
+            shares.append(bytes(batch.serialize()))
+        start = end
+    return shares
+
+
+def _polygons(boundaries: np.ndarray) -> pa.StructArray | None:
+    """The boundaries as Arrow polygons, if they read back exactly as served (else ``None``).
+
+    Exactly: the same keys in the same order, floats (not ints or booleans) for coordinates;
+    pickle tells those apart where ``==`` does not (``1 == 1.0 == True``).
+    """
+    served = boundaries.tolist()
+    try:
+        polygons = pa.array(served, type=POLYGON)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    again = _boundaries(polygons).tolist()
+    if pickle.dumps(again, protocol=5) != pickle.dumps(served, protocol=5):
+        return None
+    return polygons
+
+
+def decode_bodies(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
+    """The shares of many bodies put back together, as :func:`read_bodies_form` read them.
+
+    ``None`` when a share cannot be read (the caller reads the bodies instead).
+    """
+    stream = b"".join([_schema_message(), *shares, _END_OF_STREAM])
+    try:
+        table = pa.ipc.open_stream(stream).read_all().combine_chunks()
+        if table.schema != _SCHEMA:
+            return None
+        columns = [
+            column.chunk(0) if column.num_chunks else pa.array([], column.type)
+            for column in table.columns
+        ]
+        records, polygons = columns
+        boundaries = _boundaries(polygons)
+    except (pa.ArrowException, ValueError):
+        return None
+    return BodiesRead(records, boundaries, [])
+
+
+@functools.cache
+def _schema_message() -> bytes:
+    return bytes(_SCHEMA.serialize())
+
+
+def _boundaries(polygons: pa.StructArray) -> np.ndarray:
+    """GeoJSON polygons as the dicts ``json`` decodes, ``None`` where missing."""
+    values = np.full(len(polygons), None, dtype=object)
+    present = polygons.is_valid().to_numpy(zero_copy_only=False)
+    if not present.any():
+        return values
+    served = polygons.filter(present)
+    kinds, shapes = served.field("type"), served.field("coordinates")
+    rings = shapes.flatten()
+    points = rings.flatten()
+    with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
+        if kinds.null_count or shapes.null_count or rings.null_count or points.null_count:
+            decoded: list[Any] = served.to_pylist()  # nulls inside: the slower, exact way
+        elif points.flatten().null_count:
+            decoded = served.to_pylist()
+        else:
+            numbers = points.flatten().to_numpy()
+            levels: tuple[Any, ...] = (points, rings, shapes)
+            if len(numbers) == 2 * len(points) and (np.diff(points.offsets.to_numpy()) == 2).all():
+                items: list[Any] = numbers.reshape(-1, 2).tolist()  # pairs: made in C
+                levels = (rings, shapes)
+            else:
+                items = numbers.tolist()
+            for level in levels:
+                offsets = level.offsets.to_numpy()
+                items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
+            names = kinds.to_numpy(zero_copy_only=False).tolist()
+            decoded = [{"type": t, "coordinates": c} for t, c in zip(names, items, strict=True)]
+    chosen = np.empty(len(decoded), dtype=object)
+    chosen[:] = decoded
+    values[present] = chosen
+    return values
