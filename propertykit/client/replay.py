@@ -11,10 +11,11 @@ a page with more after it (``hasMore``, or a total without ``hasMore: false``) s
 down the normal path, which refuses or follows it exactly as before. Each batch served counts one
 cache hit in ``client.usage``, as the normal path counts it.
 
-The first such re-run also keeps each batch's body as Arrow read it beside its cached answer
-(:func:`~propertykit.frames.encode_per_body`, :func:`~propertykit.wire.store_derived`); later
-re-runs, when every batch has one made from the very answer cached and still usable, frame from
-those (:func:`~propertykit.frames.decode_bodies`) and parse nothing.
+A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
+Arrow read it beside its cached answer (:func:`~propertykit.frames.encode_per_body`,
+:func:`~propertykit.wire.store_derived`); re-runs, when every batch has one made from the very
+answer cached and still usable, frame from those (:func:`~propertykit.frames.decode_bodies`) and
+parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
@@ -25,6 +26,7 @@ unchanged and the frame is built from records as before.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     from propertykit.client.lookups import Lookups
 
 __all__ = ["properties_frame", "sources_frame"]
+
+logger = logging.getLogger(__name__)
 
 #: The envelope fields :func:`_odd_pages` looks at (asked of the reader beforehand).
 _ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)
@@ -183,10 +187,8 @@ def _replayed(
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
             return df
-        answers = cached_answers(transport.session, wanted, derived_form=form())
-        now = datetime.now(UTC)
-        found = [None if a is None else a.body(now, offline=offline) for a in answers]
-        kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
+        answers, found, kept = _cached(transport, wanted)
+        odd: list[int] = []
         ready = {
             batch.index: usable[0]
             for batch, usable in zip(batches, found, strict=True)
@@ -194,12 +196,7 @@ def _replayed(
         }
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
-            fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
-            token = ENVELOPE_FIELDS.set(fields)
-            try:
-                read = read_bodies_form(framed)
-            finally:
-                ENVELOPE_FIELDS.reset(token)
+            read, fields = _read(framed)
             df = frame_of(read, money_unit=money_unit)
             odd = _odd_pages(framed, fields, len(df))
             if not odd:
@@ -211,10 +208,13 @@ def _replayed(
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[batches[i].index]
 
+        fetched: list[int] = []
+
         def fetch_or_replay(batch: Batch) -> list[Record]:
             body = ready.get(batch.index)
             page = single_page(body) if body is not None else None
             if page is None:
+                fetched.append(batch.index)
                 return fetch(batch)
             transport.usage.record_cache_hit(endpoint)  # when the normal path would count it
             return page.records
@@ -222,7 +222,52 @@ def _replayed(
         records = run_batches(
             batches, fetch_or_replay, max_in_flight=client.max_in_flight, progress=bar
         )
-    return frame(records, money_unit=money_unit)
+    df = frame(records, money_unit=money_unit)
+    if fetched and not odd:  # keep them all as read, for re-runs (never paged ones)
+        _keep_fetched(transport, wanted)
+    return df
+
+
+def _cached(
+    transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]
+) -> tuple[
+    list[CachedAnswer | None], list[tuple[bytes, str | None] | None], list[memoryview | None]
+]:
+    """Each batch's cached answer, its body if usable as it stands, and its kept form if any."""
+    answers = cached_answers(transport.session, wanted, derived_form=form())
+    now, offline = datetime.now(UTC), transport.offline
+    found = [None if a is None else a.body(now, offline=offline) for a in answers]
+    kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
+    return answers, found, kept
+
+
+def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
+    """The bodies as ``pk.frame(bodies)`` reads them, and their envelopes' fields."""
+    fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
+    token = ENVELOPE_FIELDS.set(fields)
+    try:
+        return read_bodies_form(framed), fields
+    finally:
+        ENVELOPE_FIELDS.reset(token)
+
+
+def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -> None:
+    """After a run that fetched batches: keep each as read, so the first re-run parses nothing.
+
+    Only when every batch's answer is now cached, usable and a single page; best effort (the
+    bodies are read again, a fraction of the time fetching them took): a body that cannot be
+    read is simply not kept, and the normal path will read it when it is asked for.
+    """
+    answers, found, kept = _cached(transport, wanted)
+    if None in found or None not in kept:
+        return
+    framed = [usable[0] for usable in found if usable is not None]
+    try:
+        read, fields = _read(framed)
+        if not _odd_pages(framed, fields, len(read.records)):
+            _keep_as_read(transport.session, answers, found, kept, read, fields)
+    except Exception:  # the lookup itself is done and paid for: keeping must never undo it
+        logger.warning("could not keep the batches as read for re-runs", exc_info=True)
 
 
 def _keep_as_read(

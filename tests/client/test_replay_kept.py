@@ -1,8 +1,9 @@
 """A warm re-run reads each cached body as already read into Arrow, and never a stale one.
 
-The first warm re-run of a lookup keeps every batch's body as read into Arrow beside its cached
-response; later re-runs frame from those and parse no JSON. A kept form is used only while its
-response is the very one it was made from and the response itself would be used.
+A lookup that fetched its batches (or else the first warm re-run) keeps every batch's body as
+read into Arrow beside its cached response; re-runs frame from those and parse no JSON. A kept
+form is used only while its response is the very one it was made from and the response itself
+would be used.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def test_later_warm_runs_parse_no_json_and_give_the_same_tables(
     with make_client(sb) as cold:
         network = cold.properties(ids)
         sales = network.pk.sales()
-    assert _kept_rows(cache_file) == 0  # kept by the first warm re-run, not the cold one
+    assert _kept_rows(cache_file) == 5  # kept as read right after the fetch
     sb.reset_log()
     with make_client(sb) as first_warm:
         first = first_warm.properties(ids)
@@ -233,12 +234,14 @@ def test_a_failed_keep_costs_only_speed(fresh_sandbox, make_client, cache_file):
     """Kept forms that cannot be written leave the lookup and the cache working as before."""
     sb = fresh_sandbox
     ids = sb.location_ids[:150]
-    with make_client(sb) as cold:
-        network = cold.properties(ids[:100])
+    cache_file.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(cache_file) as connection:  # a table nothing can be written to
         connection.execute(
             f"CREATE VIEW {FRAMES_TABLE} AS SELECT 'k' AS key, 'f' AS form, x'00' AS value"
         )
+    with make_client(sb) as cold:  # keeping after the fetch fails: the lookup does not
+        network = cold.properties(ids[:100])
+        assert cold.usage.requests_sent == 2
     with make_client(sb) as warm:
         _same_frame(warm.properties(ids[:100]), network)
         assert warm.usage.requests_sent == 0
