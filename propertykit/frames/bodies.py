@@ -157,8 +157,12 @@ def _parse(
         raise Unreadable(str(exc)) from exc
 
 
-def geojson(boundary: pa.StructArray) -> np.ndarray:
-    """Boundaries as the dicts ``json`` decodes (floats for numbers), ``None`` where missing."""
+def geojson(boundary: pa.StructArray, *, strict: bool = True) -> np.ndarray:
+    """Boundaries as the dicts ``json`` decodes (floats for numbers), ``None`` where missing.
+
+    ``strict``: raise :class:`Unreadable` for a boundary without its type or coordinates (read
+    as served, Arrow cannot tell those absent from null); otherwise they are ``None`` in it.
+    """
     if {f.name for f in boundary.type} != {"type", "coordinates"}:
         raise Unreadable("a boundary has keys other than type and coordinates")
     values = np.full(len(boundary), None, dtype=object)
@@ -167,12 +171,18 @@ def geojson(boundary: pa.StructArray) -> np.ndarray:
         return values
     served = boundary.filter(present)
     kinds, polygons = (served.field(name) for name in ("type", "coordinates"))
-    if kinds.null_count or polygons.null_count:  # absent and null look alike here
+    if strict and (kinds.null_count or polygons.null_count):  # absent and null look alike
         raise Unreadable("a boundary without its type or coordinates")
     rings = polygons.flatten()
     points = rings.flatten()
     with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
-        if rings.null_count or points.null_count or points.flatten().null_count:
+        if (
+            kinds.null_count
+            or polygons.null_count
+            or rings.null_count
+            or points.null_count
+            or points.flatten().null_count
+        ):
             decoded = served.to_pylist()  # nulls inside: Arrow's slower, exact conversion
         else:
             numbers = points.flatten().to_numpy()

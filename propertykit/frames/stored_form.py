@@ -21,20 +21,18 @@ import hashlib
 import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from propertykit.frames.bodies import POLYGON
+from propertykit.frames.bodies import POLYGON, geojson
 from propertykit.frames.coercion import Sink
 from propertykit.frames.from_bodies import read_bodies
 from propertykit.frames.records import RECORD_TYPE
 from propertykit.frames.tables import frame_read
-from propertykit.jsonio import paused_gc
 
 __all__ = ["BodiesRead", "decode_bodies", "encode_per_body", "form", "frame_of", "read_bodies_form"]
 
@@ -162,33 +160,4 @@ def _schema_message() -> bytes:
 
 def _boundaries(polygons: pa.StructArray) -> np.ndarray:
     """GeoJSON polygons as the dicts ``json`` decodes, ``None`` where missing."""
-    values = np.full(len(polygons), None, dtype=object)
-    present = polygons.is_valid().to_numpy(zero_copy_only=False)
-    if not present.any():
-        return values
-    served = polygons.filter(present)
-    kinds, shapes = served.field("type"), served.field("coordinates")
-    rings = shapes.flatten()
-    points = rings.flatten()
-    with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
-        if kinds.null_count or shapes.null_count or rings.null_count or points.null_count:
-            decoded: list[Any] = served.to_pylist()  # nulls inside: the slower, exact way
-        elif points.flatten().null_count:
-            decoded = served.to_pylist()
-        else:
-            numbers = points.flatten().to_numpy()
-            levels: tuple[Any, ...] = (points, rings, shapes)
-            if len(numbers) == 2 * len(points) and (np.diff(points.offsets.to_numpy()) == 2).all():
-                items: list[Any] = numbers.reshape(-1, 2).tolist()  # pairs: made in C
-                levels = (rings, shapes)
-            else:
-                items = numbers.tolist()
-            for level in levels:
-                offsets = level.offsets.to_numpy()
-                items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
-            names = kinds.to_numpy(zero_copy_only=False).tolist()
-            decoded = [{"type": t, "coordinates": c} for t, c in zip(names, items, strict=True)]
-    chosen = np.empty(len(decoded), dtype=object)
-    chosen[:] = decoded
-    values[present] = chosen
-    return values
+    return geojson(polygons, strict=False)

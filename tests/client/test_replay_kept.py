@@ -177,6 +177,19 @@ def test_a_kept_form_is_never_used_once_its_response_changed(tmp_path):
     changed_response_is_never_replayed_stale(path, lambda: _kept_rows(path))
 
 
+def _fetched_then_replayed_twice(server: Any, path: Path) -> pd.DataFrame:
+    """The lookup fetched once, then twice replayed from the cache alone, always the same."""
+    with _client(server, path) as cold:
+        network = cold.properties(IDS)
+    for _ in range(2):
+        with _client(server, path) as warm:
+            _same_frame(warm.properties(IDS), network)
+            assert warm.usage.requests_sent == 0
+            assert warm.usage.cache_hits == 3
+    assert _lookups(server) == 3
+    return network
+
+
 @pytest.mark.timeout(60)
 def test_bodies_the_arrow_reader_cannot_read_exactly_are_not_kept(tmp_path):
     def untidy(location_id: str, version: int) -> dict[str, Any]:
@@ -187,14 +200,7 @@ def test_bodies_the_arrow_reader_cannot_read_exactly_are_not_kept(tmp_path):
     path = tmp_path / "cache.sqlite"
     state: dict[str, Any] = {"version": 1, "record": untidy}
     with _changing_server(state) as server:
-        with _client(server, path) as cold:
-            network = cold.properties(IDS)
-        for _ in range(2):
-            with _client(server, path) as warm:
-                _same_frame(warm.properties(IDS), network)
-                assert warm.usage.requests_sent == 0
-                assert warm.usage.cache_hits == 3
-        assert _lookups(server) == 3
+        network = _fetched_then_replayed_twice(server, path)
     assert _kept_rows(path) == 0
     assert network["spatial.boundary"].iloc[1] == "POLYGON ((0 0, 1 0, 1 1, 0 0))"
 
@@ -204,14 +210,7 @@ def test_answers_that_vary_are_neither_read_in_bulk_nor_kept(tmp_path):
     path = tmp_path / "cache.sqlite"
     state: dict[str, Any] = {"version": 1, "record": _record}
     with _changing_server(state, Vary="Accept-Language") as server:
-        with _client(server, path) as cold:
-            network = cold.properties(IDS)
-        for _ in range(2):
-            with _client(server, path) as warm:
-                _same_frame(warm.properties(IDS), network)
-                assert warm.usage.requests_sent == 0
-                assert warm.usage.cache_hits == 3
-        assert _lookups(server) == 3
+        network = _fetched_then_replayed_twice(server, path)
     assert _kept_rows(path) == 0
 
 
