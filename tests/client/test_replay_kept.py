@@ -210,7 +210,7 @@ def test_answers_that_vary_are_neither_read_in_bulk_nor_kept(tmp_path):
     path = tmp_path / "cache.sqlite"
     state: dict[str, Any] = {"version": 1, "record": _record}
     with _changing_server(state, Vary="Accept-Language") as server:
-        network = _fetched_then_replayed_twice(server, path)
+        _fetched_then_replayed_twice(server, path)
     assert _kept_rows(path) == 0
 
 
