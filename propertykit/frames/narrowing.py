@@ -15,6 +15,7 @@ below the records, and lists of objects hold objects only, as in the service's r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,7 +53,15 @@ def leaves(arrow_type: pa.StructType, prefix: Path = ()) -> list[Path]:
     return found
 
 
-def prune(arrow_type: pa.StructType, kept: set[Path], prefix: Path = ()) -> pa.StructType:
+@functools.lru_cache(maxsize=256)
+def _leaves_of(field: pa.Field, prefix: Path) -> frozenset[Path]:
+    return frozenset(leaves(pa.struct([field]), prefix))
+
+
+@functools.lru_cache(maxsize=256)
+def prune(
+    arrow_type: pa.StructType, kept: frozenset[Path], prefix: Path = ()
+) -> pa.StructType:  # fmt: skip
     """``arrow_type`` with only the ``kept`` leaves (and the objects holding them)."""
     fields = []
     for field in arrow_type:
@@ -69,25 +78,12 @@ def prune(arrow_type: pa.StructType, kept: set[Path], prefix: Path = ()) -> pa.S
     return pa.struct(fields)
 
 
-def _project(array: pa.Array, arrow_type: pa.DataType) -> pa.Array:
-    """``array`` read as a wider type, cut down to ``arrow_type``."""
-    if array.type == arrow_type:
-        return array
-    if isinstance(arrow_type, pa.ListType):
-        assert isinstance(array, pa.ListArray)
-        values = _project(array.values, arrow_type.value_type)
-        return pa.ListArray.from_arrays(array.offsets, values, mask=array.is_null())
-    assert isinstance(array, pa.StructArray) and isinstance(arrow_type, pa.StructType)
-    children = [_project(array.field(f.name), f.type) for f in arrow_type]
-    return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=array.is_null())
-
-
 def _refused_leaf(block: list[Any], full: pa.StructType, kept: list[Path]) -> Path:
     """A leaf of ``kept`` Arrow refuses in ``block`` (it refuses them all together)."""
     while len(kept) > 1:
         half = kept[: len(kept) // 2]
         try:
-            pa.array(block, type=prune(full, set(half)))
+            pa.array(block, type=prune(full, frozenset(half)))
         except _ERRORS:
             kept = half
         else:
@@ -110,8 +106,14 @@ def read_objects(
     column: str,
     rows: Sequence[int] | None,
     read: Read,
+    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
 ) -> pa.StructArray:
-    """``objects`` as ``full``: by Arrow, but for the leaves it refuses (read by ``read``)."""
+    """``objects`` as ``full``: by Arrow, but for the leaves it refuses (read by ``read``).
+
+    Each block is finished before the next is read: Arrow's leaves, the refused ones read from
+    the block's objects while they are still in the processor's cache, and ``visit`` called
+    with the block (for values Arrow does not read at all).
+    """
     kept = leaves(full)
     odd_objects: set[str] = set()  # top fields whose value is not the object expected
     blocks: list[pa.StructArray] = []
@@ -119,7 +121,7 @@ def read_objects(
     while start < len(objects):
         block = objects[start : start + size]
         try:
-            blocks.append(pa.array(block, type=prune(full, set(kept))))
+            arrow = pa.array(block, type=prune(full, frozenset(kept)))
         except _ERRORS:
             leaf = _refused_leaf(block, full, kept)
             top = full.field(leaf[0]).type
@@ -129,12 +131,35 @@ def read_objects(
             else:
                 kept.remove(leaf)
             continue
-        start += size
+        if visit is not None:
+            visit(block)
+        if arrow.type != full:
+            stop = start + len(block)
+            at = range(start, stop) if rows is None else rows[start:stop]
+            odd = frozenset(odd_objects)
+            arrow = _graft(block, full, arrow, frozenset(kept), odd, (), column, at, read)
+        blocks.append(arrow)
+        start += len(block)
         size = min(2 * size, BLOCKS[1])
-    final = prune(full, set(kept))
-    parts = [_project(b, final) for b in blocks]
-    by_arrow = pa.concat_arrays(parts) if parts else pa.array([], final)
-    return _graft(objects, full, by_arrow, set(kept), odd_objects, (), column, rows, read)
+    return concat_structs(blocks, full)
+
+
+def concat_structs(blocks: list[pa.StructArray], arrow_type: pa.StructType) -> pa.StructArray:
+    """``blocks`` as one array, one field at a time: each field's blocks are let go as soon as
+    they are copied, so the copy needs little more memory than the largest field."""
+    if len(blocks) == 1:
+        return blocks[0]
+    if not blocks:
+        return pa.array([], arrow_type)
+    nulls = any(b.null_count for b in blocks)
+    mask = pa.concat_arrays([b.is_null() for b in blocks]) if nulls else None
+    by_field = [[b.field(i) for b in blocks] for i in range(arrow_type.num_fields)]
+    blocks.clear()
+    children = []
+    for i in range(len(by_field)):
+        children.append(pa.concat_arrays(by_field[i]))
+        by_field[i] = []
+    return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
 
 
 def _join(column: str, name: str) -> str:
@@ -145,8 +170,8 @@ def _graft(
     objects: list[Any],
     full: pa.StructType,
     by_arrow: pa.StructArray | None,
-    kept: set[Path],
-    odd_objects: set[str],
+    kept: frozenset[Path],
+    odd_objects: frozenset[str],
     prefix: Path,
     column: str,
     rows: Sequence[int] | None,
@@ -162,7 +187,7 @@ def _graft(
         arrow = (
             by_arrow.field(field.name) if by_arrow is not None and field.name in present else None
         )
-        if arrow is not None and all(leaf in kept for leaf in leaves(pa.struct([field]), prefix)):
+        if arrow is not None and _leaves_of(field, prefix) <= kept:
             children.append(arrow)  # every leaf in it read by Arrow
         elif inner is None or (not prefix and field.name in odd_objects):
             children.append(read(_values(objects, field.name), field.type, name, rows))
@@ -192,7 +217,7 @@ def _patch(
     objects: list[Any],
     field: pa.Field,
     arrow: pa.Array,
-    kept: set[Path],
+    kept: frozenset[Path],
     path: Path,
     column: str,
     rows: Sequence[int] | None,

@@ -13,7 +13,7 @@ the struct array into leaf arrays by dotted name, for frames to type.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,6 +216,7 @@ def _read_struct(
     column: str,
     sink: Sink | None,
     rows: Sequence[int] | None,
+    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
 ) -> pa.StructArray:
     """Objects Arrow refused as a whole: by Arrow but for the leaves it refuses, which are read
     from their Python values by :func:`read_values` (:mod:`propertykit.frames.narrowing`)."""
@@ -230,7 +231,7 @@ def _read_struct(
     def read(values: list[Any], of: pa.DataType, name: str, at: Sequence[int] | None) -> pa.Array:
         return read_values(values, of, name, sink, at)
 
-    return narrowing.read_objects(parents, arrow_type, column, rows, read)
+    return narrowing.read_objects(parents, arrow_type, column, rows, read, visit)
 
 
 def _read_lists(
@@ -290,13 +291,24 @@ def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
     return columns
 
 
-def _boundaries(rows: list[Any]) -> np.ndarray:
-    """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
-    spatial = (r.get("spatial") if type(r) is dict else _get(as_dict(r), "spatial") for r in rows)
-    boundary = (
-        s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
-    )
-    return np.fromiter(boundary, dtype=object, count=len(rows))
+def _boundaries(rows: list[Any]) -> list[Any]:
+    """``spatial.boundary`` of each row, as served (any JSON value)."""
+    return [
+        s.get("boundary") if type(r) is dict and type(s := r.get("spatial")) is dict else _slow(r)
+        for r in rows
+    ]
+
+
+def _extend_by(boundaries: list[Any]) -> Callable[[list[Any]], None]:
+    def visit(block: list[Any]) -> None:
+        boundaries.extend(_boundaries(block))
+
+    return visit
+
+
+def _slow(row: Any) -> Any:  # a row or its spatial is not a dict
+    spatial = _get(as_dict(row), "spatial")
+    return spatial.get("boundary") if isinstance(spatial, Mapping) else None
 
 
 def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
@@ -331,8 +343,20 @@ def decode_body(body: Any, position: int) -> Any:
 
 
 def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
-    """Records (anything that is not an object is a row of missing values) and boundaries."""
-    return _hollow(read_values(rows, RECORD_TYPE, "", sink), rows, sink), _boundaries(rows)
+    """Records (anything that is not an object is a row of missing values) and boundaries.
+
+    Arrow reads them all at once; when it refuses any value, they are read a block at a time
+    (:func:`narrowing.read_objects`), the boundaries of each block taken while it is at hand.
+    """
+    boundaries: list[Any] = []
+    try:
+        records = pa.array(rows, RECORD_TYPE)
+    except ARROW_ERRORS:
+        records = _read_struct(rows, RECORD_TYPE, "", sink, None, _extend_by(boundaries))
+    else:
+        boundaries = _boundaries(rows)
+    served = np.fromiter(boundaries, dtype=object, count=len(rows))
+    return _hollow(records, rows, sink), served
 
 
 def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:

@@ -67,7 +67,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput, PropertyKitWarning
-from propertykit.frames.coercion import Sink, report
+from propertykit.frames.coercion import Sink, Unparsed, report
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -377,7 +377,7 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
         by_id += [(c, [ids[r] for r in rows], raw) for c, rows, raw in sink]
         order = ["saleHistory", *(f"saleHistory.{f.name}" for f in SALE_FIELDS)]
         found = report(by_id, None, order, stacklevel=3)
-        result.attrs["unparsed"] = tuple(df.attrs.get("unparsed", ())) + found
+        result.attrs["unparsed"] = Unparsed((*df.attrs.get("unparsed", ()), *found))
     return result
 
 
