@@ -23,7 +23,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["BLOCKS", "Path", "leaves", "prune", "read_objects"]
+__all__ = [
+    "BLOCKS",
+    "Path",
+    "Read",
+    "concat_structs",
+    "leaves",
+    "prune",
+    "read_blocks",
+    "read_objects",
+]
 
 Path = tuple[str, ...]
 #: Reads Python values as a type: (values, type, dotted column name, rows of the frame).
@@ -106,13 +115,22 @@ def read_objects(
     column: str,
     rows: Sequence[int] | None,
     read: Read,
-    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
 ) -> pa.StructArray:
-    """``objects`` as ``full``: by Arrow, but for the leaves it refuses (read by ``read``).
+    """``objects`` as ``full``: by Arrow, but for the leaves it refuses (read by ``read``)."""
+    return concat_structs(read_blocks(objects, full, column, rows, read), full)
 
-    Each block is finished before the next is read: Arrow's leaves, the refused ones read from
-    the block's objects while they are still in the processor's cache, and ``visit`` called
-    with the block (for values Arrow does not read at all).
+
+def read_blocks(
+    objects: list[dict[str, Any] | None],
+    full: pa.StructType,
+    column: str,
+    rows: Sequence[int] | None,
+    read: Read,
+    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
+) -> list[pa.StructArray]:
+    """:func:`read_objects`, a block of ``objects`` at a time, each finished before the next is
+    read: Arrow's leaves, the refused ones read from the block's objects while they are still in
+    the processor's cache, and ``visit`` called with the block (for values Arrow does not read).
     """
     kept = leaves(full)
     odd_objects: set[str] = set()  # top fields whose value is not the object expected
@@ -141,7 +159,7 @@ def read_objects(
         blocks.append(arrow)
         start += len(block)
         size = min(2 * size, BLOCKS[1])
-    return concat_structs(blocks, full)
+    return blocks
 
 
 def concat_structs(blocks: list[pa.StructArray], arrow_type: pa.StructType) -> pa.StructArray:

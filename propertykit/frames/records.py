@@ -216,22 +216,31 @@ def _read_struct(
     column: str,
     sink: Sink | None,
     rows: Sequence[int] | None,
-    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
 ) -> pa.StructArray:
     """Objects Arrow refused as a whole: by Arrow but for the leaves it refuses, which are read
     from their Python values by :func:`read_values` (:mod:`propertykit.frames.narrowing`)."""
-    if set(map(type, values)) == {dict}:
-        parents: list[Any] = values
-    else:
-        parents = [v if type(v) is dict else as_dict(v) for v in values]
-        if sink is not None:
-            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
-            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+    parents = _objects(values, column, sink, rows)
+    return narrowing.read_objects(parents, arrow_type, column, rows, _reader(sink))
 
+
+def _objects(
+    values: list[Any], column: str, sink: Sink | None, rows: Sequence[int] | None
+) -> list[dict[str, Any] | None]:
+    """``values`` as dicts, or ``None`` where they are none (counted in ``sink``)."""
+    if set(map(type, values)) == {dict}:
+        return values
+    parents = [v if type(v) is dict else as_dict(v) for v in values]
+    if sink is not None:
+        odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
+        coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+    return parents
+
+
+def _reader(sink: Sink | None) -> narrowing.Read:
     def read(values: list[Any], of: pa.DataType, name: str, at: Sequence[int] | None) -> pa.Array:
         return read_values(values, of, name, sink, at)
 
-    return narrowing.read_objects(parents, arrow_type, column, rows, read, visit)
+    return read
 
 
 def _read_lists(
@@ -342,60 +351,75 @@ def decode_body(body: Any, position: int) -> Any:
     return value
 
 
-def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
+def read_records(
+    rows: list[Any], sink: Sink
+) -> tuple[pa.StructArray | pa.ChunkedArray, np.ndarray]:
     """Records (anything that is not an object is a row of missing values) and boundaries.
 
     Arrow reads them all at once; when it refuses any value, they are read a block at a time
     (:func:`narrowing.read_objects`), the boundaries of each block taken while it is at hand.
     """
-    boundaries: list[Any] = []
     try:
         records = pa.array(rows, RECORD_TYPE)
     except ARROW_ERRORS:
-        records = _read_struct(rows, RECORD_TYPE, "", sink, None, _extend_by(boundaries))
+        pass
     else:
         boundaries = _boundaries(rows)
-    served = np.fromiter(boundaries, dtype=object, count=len(rows))
-    return _hollow(records, rows, sink), served
+        return _hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
+    boundaries = []
+    objects = _objects(rows, "", sink, None)
+    blocks = narrowing.read_blocks(
+        objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries)
+    )
+    start = 0
+    for i, block in enumerate(blocks):  # not concatenated: that would copy every value
+        blocks[i] = _hollow(block, rows[start : start + len(block)], sink, start)
+        start += len(block)
+    records = pa.chunked_array(blocks, RECORD_TYPE)
+    return records, np.fromiter(boundaries, object, len(rows))
 
 
-def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:
+def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink, first: int = 0) -> pa.StructArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
     of missing values, and an empty string where a list is as an empty list. Only objects with
     every field missing, empty ``saleHistory`` lists and their entries are looked at here.
+    ``rows`` are the records as served, the first of them row ``first`` of the frame.
     """
+    at = range(first, first + len(rows))
     children = [records.field(i) for i in range(records.type.num_fields)]
     for i, field in enumerate(records.type):
         if isinstance(field.type, pa.StructType):
             odd = [
                 r for r in _all_missing(children[i]) if type(_raw(rows, r, field.name)) is not dict
             ]
-            coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], None)
+            coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], at)
         elif isinstance(field.type, pa.ListType) and isinstance(children[i], pa.ListArray):
-            children[i] = _hollow_lists(children[i], rows, field.name, sink)
+            children[i] = _hollow_lists(children[i], rows, field.name, sink, at)
     return pa.StructArray.from_arrays(
         children, fields=list(records.type), mask=records.is_null() if records.null_count else None
     )
 
 
-def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -> pa.ListArray:
+def _hollow_lists(
+    lists: pa.ListArray, rows: list[Any], name: str, sink: Sink, at: Sequence[int]
+) -> pa.ListArray:
     """A list column whose empty text (read as ``[]``) is missing and whose empty entries (read
     as objects of missing values) are left out, as entries that are not objects are; counted."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
     odd = [int(r) for r in empty if not isinstance(_raw(rows, r, name), list | tuple)]
-    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], None)
+    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], at)
     entries = lists.values
     offsets = lists.offsets.to_numpy()
     bad = np.zeros(len(entries), dtype=bool)
-    for at in _all_missing(entries) if isinstance(entries, pa.StructArray) else ():
-        owner = int(np.searchsorted(offsets, at, side="right")) - 1
+    for entry in _all_missing(entries) if isinstance(entries, pa.StructArray) else ():
+        owner = int(np.searchsorted(offsets, entry, side="right")) - 1
         served = _raw(rows, owner, name)  # read by Arrow whole: entries in their served places
-        if len(served) == lengths[owner] and type(served[at - offsets[owner]]) is not dict:
-            bad[at] = True
-            coercion.note(sink, name, [owner], [served[at - offsets[owner]]], None)
+        if len(served) == lengths[owner] and type(served[entry - offsets[owner]]) is not dict:
+            bad[entry] = True
+            coercion.note(sink, name, [owner], [served[entry - offsets[owner]]], at)
     if not odd and not bad.any():
         return lists
     missing = lists.is_null().to_numpy(zero_copy_only=False).copy()

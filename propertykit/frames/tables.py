@@ -136,19 +136,16 @@ def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(values, ~ok)
 
 
-def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorical:
+def _categories(text: pa.Array | pa.ChunkedArray, levels: tuple[str, ...] | None) -> pd.Categorical:
     """Categories of the values seen, sorted; or the ordered ``levels`` (stripped, upper-cased)."""
     if levels is not None:  # anything that is not one of the levels is missing, not an error
         letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
         codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
         return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
-    encoded = text.dictionary_encode()
-    order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # by code point, as pandas
-    rank = np.empty(len(order) + 1, dtype=np.int64)
-    rank[order], rank[-1] = np.arange(len(order)), -1
-    codes = rank[encoded.indices.fill_null(-1).to_numpy()]  # -1 (missing) stays -1
-    names = pd.Index(encoded.dictionary.take(order), dtype=_STR_DTYPE)
-    return pd.Categorical.from_codes(codes, categories=names)
+    seen = pc.unique(text).drop_null()
+    seen = seen.take(pc.array_sort_indices(seen))  # by code point, as pandas
+    codes = pc.index_in(text, value_set=seen).fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=_STR_DTYPE))
 
 
 def _times(text: pa.Array, kind: str) -> Any:
