@@ -39,7 +39,7 @@ Path = tuple[str, ...]
 Read = Callable[[list[Any], pa.DataType, str, Sequence[int] | None], pa.Array]
 #: Objects Arrow reads at a time, at first and at most: blocks grow while Arrow takes them, so
 #: that a refused one (searched for the leaf Arrow refuses) is small while odd leaves are new.
-BLOCKS = (64, 4096)
+BLOCKS = (64, 512)
 _ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 
 

@@ -371,35 +371,77 @@ def read_records(
     blocks = narrowing.read_blocks(
         objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries)
     )
-    start = 0
-    for i, block in enumerate(blocks):  # not concatenated: that would copy every value
-        blocks[i] = _hollow(block, rows[start : start + len(block)], sink, start)
-        start += len(block)
-    records = pa.chunked_array(blocks, RECORD_TYPE)
-    return records, np.fromiter(boundaries, object, len(rows))
+    records = pa.chunked_array(blocks, RECORD_TYPE)  # not concatenated: a copy of every value
+    return _hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
 
 
-def _hollow(records: pa.StructArray, rows: list[Any], sink: Sink, first: int = 0) -> pa.StructArray:
+def _hollow(
+    records: pa.StructArray | pa.ChunkedArray, rows: list[Any], sink: Sink
+) -> pa.StructArray | pa.ChunkedArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
     of missing values, and an empty string where a list is as an empty list. Only objects with
     every field missing, empty ``saleHistory`` lists and their entries are looked at here.
-    ``rows`` are the records as served, the first of them row ``first`` of the frame.
     """
-    at = range(first, first + len(rows))
-    children = [records.field(i) for i in range(records.type.num_fields)]
+    lists = []
     for i, field in enumerate(records.type):
         if isinstance(field.type, pa.StructType):
-            odd = [
-                r for r in _all_missing(children[i]) if type(_raw(rows, r, field.name)) is not dict
-            ]
-            coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], at)
-        elif isinstance(field.type, pa.ListType) and isinstance(children[i], pa.ListArray):
-            children[i] = _hollow_lists(children[i], rows, field.name, sink, at)
+            odd = _not_of(rows, _all_missing(pc.struct_field(records, [i])), field.name, _is_object)
+            coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], None)
+        elif isinstance(field.type, pa.ListType) and _hollow_in(records, i, rows):
+            lists.append(i)
+    if not lists:
+        return records
+    if isinstance(records, pa.StructArray):
+        return _hollow_chunk(records, rows, sink, lists, 0)
+    chunks, start = [], 0
+    for chunk in records.chunks:
+        chunks.append(_hollow_chunk(chunk, rows[start : start + len(chunk)], sink, lists, start))
+        start += len(chunk)
+    return pa.chunked_array(chunks, records.type)
+
+
+def _hollow_in(records: pa.StructArray | pa.ChunkedArray, i: int, rows: list[Any]) -> bool:
+    """Whether list field ``i`` holds an empty list read from text or an empty entry."""
+    lists = pc.struct_field(records, [i])
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
+    entries = pc.list_flatten(lists)
+    hollow = isinstance(entries.type, pa.StructType) and len(_all_missing(entries)) > 0
+    return hollow or bool(_not_of(rows, empty, records.type[i].name, _is_list))
+
+
+def _hollow_chunk(
+    records: pa.StructArray, rows: list[Any], sink: Sink, lists: list[int], first: int
+) -> pa.StructArray:
+    """``records`` (rows ``first`` on of the frame) with list fields ``lists`` made right."""
+    at = range(first, first + len(rows))
+    children = [records.field(i) for i in range(records.type.num_fields)]
+    for i in lists:  # a missing record's list is missing, not an empty list to look at
+        children[i] = pc.struct_field(records, [i])
+        if isinstance(children[i], pa.ListArray):
+            children[i] = _hollow_lists(children[i], rows, records.type[i].name, sink, at)
     return pa.StructArray.from_arrays(
         children, fields=list(records.type), mask=records.is_null() if records.null_count else None
     )
+
+
+def _not_of(rows: list[Any], positions: Any, name: str, served: Callable[[Any], bool]) -> list[int]:
+    """Of ``positions``, those whose row's ``name`` is not as ``served`` says it should be."""
+    return [
+        int(r)
+        for r in positions
+        if not served(row.get(name) if type(row := rows[r]) is dict else _raw(rows, r, name))
+    ]
+
+
+def _is_object(value: Any) -> bool:
+    return type(value) is dict
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
 
 
 def _hollow_lists(
@@ -409,7 +451,7 @@ def _hollow_lists(
     as objects of missing values) are left out, as entries that are not objects are; counted."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
-    odd = [int(r) for r in empty if not isinstance(_raw(rows, r, name), list | tuple)]
+    odd = _not_of(rows, empty, name, _is_list)
     coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], at)
     entries = lists.values
     offsets = lists.offsets.to_numpy()
@@ -432,12 +474,18 @@ def _hollow_lists(
     )
 
 
-def _all_missing(objects: pa.StructArray) -> np.ndarray:
+def _all_missing(objects: pa.StructArray | pa.ChunkedArray) -> np.ndarray:
     """Positions of objects that are present with every field missing."""
-    hollow = objects.is_valid()
-    for i in range(objects.type.num_fields):
-        hollow = pc.and_(hollow, objects.field(i).is_null())
-    return np.flatnonzero(hollow.to_numpy(zero_copy_only=False))
+    found, start = [], 0
+    for chunk in objects.chunks if isinstance(objects, pa.ChunkedArray) else [objects]:
+        fields = [chunk.field(i) for i in range(chunk.type.num_fields)]
+        if all(f.null_count for f in fields):  # else no object in the chunk misses every field
+            hollow = chunk.is_valid()
+            for values in fields:
+                hollow = pc.and_(hollow, values.is_null())
+            found.append(np.flatnonzero(hollow.to_numpy(zero_copy_only=False)) + start)
+        start += len(chunk)
+    return np.concatenate(found) if found else np.empty(0, np.int64)
 
 
 def _raw(rows: list[Any], row: Any, name: str) -> Any:
