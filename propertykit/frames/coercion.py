@@ -163,9 +163,10 @@ def lenient(
     """
     coerce = _COERCE[kind]
     plain = plain or _PLAIN[kind]
-    out = list(values)
+    served = np.fromiter(map(plain.__contains__, map(type, values)), bool, len(values))
+    out = list(values) if not served.all() else values
     bad: list[int] = []
-    for position in [i for i, value in enumerate(values) if type(value) not in plain]:
+    for position in np.flatnonzero(~served).tolist():
         read = coerce(values[position])
         if read is _UNREAD:
             bad.append(position)

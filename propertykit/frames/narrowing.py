@@ -16,7 +16,8 @@ below the records, and lists of objects hold objects only, as in the service's r
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -246,7 +247,7 @@ def _patch(
     key = field.name
     if isinstance(arrow, pa.ListArray):
         entries = arrow.flatten()
-        lists = _values(objects, key)
+        entries_of = list(itertools.chain.from_iterable(filter(None, _values(objects, key))))
         owners = pc.list_parent_indices(arrow).to_numpy()
         at = owners if rows is None else np.asarray(rows)[owners]
     else:
@@ -261,12 +262,10 @@ def _patch(
             continue
         name = leaf.name
         if isinstance(arrow, pa.ListArray):
-            served = [None if s is None else s.get(name) for v in lists if v is not None for s in v]
+            served = _values(entries_of, name)
             children.append(read(served, leaf.type, _join(column, name), at))
         else:
-            served = [
-                None if o is None or (x := o.get(key)) is None else x.get(name) for o in objects
-            ]
+            served = _values(_values(objects, key), name)
             children.append(read(served, leaf.type, _join(column, name), rows))
     items = pa.StructArray.from_arrays(children, fields=list(full), mask=entries.is_null())
     if not isinstance(arrow, pa.ListArray):
@@ -276,4 +275,9 @@ def _patch(
 
 
 def _values(objects: list[Any], name: str) -> list[Any]:
-    return [None if o is None else o.get(name) for o in objects]
+    """``name`` of each object; ``None`` where it is absent or the object is none (an empty
+    text or list Arrow took for an object of missing values)."""
+    try:
+        return list(map(dict.get, objects, itertools.repeat(name)))  # every one a dict
+    except TypeError:
+        return [o.get(name) if isinstance(o, Mapping) else None for o in objects]

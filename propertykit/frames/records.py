@@ -130,11 +130,6 @@ ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 #: What pk.frame takes for response bodies rather than records.
 BODY_TYPES = (bytes, bytearray, memoryview, str)
 _KIND_OF = {pa.string(): TEXT, pa.float64(): NUMBER, pa.bool_(): FLAG}  # for unnamed columns
-_PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
-    pa.string(): {str, type(None)},
-    pa.float64(): {int, float, bool, type(None)},
-    pa.bool_(): {bool, type(None)},
-}
 
 
 def _arrow_type(fields: list[Field], sale: pa.DataType | None = None) -> pa.StructType:
@@ -195,19 +190,16 @@ def read_values(
     ``column`` is the dotted name of ``values``; values with no clear meaning go to ``sink`` by
     their row of the frame (``rows[i]`` for ``values[i]``; default ``i``).
     """
-    nested = isinstance(arrow_type, pa.StructType | pa.ListType)
-    if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
-        try:
-            return pa.array(values, type=arrow_type)
-        except ARROW_ERRORS:
-            pass
+    if not isinstance(arrow_type, pa.StructType | pa.ListType):  # Arrow reads plain values
+        kind = KINDS.get(column, _KIND_OF[arrow_type])
+        return coercion.lenient(values, kind, arrow_type, column, sink, rows)
+    try:
+        return pa.array(values, type=arrow_type)
+    except ARROW_ERRORS:
+        pass
     if isinstance(arrow_type, pa.ListType):
         return _read_lists(values, arrow_type, column, sink, rows)
-    if isinstance(arrow_type, pa.StructType):
-        return _read_struct(values, arrow_type, column, sink, rows)
-    return coercion.lenient(
-        values, KINDS.get(column, _KIND_OF[arrow_type]), arrow_type, column, sink, rows
-    )
+    return _read_struct(values, arrow_type, column, sink, rows)
 
 
 def _read_struct(

@@ -197,7 +197,7 @@ def _typed(
             columns[f.name] = _times(values, f.kind)
             unread = np.asarray(columns[f.name].isna())
         elif f.kind in (INT, NUMBER):
-            numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+            numbers = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers
             if f.kind == INT:
                 unread = np.asarray(columns[f.name].isna())
@@ -345,20 +345,18 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     [{'propertyId': 'PK1', 'price': 250000.0}]
     """
     histories = _column(df, "saleHistory")
-    lists: pa.Array | None = None
-    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it
+    lists: pa.Array | pa.ChunkedArray | None = None
+    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it; chunks not copied
         with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
-            served = pa.array(histories.array)
-            if isinstance(served, pa.ChunkedArray):
-                served = served.combine_chunks()
-            lists = served.cast(SALES_LIST)
+            lists = pa.array(histories.array).cast(SALES_LIST)
     odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
     if lists is None:  # e.g. a column of raw lists
         lists = read_values(histories.tolist(), SALES_LIST, "saleHistory", odd)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
-    valid = sales.is_valid()
-    owners, sales = owners.filter(valid), sales.filter(valid)
+    if sales.null_count:
+        valid = sales.is_valid()
+        owners, sales = owners.filter(valid), sales.filter(valid)
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
     sink: Sink = []  # text that is no date, by rows of the sales
     typed = _typed(SALE_FIELDS, flatten(sales), sink, "saleHistory.")
