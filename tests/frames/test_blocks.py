@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-import propertykit.views.accessor  # noqa: F401  (df.pk)
+import propertykit.views.accessor
 from propertykit.frames.coercion import Unparsed
 from propertykit.sandbox.data import generate_records
 
