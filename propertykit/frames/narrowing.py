@@ -3,10 +3,14 @@
 :func:`read_objects` reads a list of objects (dicts or ``None``) as a struct type, a block at
 a time. When Arrow refuses a block, halving the leaves still read by Arrow finds one it
 refuses; that leaf alone is set aside (or, when the object holding it is not an object at all,
-that object), and the block is read again without it. At the end each leaf set aside is read
-from its Python values by the caller's ``read`` (:func:`propertykit.frames.records.read_values`,
-which coerces values leniently) and put back in its place, so an odd value costs only its own
-column: every other leaf, ``saleHistory``'s entries included, stays on the Arrow path.
+that object), and the block is read again without it. Each block is finished before the next:
+the leaves set aside so far are read from the block's Python values by the caller's ``read``
+(:func:`propertykit.frames.records.read_values`, which coerces values leniently) and put back
+in their places while the block's objects are still in the processor's cache (a pass over
+objects long out of cache costs several times more). So an odd value costs only its own column
+from its block on: every other leaf, ``saleHistory``'s entries included, stays on the Arrow
+path. :func:`read_blocks` gives the blocks (for a chunked array, no copy); :func:`read_objects`
+one array.
 
 Leaves are paths of names: a field of a struct adds its name, a list of structs adds its own
 name and then its entries' field names (``("saleHistory", "price")``). Objects nest one level

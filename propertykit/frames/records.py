@@ -7,8 +7,9 @@ which alone are read from their Python values and coerced (:mod:`propertykit.fra
 values with no clear meaning go to a sink, for the frame to count and keep.
 :func:`read_bodies` reads raw response bodies through Arrow's JSON reader
 (:mod:`propertykit.frames.bodies`), falling back to ``json`` and :func:`read_records`. Both
-give a struct array of :data:`RECORD_TYPE` and the boundaries as served; :func:`flatten` turns
-the struct array into leaf arrays by dotted name, for frames to type.
+give a struct array of :data:`RECORD_TYPE` (chunked when read a block at a time) and the
+boundaries as served; :func:`flatten` turns it into leaf arrays by dotted name, for frames to
+type.
 """
 
 from __future__ import annotations
@@ -281,9 +282,11 @@ def _read_lists(
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
 
 
-def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
+def flatten(
+    array: pa.StructArray | pa.ChunkedArray, prefix: str = ""
+) -> dict[str, pa.Array | pa.ChunkedArray]:
     """Leaf arrays by dotted name (a parent's nulls carried down)."""
-    columns: dict[str, pa.Array] = {}
+    columns: dict[str, pa.Array | pa.ChunkedArray] = {}
     for child, values in zip(array.type, array.flatten(), strict=True):
         if isinstance(child.type, pa.StructType):
             columns |= flatten(values, f"{prefix}{child.name}.")
@@ -468,6 +471,11 @@ def _hollow_lists(
 
 def _all_missing(objects: pa.StructArray | pa.ChunkedArray) -> np.ndarray:
     """Positions of objects that are present with every field missing."""
+    missing = objects.null_count
+    if any(
+        pc.struct_field(objects, [i]).null_count == missing for i in range(objects.type.num_fields)
+    ):
+        return np.empty(0, np.int64)  # a field is there in every object that is
     found, start = [], 0
     for chunk in objects.chunks if isinstance(objects, pa.ChunkedArray) else [objects]:
         fields = [chunk.field(i) for i in range(chunk.type.num_fields)]
