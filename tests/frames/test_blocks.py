@@ -101,3 +101,22 @@ def test_unparsed_values_are_one_tuple_shared_by_every_frame_derived() -> None:
     assert again.attrs["unparsed"] == entries and type(again.attrs["unparsed"]) is Unparsed
     assert pd.concat([df, df]).attrs["unparsed"] == entries
     assert df.pk.unparsed()["value"].tolist() == ["c. 1930", {"x": [1]}]
+
+
+def test_empty_text_for_an_object_or_entry_whose_fields_were_refused_is_counted() -> None:
+    records = copy.deepcopy(generate_records(100, seed=1))
+    records[0]["roomDetails"]["beds"] = "x"  # beds is read from Python from here on
+    records[1]["roomDetails"] = ""
+    records[2]["saleHistory"] = [{"date": "2020-01-01", "price": "n/a"}, ""]
+    df = pk.frame(records)
+    ids = [r["propertyId"] for r in records[:3]]
+    assert sorted(df.attrs["unparsed"]) == [
+        (ids[0], "roomDetails.beds", "x"),
+        (ids[1], "roomDetails", ""),
+        (ids[2], "saleHistory", ""),
+        (ids[2], "saleHistory.price", "n/a"),
+    ]
+    assert pd.isna(df.loc[0, "roomDetails.beds"]) and df.loc[0, "roomDetails.baths"] > 0
+    assert df.filter(like="roomDetails.").iloc[1].isna().all()
+    sales = df.pk.sales()
+    assert sales.loc[sales["propertyId"] == ids[2], "price"].isna().tolist() == [True]
