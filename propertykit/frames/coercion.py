@@ -20,8 +20,9 @@ midnight UTC, converts offsets to UTC and upper-cases ratings and bands.) A valu
 meaning (an object where a number is expected, ``"c. 1930"`` as a year, a fraction as a count,
 ``"H"`` as an EPC rating) is missing in its typed column; :func:`report` gives one
 :class:`UnparsedValuesWarning` per column with the count and an example, and keeps every such
-value, as served, in ``df.attrs["unparsed"]``: a tuple of ``(propertyId, column, value)``
-(a tuple, not a DataFrame, so that ``pd.concat`` can compare frames' ``attrs``).
+value, as served, in ``df.attrs["unparsed"]``: an :class:`Unparsed` tuple of
+``(propertyId, column, value)`` (a tuple, not a DataFrame, so that ``pd.concat`` can compare
+frames' ``attrs``; one that pandas shares rather than deep-copies into every derived frame).
 :func:`unparsed_table` (``df.pk.unparsed()``) shows it as a DataFrame.
 """
 
@@ -42,6 +43,7 @@ from propertykit.errors import PropertyKitWarning
 __all__ = [
     "UNPARSED_COLUMNS",
     "Sink",
+    "Unparsed",
     "UnparsedValuesWarning",
     "lenient",
     "report",
@@ -60,6 +62,23 @@ _UNREAD = object()  # marks a value with no clear meaning
 
 class UnparsedValuesWarning(PropertyKitWarning):
     """Values with no clear meaning in their column are missing there; ``df.pk.unparsed()``."""
+
+
+class Unparsed(tuple[tuple[Any, str, Any], ...]):
+    """``df.attrs["unparsed"]``: ``(propertyId, column, value)`` entries, a tuple like any other.
+
+    pandas deep-copies ``attrs`` into every frame or column derived from a frame (each
+    ``df[name]``); these entries are never changed after the frame is built, so each copy is
+    the same object, at no cost, rather than a copy of every raw value.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self) -> Unparsed:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Unparsed:
+        return self
 
 
 def _text(value: Any) -> Any:
@@ -144,9 +163,10 @@ def lenient(
     """
     coerce = _COERCE[kind]
     plain = plain or _PLAIN[kind]
-    out = list(values)
+    served = np.fromiter(map(plain.__contains__, map(type, values)), bool, len(values))
+    out = list(values) if not served.all() else values
     bad: list[int] = []
-    for position in [i for i, value in enumerate(values) if type(value) not in plain]:
+    for position in np.flatnonzero(~served).tolist():
         read = coerce(values[position])
         if read is _UNREAD:
             bad.append(position)
@@ -173,14 +193,14 @@ def note(
 
 def report(
     sink: Sink, ids: Sequence[Any] | None, order: Sequence[str], *, stacklevel: int
-) -> tuple[tuple[Any, str, Any], ...]:
+) -> Unparsed:
     """Warn once per column of ``sink`` and give its entries as ``(propertyId, column, value)``.
 
     ``ids`` holds each row's propertyId (``None``: the sink holds ids, not rows); ``order`` the
     columns' order (others go last). Entries come by row, then column.
     """
     if not sink:
-        return ()
+        return Unparsed()
     rank = {name: i for i, name in enumerate(order)}
     for column, _, _ in sink:  # an object's own value: where its first field is
         if column not in rank:
@@ -203,9 +223,9 @@ def report(
         place = rank.get(column, len(rank))
         entries.extend((row, place, column, value) for row, value in found)
     if ids is None:
-        return tuple((_id(row), column, value) for row, _, column, value in entries)
+        return Unparsed((_id(row), column, value) for row, _, column, value in entries)
     entries.sort(key=lambda e: (e[0], e[1]))
-    return tuple((_id(ids[row]), column, value) for row, _, column, value in entries)
+    return Unparsed((_id(ids[row]), column, value) for row, _, column, value in entries)
 
 
 def _shown(value: Any) -> str:

@@ -3,10 +3,14 @@
 :func:`read_objects` reads a list of objects (dicts or ``None``) as a struct type, a block at
 a time. When Arrow refuses a block, halving the leaves still read by Arrow finds one it
 refuses; that leaf alone is set aside (or, when the object holding it is not an object at all,
-that object), and the block is read again without it. At the end each leaf set aside is read
-from its Python values by the caller's ``read`` (:func:`propertykit.frames.records.read_values`,
-which coerces values leniently) and put back in its place, so an odd value costs only its own
-column: every other leaf, ``saleHistory``'s entries included, stays on the Arrow path.
+that object), and the block is read again without it. Each block is finished before the next:
+the leaves set aside so far are read from the block's Python values by the caller's ``read``
+(:func:`propertykit.frames.records.read_values`, which coerces values leniently) and put back
+in their places while the block's objects are still in the processor's cache (a pass over
+objects long out of cache costs several times more). So an odd value costs only its own column
+from its block on: every other leaf, ``saleHistory``'s entries included, stays on the Arrow
+path. :func:`read_blocks` gives the blocks (for a chunked array, no copy); :func:`read_objects`
+one array.
 
 Leaves are paths of names: a field of a struct adds its name, a list of structs adds its own
 name and then its entries' field names (``("saleHistory", "price")``). Objects nest one level
@@ -15,21 +19,32 @@ below the records, and lists of objects hold objects only, as in the service's r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["BLOCKS", "Path", "leaves", "prune", "read_objects"]
+__all__ = [
+    "BLOCKS",
+    "Path",
+    "Read",
+    "concat_structs",
+    "leaves",
+    "prune",
+    "read_blocks",
+    "read_objects",
+]
 
 Path = tuple[str, ...]
 #: Reads Python values as a type: (values, type, dotted column name, rows of the frame).
 Read = Callable[[list[Any], pa.DataType, str, Sequence[int] | None], pa.Array]
 #: Objects Arrow reads at a time, at first and at most: blocks grow while Arrow takes them, so
 #: that a refused one (searched for the leaf Arrow refuses) is small while odd leaves are new.
-BLOCKS = (64, 4096)
+BLOCKS = (64, 512)
 _ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 
 
@@ -52,7 +67,15 @@ def leaves(arrow_type: pa.StructType, prefix: Path = ()) -> list[Path]:
     return found
 
 
-def prune(arrow_type: pa.StructType, kept: set[Path], prefix: Path = ()) -> pa.StructType:
+@functools.lru_cache(maxsize=256)
+def _leaves_of(field: pa.Field, prefix: Path) -> frozenset[Path]:
+    return frozenset(leaves(pa.struct([field]), prefix))
+
+
+@functools.lru_cache(maxsize=256)
+def prune(
+    arrow_type: pa.StructType, kept: frozenset[Path], prefix: Path = ()
+) -> pa.StructType:  # fmt: skip
     """``arrow_type`` with only the ``kept`` leaves (and the objects holding them)."""
     fields = []
     for field in arrow_type:
@@ -69,25 +92,12 @@ def prune(arrow_type: pa.StructType, kept: set[Path], prefix: Path = ()) -> pa.S
     return pa.struct(fields)
 
 
-def _project(array: pa.Array, arrow_type: pa.DataType) -> pa.Array:
-    """``array`` read as a wider type, cut down to ``arrow_type``."""
-    if array.type == arrow_type:
-        return array
-    if isinstance(arrow_type, pa.ListType):
-        assert isinstance(array, pa.ListArray)
-        values = _project(array.values, arrow_type.value_type)
-        return pa.ListArray.from_arrays(array.offsets, values, mask=array.is_null())
-    assert isinstance(array, pa.StructArray) and isinstance(arrow_type, pa.StructType)
-    children = [_project(array.field(f.name), f.type) for f in arrow_type]
-    return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=array.is_null())
-
-
 def _refused_leaf(block: list[Any], full: pa.StructType, kept: list[Path]) -> Path:
     """A leaf of ``kept`` Arrow refuses in ``block`` (it refuses them all together)."""
     while len(kept) > 1:
         half = kept[: len(kept) // 2]
         try:
-            pa.array(block, type=prune(full, set(half)))
+            pa.array(block, type=prune(full, frozenset(half)))
         except _ERRORS:
             kept = half
         else:
@@ -112,6 +122,21 @@ def read_objects(
     read: Read,
 ) -> pa.StructArray:
     """``objects`` as ``full``: by Arrow, but for the leaves it refuses (read by ``read``)."""
+    return concat_structs(read_blocks(objects, full, column, rows, read), full)
+
+
+def read_blocks(
+    objects: list[dict[str, Any] | None],
+    full: pa.StructType,
+    column: str,
+    rows: Sequence[int] | None,
+    read: Read,
+    visit: Callable[[list[dict[str, Any] | None]], None] | None = None,
+) -> list[pa.StructArray]:
+    """:func:`read_objects`, a block of ``objects`` at a time, each finished before the next is
+    read: Arrow's leaves, the refused ones read from the block's objects while they are still in
+    the processor's cache, and ``visit`` called with the block (for values Arrow does not read).
+    """
     kept = leaves(full)
     odd_objects: set[str] = set()  # top fields whose value is not the object expected
     blocks: list[pa.StructArray] = []
@@ -119,7 +144,7 @@ def read_objects(
     while start < len(objects):
         block = objects[start : start + size]
         try:
-            blocks.append(pa.array(block, type=prune(full, set(kept))))
+            arrow = pa.array(block, type=prune(full, frozenset(kept)))
         except _ERRORS:
             leaf = _refused_leaf(block, full, kept)
             top = full.field(leaf[0]).type
@@ -129,12 +154,35 @@ def read_objects(
             else:
                 kept.remove(leaf)
             continue
-        start += size
+        if visit is not None:
+            visit(block)
+        if arrow.type != full:
+            stop = start + len(block)
+            at = range(start, stop) if rows is None else rows[start:stop]
+            odd = frozenset(odd_objects)
+            arrow = _graft(block, full, arrow, frozenset(kept), odd, (), column, at, read)
+        blocks.append(arrow)
+        start += len(block)
         size = min(2 * size, BLOCKS[1])
-    final = prune(full, set(kept))
-    parts = [_project(b, final) for b in blocks]
-    by_arrow = pa.concat_arrays(parts) if parts else pa.array([], final)
-    return _graft(objects, full, by_arrow, set(kept), odd_objects, (), column, rows, read)
+    return blocks
+
+
+def concat_structs(blocks: list[pa.StructArray], arrow_type: pa.StructType) -> pa.StructArray:
+    """``blocks`` as one array, one field at a time: each field's blocks are let go as soon as
+    they are copied, so the copy needs little more memory than the largest field."""
+    if len(blocks) == 1:
+        return blocks[0]
+    if not blocks:
+        return pa.array([], arrow_type)
+    nulls = any(b.null_count for b in blocks)
+    mask = pa.concat_arrays([b.is_null() for b in blocks]) if nulls else None
+    by_field = [[b.field(i) for b in blocks] for i in range(arrow_type.num_fields)]
+    blocks.clear()
+    children = []
+    for i in range(len(by_field)):
+        children.append(pa.concat_arrays(by_field[i]))
+        by_field[i] = []
+    return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
 
 
 def _join(column: str, name: str) -> str:
@@ -145,8 +193,8 @@ def _graft(
     objects: list[Any],
     full: pa.StructType,
     by_arrow: pa.StructArray | None,
-    kept: set[Path],
-    odd_objects: set[str],
+    kept: frozenset[Path],
+    odd_objects: frozenset[str],
     prefix: Path,
     column: str,
     rows: Sequence[int] | None,
@@ -162,7 +210,7 @@ def _graft(
         arrow = (
             by_arrow.field(field.name) if by_arrow is not None and field.name in present else None
         )
-        if arrow is not None and all(leaf in kept for leaf in leaves(pa.struct([field]), prefix)):
+        if arrow is not None and _leaves_of(field, prefix) <= kept:
             children.append(arrow)  # every leaf in it read by Arrow
         elif inner is None or (not prefix and field.name in odd_objects):
             children.append(read(_values(objects, field.name), field.type, name, rows))
@@ -192,7 +240,7 @@ def _patch(
     objects: list[Any],
     field: pa.Field,
     arrow: pa.Array,
-    kept: set[Path],
+    kept: frozenset[Path],
     path: Path,
     column: str,
     rows: Sequence[int] | None,
@@ -203,7 +251,7 @@ def _patch(
     key = field.name
     if isinstance(arrow, pa.ListArray):
         entries = arrow.flatten()
-        lists = _values(objects, key)
+        entries_of = list(itertools.chain.from_iterable(filter(None, _values(objects, key))))
         owners = pc.list_parent_indices(arrow).to_numpy()
         at = owners if rows is None else np.asarray(rows)[owners]
     else:
@@ -218,12 +266,10 @@ def _patch(
             continue
         name = leaf.name
         if isinstance(arrow, pa.ListArray):
-            served = [None if s is None else s.get(name) for v in lists if v is not None for s in v]
+            served = _values(entries_of, name)
             children.append(read(served, leaf.type, _join(column, name), at))
         else:
-            served = [
-                None if o is None or (x := o.get(key)) is None else x.get(name) for o in objects
-            ]
+            served = _values(_values(objects, key), name)
             children.append(read(served, leaf.type, _join(column, name), rows))
     items = pa.StructArray.from_arrays(children, fields=list(full), mask=entries.is_null())
     if not isinstance(arrow, pa.ListArray):
@@ -233,4 +279,9 @@ def _patch(
 
 
 def _values(objects: list[Any], name: str) -> list[Any]:
-    return [None if o is None else o.get(name) for o in objects]
+    """``name`` of each object; ``None`` where it is absent or the object is none (an empty
+    text or list Arrow took for an object of missing values)."""
+    try:
+        return list(map(dict.get, objects, itertools.repeat(name)))  # every one a dict
+    except TypeError:
+        return [o.get(name) if isinstance(o, Mapping) else None for o in objects]

@@ -6,14 +6,15 @@ refuses some, it is narrowed down to the leaves it refuses (:mod:`propertykit.fr
 which alone are read from their Python values and coerced (:mod:`propertykit.frames.coercion`);
 values with no clear meaning go to a sink, for the frame to count and keep. (Raw response bodies
 are read by :mod:`propertykit.frames.from_bodies`, with :func:`read_values` for the values
-Arrow's JSON reader refuses.) Both give a struct array of :data:`RECORD_TYPE` and the boundaries
-as served; :func:`flatten` turns the struct array into leaf arrays by dotted name, for frames to
+Arrow's JSON reader refuses.) Both give a struct array of :data:`RECORD_TYPE` (chunked when read
+a block at a time) and the boundaries as served; :func:`flatten` turns it into leaf arrays by
+dotted name, for frames to
 type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,11 +128,6 @@ ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError)
 #: What pk.frame takes for response bodies rather than records.
 BODY_TYPES = (bytes, bytearray, memoryview, str)
 _KIND_OF = {pa.string(): TEXT, pa.float64(): NUMBER, pa.bool_(): FLAG}  # for unnamed columns
-_PLAIN_TYPES: dict[pa.DataType, set[type]] = {  # Python types Arrow reads as meant, per leaf type
-    pa.string(): {str, type(None)},
-    pa.float64(): {int, float, bool, type(None)},
-    pa.bool_(): {bool, type(None)},
-}
 
 
 def _arrow_type(fields: list[Field], sale: pa.DataType | None = None) -> pa.StructType:
@@ -192,19 +188,16 @@ def read_values(
     ``column`` is the dotted name of ``values``; values with no clear meaning go to ``sink`` by
     their row of the frame (``rows[i]`` for ``values[i]``; default ``i``).
     """
-    nested = isinstance(arrow_type, pa.StructType | pa.ListType)
-    if nested or set(map(type, values)) <= _PLAIN_TYPES[arrow_type]:
-        try:
-            return pa.array(values, type=arrow_type)
-        except ARROW_ERRORS:
-            pass
+    if not isinstance(arrow_type, pa.StructType | pa.ListType):  # Arrow reads plain values
+        kind = KINDS.get(column, _KIND_OF[arrow_type])
+        return coercion.lenient(values, kind, arrow_type, column, sink, rows)
+    try:
+        return pa.array(values, type=arrow_type)
+    except ARROW_ERRORS:
+        pass
     if isinstance(arrow_type, pa.ListType):
         return _read_lists(values, arrow_type, column, sink, rows)
-    if isinstance(arrow_type, pa.StructType):
-        return _read_struct(values, arrow_type, column, sink, rows)
-    return coercion.lenient(
-        values, KINDS.get(column, _KIND_OF[arrow_type]), arrow_type, column, sink, rows
-    )
+    return _read_struct(values, arrow_type, column, sink, rows)
 
 
 def _read_struct(
@@ -216,18 +209,28 @@ def _read_struct(
 ) -> pa.StructArray:
     """Objects Arrow refused as a whole: by Arrow but for the leaves it refuses, which are read
     from their Python values by :func:`read_values` (:mod:`propertykit.frames.narrowing`)."""
-    if set(map(type, values)) == {dict}:
-        parents: list[Any] = values
-    else:
-        parents = [v if type(v) is dict else as_dict(v) for v in values]
-        if sink is not None:
-            odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
-            coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+    parents = _objects(values, column, sink, rows)
+    return narrowing.read_objects(parents, arrow_type, column, rows, _reader(sink))
 
+
+def _objects(
+    values: list[Any], column: str, sink: Sink | None, rows: Sequence[int] | None
+) -> list[dict[str, Any] | None]:
+    """``values`` as dicts, or ``None`` where they are none (counted in ``sink``)."""
+    if set(map(type, values)) == {dict}:
+        return values
+    parents = [v if type(v) is dict else as_dict(v) for v in values]
+    if sink is not None:
+        odd = [i for i, p in enumerate(parents) if p is None and values[i] is not None]
+        coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
+    return parents
+
+
+def _reader(sink: Sink | None) -> narrowing.Read:
     def read(values: list[Any], of: pa.DataType, name: str, at: Sequence[int] | None) -> pa.Array:
         return read_values(values, of, name, sink, at)
 
-    return narrowing.read_objects(parents, arrow_type, column, rows, read)
+    return read
 
 
 def _read_lists(
@@ -276,9 +279,11 @@ def _read_lists(
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=mask)
 
 
-def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
+def flatten(
+    array: pa.StructArray | pa.ChunkedArray, prefix: str = ""
+) -> dict[str, pa.Array | pa.ChunkedArray]:
     """Leaf arrays by dotted name (a parent's nulls carried down)."""
-    columns: dict[str, pa.Array] = {}
+    columns: dict[str, pa.Array | pa.ChunkedArray] = {}
     for child, values in zip(array.type, array.flatten(), strict=True):
         if isinstance(child.type, pa.StructType):
             columns |= flatten(values, f"{prefix}{child.name}.")
@@ -287,57 +292,137 @@ def flatten(array: pa.StructArray, prefix: str = "") -> dict[str, pa.Array]:
     return columns
 
 
-def _boundaries(rows: list[Any]) -> np.ndarray:
-    """``spatial.boundary`` of each row, as served (any JSON value), in an object array."""
-    spatial = (r.get("spatial") if type(r) is dict else _get(as_dict(r), "spatial") for r in rows)
-    boundary = (
-        s.get("boundary") if type(s) is dict or isinstance(s, Mapping) else None for s in spatial
+def _boundaries(rows: list[Any]) -> list[Any]:
+    """``spatial.boundary`` of each row, as served (any JSON value)."""
+    return [
+        s.get("boundary") if type(r) is dict and type(s := r.get("spatial")) is dict else _slow(r)
+        for r in rows
+    ]
+
+
+def _extend_by(boundaries: list[Any]) -> Callable[[list[Any]], None]:
+    def visit(block: list[Any]) -> None:
+        boundaries.extend(_boundaries(block))
+
+    return visit
+
+
+def _slow(row: Any) -> Any:  # a row or its spatial is not a dict
+    spatial = _get(as_dict(row), "spatial")
+    return spatial.get("boundary") if isinstance(spatial, Mapping) else None
+
+
+def read_records(
+    rows: list[Any], sink: Sink
+) -> tuple[pa.StructArray | pa.ChunkedArray, np.ndarray]:
+    """Records (anything that is not an object is a row of missing values) and boundaries.
+
+    Arrow reads them all at once; when it refuses any value, they are read a block at a time
+    (:func:`narrowing.read_objects`), the boundaries of each block taken while it is at hand.
+    """
+    try:
+        records = pa.array(rows, RECORD_TYPE)
+    except ARROW_ERRORS:
+        pass
+    else:
+        boundaries = _boundaries(rows)
+        return hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
+    boundaries = []
+    objects = _objects(rows, "", sink, None)
+    blocks = narrowing.read_blocks(
+        objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries)
     )
-    return np.fromiter(boundary, dtype=object, count=len(rows))
+    records = pa.chunked_array(blocks, RECORD_TYPE)  # not concatenated: a copy of every value
+    return hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
 
 
-def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
-    """Records (anything that is not an object is a row of missing values) and boundaries."""
-    return hollow(read_values(rows, RECORD_TYPE, "", sink), rows, sink), _boundaries(rows)
-
-
-def hollow(records: pa.StructArray, rows: list[Any], sink: Sink) -> pa.StructArray:
+def hollow(
+    records: pa.StructArray | pa.ChunkedArray, rows: list[Any], sink: Sink
+) -> pa.StructArray | pa.ChunkedArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
     of missing values, and an empty string where a list is as an empty list. Only objects with
     every field missing, empty ``saleHistory`` lists and their entries are looked at here.
     """
-    children = [records.field(i) for i in range(records.type.num_fields)]
+    lists = []
     for i, field in enumerate(records.type):
         if isinstance(field.type, pa.StructType):
-            odd = [
-                r for r in _all_missing(children[i]) if type(_raw(rows, r, field.name)) is not dict
-            ]
+            odd = _not_of(rows, _all_missing(pc.struct_field(records, [i])), field.name, _is_object)
             coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], None)
-        elif isinstance(field.type, pa.ListType) and isinstance(children[i], pa.ListArray):
-            children[i] = _hollow_lists(children[i], rows, field.name, sink)
+        elif isinstance(field.type, pa.ListType) and _hollow_in(records, i, rows):
+            lists.append(i)
+    if not lists:
+        return records
+    if isinstance(records, pa.StructArray):
+        return _hollow_chunk(records, rows, sink, lists, 0)
+    chunks, start = [], 0
+    for chunk in records.chunks:
+        chunks.append(_hollow_chunk(chunk, rows[start : start + len(chunk)], sink, lists, start))
+        start += len(chunk)
+    return pa.chunked_array(chunks, records.type)
+
+
+def _hollow_in(records: pa.StructArray | pa.ChunkedArray, i: int, rows: list[Any]) -> bool:
+    """Whether list field ``i`` holds an empty list read from text or an empty entry."""
+    lists = pc.struct_field(records, [i])
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
+    entries = pc.list_flatten(lists)
+    hollow = isinstance(entries.type, pa.StructType) and len(_all_missing(entries)) > 0
+    return hollow or bool(_not_of(rows, empty, records.type[i].name, _is_list))
+
+
+def _hollow_chunk(
+    records: pa.StructArray, rows: list[Any], sink: Sink, lists: list[int], first: int
+) -> pa.StructArray:
+    """``records`` (rows ``first`` on of the frame) with list fields ``lists`` made right."""
+    at = range(first, first + len(rows))
+    children = [records.field(i) for i in range(records.type.num_fields)]
+    for i in lists:  # a missing record's list is missing, not an empty list to look at
+        children[i] = pc.struct_field(records, [i])
+        if isinstance(children[i], pa.ListArray):
+            children[i] = _hollow_lists(children[i], rows, records.type[i].name, sink, at)
     return pa.StructArray.from_arrays(
         children, fields=list(records.type), mask=records.is_null() if records.null_count else None
     )
 
 
-def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -> pa.ListArray:
+def _not_of(rows: list[Any], positions: Any, name: str, served: Callable[[Any], bool]) -> list[int]:
+    """Of ``positions``, those whose row's ``name`` is not as ``served`` says it should be."""
+    return [
+        int(r)
+        for r in positions
+        if not served(row.get(name) if type(row := rows[r]) is dict else _raw(rows, r, name))
+    ]
+
+
+def _is_object(value: Any) -> bool:
+    return type(value) is dict
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+def _hollow_lists(
+    lists: pa.ListArray, rows: list[Any], name: str, sink: Sink, at: Sequence[int]
+) -> pa.ListArray:
     """A list column whose empty text (read as ``[]``) is missing and whose empty entries (read
     as objects of missing values) are left out, as entries that are not objects are; counted."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
-    odd = [int(r) for r in empty if not isinstance(_raw(rows, r, name), list | tuple)]
-    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], None)
+    odd = _not_of(rows, empty, name, _is_list)
+    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], at)
     entries = lists.values
     offsets = lists.offsets.to_numpy()
     bad = np.zeros(len(entries), dtype=bool)
-    for at in _all_missing(entries) if isinstance(entries, pa.StructArray) else ():
-        owner = int(np.searchsorted(offsets, at, side="right")) - 1
+    for entry in _all_missing(entries) if isinstance(entries, pa.StructArray) else ():
+        owner = int(np.searchsorted(offsets, entry, side="right")) - 1
         served = _raw(rows, owner, name)  # read by Arrow whole: entries in their served places
-        if len(served) == lengths[owner] and type(served[at - offsets[owner]]) is not dict:
-            bad[at] = True
-            coercion.note(sink, name, [owner], [served[at - offsets[owner]]], None)
+        if len(served) == lengths[owner] and type(served[entry - offsets[owner]]) is not dict:
+            bad[entry] = True
+            coercion.note(sink, name, [owner], [served[entry - offsets[owner]]], at)
     if not odd and not bad.any():
         return lists
     missing = lists.is_null().to_numpy(zero_copy_only=False).copy()
@@ -350,12 +435,23 @@ def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -
     )
 
 
-def _all_missing(objects: pa.StructArray) -> np.ndarray:
+def _all_missing(objects: pa.StructArray | pa.ChunkedArray) -> np.ndarray:
     """Positions of objects that are present with every field missing."""
-    hollow = objects.is_valid()
-    for i in range(objects.type.num_fields):
-        hollow = pc.and_(hollow, objects.field(i).is_null())
-    return np.flatnonzero(hollow.to_numpy(zero_copy_only=False))
+    missing = objects.null_count
+    if any(
+        pc.struct_field(objects, [i]).null_count == missing for i in range(objects.type.num_fields)
+    ):
+        return np.empty(0, np.int64)  # a field is there in every object that is
+    found, start = [], 0
+    for chunk in objects.chunks if isinstance(objects, pa.ChunkedArray) else [objects]:
+        fields = [chunk.field(i) for i in range(chunk.type.num_fields)]
+        if all(f.null_count for f in fields):  # else no object in the chunk misses every field
+            hollow = chunk.is_valid()
+            for values in fields:
+                hollow = pc.and_(hollow, values.is_null())
+            found.append(np.flatnonzero(hollow.to_numpy(zero_copy_only=False)) + start)
+        start += len(chunk)
+    return np.concatenate(found) if found else np.empty(0, np.int64)
 
 
 def _raw(rows: list[Any], row: Any, name: str) -> Any:

@@ -74,6 +74,8 @@ def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> 
     """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
     sink: Sink = []
     records, boundaries = read_bodies(list(bodies), sink)
+    if isinstance(records, pa.ChunkedArray):  # records read a block at a time (json's route)
+        records = records.combine_chunks()
     return BodiesRead(records, boundaries, sink)
 
 

@@ -67,7 +67,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput, PropertyKitWarning
-from propertykit.frames.coercion import Sink, report
+from propertykit.frames.coercion import Sink, Unparsed, report
 from propertykit.frames.from_bodies import read_bodies
 from propertykit.frames.records import (
     ARROW_ERRORS,
@@ -136,19 +136,16 @@ def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(values, ~ok)
 
 
-def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorical:
+def _categories(text: pa.Array | pa.ChunkedArray, levels: tuple[str, ...] | None) -> pd.Categorical:
     """Categories of the values seen, sorted; or the ordered ``levels`` (stripped, upper-cased)."""
     if levels is not None:  # anything that is not one of the levels is missing, not an error
         letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
         codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
         return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
-    encoded = text.dictionary_encode()
-    order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # by code point, as pandas
-    rank = np.empty(len(order) + 1, dtype=np.int64)
-    rank[order], rank[-1] = np.arange(len(order)), -1
-    codes = rank[encoded.indices.fill_null(-1).to_numpy()]  # -1 (missing) stays -1
-    names = pd.Index(encoded.dictionary.take(order), dtype=_STR_DTYPE)
-    return pd.Categorical.from_codes(codes, categories=names)
+    seen = pc.unique(text).drop_null()
+    seen = seen.take(pc.array_sort_indices(seen))  # by code point, as pandas
+    codes = pc.index_in(text, value_set=seen).fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=_STR_DTYPE))
 
 
 def _times(text: pa.Array, kind: str) -> Any:
@@ -200,7 +197,7 @@ def _typed(
             columns[f.name] = _times(values, f.kind)
             unread = np.asarray(columns[f.name].isna())
         elif f.kind in (INT, NUMBER):
-            numbers = np.array(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+            numbers = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
             columns[f.name] = _integers(numbers) if f.kind == INT else numbers
             if f.kind == INT:
                 unread = np.asarray(columns[f.name].isna())
@@ -361,20 +358,18 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     [{'propertyId': 'PK1', 'price': 250000.0}]
     """
     histories = _column(df, "saleHistory")
-    lists: pa.Array | None = None
-    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it
+    lists: pa.Array | pa.ChunkedArray | None = None
+    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it; chunks not copied
         with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
-            served = pa.array(histories.array)
-            if isinstance(served, pa.ChunkedArray):
-                served = served.combine_chunks()
-            lists = served.cast(SALES_LIST)
+            lists = pa.array(histories.array).cast(SALES_LIST)
     odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
     if lists is None:  # e.g. a column of raw lists
         lists = read_values(histories.tolist(), SALES_LIST, "saleHistory", odd)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
-    valid = sales.is_valid()
-    owners, sales = owners.filter(valid), sales.filter(valid)
+    if sales.null_count:
+        valid = sales.is_valid()
+        owners, sales = owners.filter(valid), sales.filter(valid)
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
     sink: Sink = []  # text that is no date, by rows of the sales
     typed = _typed(SALE_FIELDS, flatten(sales), sink, "saleHistory.")
@@ -390,7 +385,7 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
         by_id += [(c, [ids[r] for r in rows], raw) for c, rows, raw in sink]
         order = ["saleHistory", *(f"saleHistory.{f.name}" for f in SALE_FIELDS)]
         found = report(by_id, None, order, stacklevel=3)
-        result.attrs["unparsed"] = tuple(df.attrs.get("unparsed", ())) + found
+        result.attrs["unparsed"] = Unparsed((*df.attrs.get("unparsed", ()), *found))
     return result
 
 

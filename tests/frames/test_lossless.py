@@ -280,3 +280,14 @@ def test_an_object_whose_every_leaf_was_refused_can_still_be_no_object_later() -
     assert raw[(records[290]["propertyId"], "saleHistory")] == 7
     assert df.filter(like="roomDetails.").iloc[:5].isna().all(axis=None)
     assert df["roomDetails.beds"].iloc[6:250].notna().any()
+
+
+def test_a_missing_record_is_a_row_of_missing_values_with_nothing_counted() -> None:
+    records: list[Any] = [None, copy.deepcopy(TEMPLATES[0]), None, copy.deepcopy(TEMPLATES[1])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a null record has no value to lose
+        df = pk.frame(records)
+    assert df.iloc[[0, 2]].drop(columns=["saleHistory", "spatial.boundary"]).isna().all(axis=None)
+    ids = [TEMPLATES[0]["propertyId"], TEMPLATES[1]["propertyId"]]
+    assert df["propertyId"].tolist()[1::2] == ids
+    assert df.pk.unparsed().empty and "unparsed" not in df.attrs
