@@ -36,6 +36,7 @@ from propertykit.wire.derived_cache import (
     derived_value,
     expired,
     guarded,
+    own_connection,
     read_derived,
     storage_kind,
     unpack,
@@ -255,7 +256,7 @@ def _read_many(cache: BaseCache, keys: list[str]) -> list[Any] | None:
     kind = storage_kind(responses)
     if kind == "SQLiteDict":
         found: dict[str, Any] = {}
-        with responses.connection() as connection:
+        with own_connection(responses) as connection:
             for start in range(0, len(keys), _CHUNK):
                 chunk = keys[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))

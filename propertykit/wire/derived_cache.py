@@ -34,7 +34,8 @@ import hashlib
 import logging
 import sqlite3
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
     "fingerprint",
     "guarded",
     "heal",
+    "own_connection",
     "read_derived",
     "storage_kind",
     "unpack",
@@ -152,7 +154,7 @@ def read_derived(cache: BaseCache, keys: Sequence[str], form: str) -> list[bytes
             "(SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
             f"AND name IN ({','.join('?' * len(names))})) = {len(names)}"
         )
-        with responses.connection() as connection:
+        with own_connection(responses) as connection:
             try:
                 for start in range(0, len(keys), CHUNK):
                     chunk = list(keys[start : start + CHUNK])
@@ -213,7 +215,7 @@ def _write_sqlite(
         (key, form, _pack(stored, expires, payload), key, stored)
         for key, stored, expires, payload in entries
     ]
-    with responses.connection(commit=True) as connection:
+    with own_connection(responses, write=True) as connection:
         try:
             present = {
                 name
@@ -236,9 +238,38 @@ def _write_sqlite(
                 f"SELECT ?, ?, ? FROM {table} WHERE key = ? AND value = ?",
                 rows,
             )
-        except sqlite3.Error:  # never leave requests-cache's connection inside a transaction
-            connection.rollback()
+        except sqlite3.Error:  # rolled back by own_connection; the caller logs it
             raise
+
+
+@contextmanager
+def own_connection(responses: Any, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+    """A connection of the caller's own to the SQLite file of ``responses``.
+
+    requests-cache shares one connection between threads and reads on it without a lock: a
+    statement or transaction of ours on it, beside another thread's (Dask's threads, the bulk
+    read's), breaks both (``SystemError`` from ``sqlite3``). With ``write``, the block runs in
+    one ``BEGIN IMMEDIATE`` transaction, rolled back on any error. An in-memory cache has no
+    file to share: its own connection is used, as before.
+    """
+    if str(getattr(responses, "db_path", ":memory:")) in ("", ":memory:"):
+        with responses.connection(commit=write) as shared:
+            yield shared
+        return
+    connection = sqlite3.connect(responses.db_path, timeout=30, isolation_level=None)
+    try:
+        if not write:
+            yield connection
+            return
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
 
 
 def heal(cache: BaseCache) -> None:
@@ -250,7 +281,7 @@ def heal(cache: BaseCache) -> None:
 def _drop_orphan_triggers(responses: Any) -> None:
     """Triggers left without their table (dropped by hand) would make every store of a response
     fail: drop them. Nothing to do when the table exists or there are no triggers."""
-    with responses.connection() as connection:
+    with own_connection(responses) as connection:
         names = [
             name
             for (name,) in connection.execute(
@@ -262,7 +293,7 @@ def _drop_orphan_triggers(responses: Any) -> None:
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FRAMES_TABLE,)
         ).fetchone()
     if names and not exists:
-        with responses.connection(commit=True) as connection:
+        with own_connection(responses, write=True) as connection:
             for name in names:
                 connection.execute(f"DROP TRIGGER IF EXISTS {name}")
 
@@ -298,7 +329,7 @@ def clear_derived(cache: BaseCache) -> None:
     responses: Any = cache.responses
     kind = storage_kind(responses)
     if kind == "SQLiteDict":
-        with responses.connection(commit=True) as connection:
+        with own_connection(responses, write=True) as connection:
             for name in TRIGGERS:  # first: they write to the table
                 connection.execute(f"DROP TRIGGER IF EXISTS {name}")
             connection.execute(f"DROP TABLE IF EXISTS {FRAMES_TABLE}")
