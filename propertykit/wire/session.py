@@ -49,7 +49,7 @@ from propertykit.wire.bounded import (
 )
 from propertykit.wire.failures import never_connected
 from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
-from propertykit.wire.single_flight import SingleFlight
+from propertykit.wire.single_flight import SingleFlight, stored_response
 
 __all__ = [
     "API_KEY_HEADERS",
@@ -126,7 +126,7 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
         # Waiting for another process's fetch is part of this request's deadline.
         with flight.hold(actions.cache_key, time_left()), _in_flight():
             # Another process may have fetched it while we waited: its answer is free.
-            fresh = self.cache.get_response(actions.cache_key)
+            fresh = stored_response(self.cache, actions.cache_key)
             if fresh is not None and not fresh.is_expired:
                 return fresh
             with self._budget_place(request):

@@ -26,7 +26,9 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["FileFlight", "RedisFlight", "SingleFlight", "single_flight_for"]
+from propertykit.wire.derived_cache import own_connection, storage_kind
+
+__all__ = ["FileFlight", "RedisFlight", "SingleFlight", "single_flight_for", "stored_response"]
 
 logger = logging.getLogger("propertykit")
 
@@ -178,3 +180,22 @@ def _release_redis_lock(lock: Any) -> None:
         lock.release()
     except LockError:  # it expired (a very slow answer) and maybe another holds it now
         logger.warning("a batch lock expired before its fetch ended")
+
+
+def stored_response(cache: Any, cache_key: str) -> Any:
+    """The response ``cache`` holds for ``cache_key`` now, or ``None``; read afresh.
+
+    requests-cache reads SQLite on one connection shared by a kernel's threads: while another
+    thread's read is under way, a read on it sees the file as it was when that one began, maybe
+    before the other process stored the answer this one waited for. A connection of its own
+    sees the answer, so the batch is not paid for twice.
+    """
+    responses = cache.responses
+    if storage_kind(responses) == "SQLiteDict":
+        with own_connection(responses) as connection:
+            row = connection.execute(
+                f"SELECT value FROM {responses.table_name} WHERE key = ?", (cache_key,)
+            ).fetchone()
+        if row is not None:
+            return responses.deserialize(cache_key, row[0])
+    return cache.get_response(cache_key)

@@ -298,3 +298,32 @@ def test_a_kept_table_dropped_by_hand_never_stops_answers_being_cached(tmp_path)
             warm.property_records(IDS)
             assert warm.usage.requests_sent == 0
             assert warm.usage.cache_hits == 3
+
+
+@pytest.mark.timeout(120)
+def test_threads_sharing_one_client_fetch_keep_and_replay_together(
+    fresh_sandbox, make_client, cache_file, monkeypatch
+):
+    """Dask's threads call one client at once: fetching, keeping and reading the kept forms on
+    the same cache file side by side never breaks a lookup, and the re-runs parse nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sb = fresh_sandbox
+    parts = [sb.location_ids[i * 100 : (i + 1) * 100] for i in range(8)]
+    parsed: list[int] = []
+    read_json = frames_bodies.pa_json.read_json
+    with make_client(sb) as client, ThreadPoolExecutor(4) as pool:
+        cold = list(pool.map(client.properties, parts))  # each part fetched in its own thread
+        assert client.usage.requests_sent == 16
+        monkeypatch.setattr(
+            frames_bodies.pa_json,
+            "read_json",
+            lambda *a, **k: parsed.append(1) or read_json(*a, **k),
+        )
+        for _ in range(2):
+            again = list(pool.map(client.properties, parts))
+            for df, first in zip(again, cold, strict=True):
+                _same_frame(df, first)
+        assert client.usage.requests_sent == 16
+    assert parsed == []
+    assert _kept_rows(cache_file) == 16

@@ -78,3 +78,32 @@ def test_a_waiter_gives_up_after_its_wait_and_sends_anyway(tmp_path):
     flight = FileFlight(tmp_path, wait_seconds=0.2)
     with flight.hold("k") as first, flight.hold("k") as second:
         assert first and not second
+
+
+def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
+    """The read after the wait is fresh, though another thread's read pins the shared view.
+
+    requests-cache reads on one SQLite connection shared by a kernel's threads; while one of
+    them has a read under way, another read on that connection sees the file as it was when
+    the first began. The answer another process stored meanwhile must still be found.
+    """
+    from requests_cache import CachedResponse
+
+    from propertykit.wire.session import open_sqlite_cache
+    from propertykit.wire.single_flight import stored_response
+
+    path = tmp_path / "cache.sqlite"
+    waiter, other_kernel = open_sqlite_cache(path), open_sqlite_cache(path)
+    answer = CachedResponse(status_code=200, content=b'{"result": []}')
+    for n in range(3):
+        waiter.save_response(answer, f"seen-before-{n}")
+    with waiter.responses.connection() as shared:
+        under_way = shared.execute("SELECT key FROM responses")  # another thread's read
+        assert under_way.fetchone() is not None
+        other_kernel.save_response(answer, "stored-meanwhile")
+        assert waiter.get_response("stored-meanwhile") is None  # the shared, pinned view
+        found = stored_response(waiter, "stored-meanwhile")
+        assert found is not None and found.content == b'{"result": []}'
+        under_way.close()
+    waiter.close()
+    other_kernel.close()
