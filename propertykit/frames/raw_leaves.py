@@ -38,6 +38,8 @@ class Decoded:
     per entry of every record's list (in order, ``null`` entries included) for a leaf of the
     entries of a list. ``boundaries`` holds, per record, the boundary's raw JSON text
     (``msgspec.Raw``; ``None`` where absent) or, when Arrow refused the boundary, its value.
+    ``envelope`` holds the envelope fields asked for (one value per body; a field no body holds
+    is left out), ``lengths`` each body's ``result`` list length (``None`` where it has none).
     """
 
     values: dict[Part, list[Any]] = field(default_factory=dict)
