@@ -26,10 +26,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from propertykit.frames.leafwise import Unreadable, chunks
+from propertykit.frames.leafwise import BLOCK_BYTES, Unreadable, chunks
 from propertykit.jsonio import paused_gc
 
-__all__ = ["BLOCK_SIZE", "ENVELOPE_FIELDS", "POLYGON", "Unreadable", "as_bytes", "geojson", "read"]
+__all__ = ["ENVELOPE_FIELDS", "POLYGON", "Unreadable", "as_bytes", "geojson", "read"]
 
 #: When set to a dict, :func:`read` fills it with each envelope's top-level fields as Arrow read
 #: them (name -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None``
@@ -41,8 +41,6 @@ ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
     "propertykit_envelope_fields", default=None
 )
 
-#: Bytes the reader parses per task: several tasks make the bodies parse on several cores.
-BLOCK_SIZE = 4 * 2**20
 
 #: What a boundary is read as by Arrow: a plain GeoJSON Polygon.
 POLYGON = pa.struct(
@@ -146,7 +144,7 @@ def _parse(
     try:
         return pa_json.read_json(
             pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
-            read_options=pa_json.ReadOptions(block_size=max(BLOCK_SIZE, longest + 1)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, longest + 1)),
             parse_options=pa_json.ParseOptions(
                 explicit_schema=_schema(record_type),
                 unexpected_field_behavior="infer",  # so that extra keys in a boundary show

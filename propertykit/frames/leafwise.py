@@ -25,7 +25,16 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-__all__ = ["BOUNDARY", "CHUNK_BYTES", "Leaves", "Part", "Unreadable", "chunks", "read_leaves"]
+__all__ = [
+    "BLOCK_BYTES",
+    "BOUNDARY",
+    "CHUNK_BYTES",
+    "Leaves",
+    "Part",
+    "Unreadable",
+    "chunks",
+    "read_leaves",
+]
 
 Part = tuple[str, ...]
 #: The path of the boundary, which the reader reads as a GeoJSON Polygon.
@@ -33,7 +42,7 @@ BOUNDARY: Part = ("spatial", "boundary")
 #: Bytes per chunk: the first chunk's, and the most.
 CHUNK_BYTES = (256 * 2**10, 16 * 2**20)
 #: Bytes Arrow parses per task inside a chunk (several tasks use several cores).
-_BLOCK = 4 * 2**20
+BLOCK_BYTES = 4 * 2**20
 _REFUSED = re.compile(r"Column\((/[^)]*)\) (?:changed from \w+ to \w+|was specified twice)")
 
 
@@ -107,7 +116,7 @@ def _read_chunk(
         try:
             return pa_json.read_json(
                 pa.BufferReader(buffer),
-                read_options=pa_json.ReadOptions(block_size=max(_BLOCK, longest + 1)),
+                read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, longest + 1)),
                 parse_options=pa_json.ParseOptions(
                     explicit_schema=_schema(record_type, polygon, refused),
                     unexpected_field_behavior="ignore",

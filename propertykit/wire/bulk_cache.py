@@ -31,14 +31,13 @@ from requests_cache._utils import encode
 from requests_cache.backends.base import BaseCache
 from requests_cache.cache_keys import normalize_url
 
+from propertykit.wire.cache_storage import own_connection, storage_kind
 from propertykit.wire.derived_cache import (
     CHUNK,
     derived_value,
     expired,
     guarded,
-    own_connection,
     read_derived,
-    storage_kind,
     unpack,
     write_derived,
 )

@@ -34,12 +34,13 @@ import hashlib
 import logging
 import sqlite3
 import struct
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from requests_cache.backends.base import BaseCache
+
+from propertykit.wire.cache_storage import own_connection, storage_kind
 
 __all__ = [
     "FRAMES_TABLE",
@@ -50,9 +51,7 @@ __all__ = [
     "fingerprint",
     "guarded",
     "heal",
-    "own_connection",
     "read_derived",
-    "storage_kind",
     "unpack",
     "write_derived",
 ]
@@ -242,36 +241,6 @@ def _write_sqlite(
             raise
 
 
-@contextmanager
-def own_connection(responses: Any, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-    """A connection of the caller's own to the SQLite file of ``responses``.
-
-    requests-cache shares one connection between threads and reads on it without a lock: a
-    statement or transaction of ours on it, beside another thread's (Dask's threads, the bulk
-    read's), breaks both (``SystemError`` from ``sqlite3``). With ``write``, the block runs in
-    one ``BEGIN IMMEDIATE`` transaction, rolled back on any error. An in-memory cache has no
-    file to share: its own connection is used, as before.
-    """
-    if str(getattr(responses, "db_path", ":memory:")) in ("", ":memory:"):
-        with responses.connection(commit=write) as shared:
-            yield shared
-        return
-    connection = sqlite3.connect(responses.db_path, timeout=30, isolation_level=None)
-    try:
-        if not write:
-            yield connection
-            return
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield connection
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
-    finally:
-        connection.close()
-
-
 def heal(cache: BaseCache) -> None:
     """Drop triggers left without their table, if any (when a cache is opened)."""
     if storage_kind(cache.responses) == "SQLiteDict":
@@ -343,18 +312,6 @@ def guarded(cache: BaseCache) -> bool:
     """Whether the backend itself drops derived entries when their response changes (SQLite,
     by :data:`TRIGGERS`), so that reading them needs no look at the responses."""
     return storage_kind(cache.responses) == "SQLiteDict"
-
-
-def storage_kind(responses: Any) -> str | None:
-    """``"SQLiteDict"`` or ``"RedisDict"`` for requests-cache's storages and their subclasses
-    (propertykit's own Redis storage is one), else ``None``."""
-    for kind in type(responses).__mro__:
-        if kind.__module__.startswith("requests_cache.") and kind.__name__ in (
-            "SQLiteDict",
-            "RedisDict",
-        ):
-            return kind.__name__
-    return None
 
 
 def _redis_keys(responses: Any, keys: Sequence[str], form: str) -> list[bytes]:

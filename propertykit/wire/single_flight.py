@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from propertykit.wire.derived_cache import own_connection, storage_kind
+from propertykit.wire.cache_storage import own_connection, storage_kind
 
 __all__ = ["FileFlight", "RedisFlight", "SingleFlight", "single_flight_for", "stored_response"]
 
