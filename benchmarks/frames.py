@@ -20,7 +20,9 @@ several rounds; medians are printed with their ratios.
 Time is wall-clock (``time.perf_counter``) around the work only. Memory is the peak resident set
 size of the child during the work minus its resident size just before (the input already
 loaded): the kernel's high-water mark (``VmHWM``) is reset through ``/proc/self/clear_refs``
-first, so this counts everything, Arrow's buffers included (tracemalloc would miss them).
+first, so this counts everything, Arrow's buffers included (tracemalloc would miss them). The C
+heap's free memory is handed back first (glibc's ``malloc_trim``): the bodies freed once decoded
+would otherwise be reused unseen by whichever side allocates from the C heap.
 Where that reset is not allowed, the figure is ``ru_maxrss`` minus the size before, and says so.
 
 A last child per data set times getting the bodies into memory alone: ``json.loads`` with the
@@ -35,7 +37,9 @@ boundaries as Python values).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import ctypes
 import gc
 import json
 import random
@@ -110,6 +114,14 @@ def _rss_kib(field: str) -> int:
     raise LookupError(field)
 
 
+def _trim() -> None:
+    """Hand the C heap's free memory back to the system (glibc), so that what the work takes
+    is counted from the same start on both sides: memory freed while loading the input (the
+    bodies, once decoded) would otherwise be taken again by whichever side allocates from it."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def _reset_peak() -> bool:
     try:
         Path("/proc/self/clear_refs").write_text("5")
@@ -153,6 +165,7 @@ def child(side: str, mode: str, path: str) -> None:
     if mode == "records":
         data = [r for body in data for r in json.loads(body)["result"]]
     gc.collect()
+    _trim()
     before = _rss_kib("VmRSS")
     exact = _reset_peak()
     started = time.perf_counter()

@@ -8,7 +8,9 @@ to its own column and :mod:`~propertykit.frames.coercion` coerces it or counts i
 keeps it raw for :func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and
 :func:`epc_table` derive the sales and EPC tables; :func:`in_major_units` rescales a frame served
 in pence to pounds (a copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into
-Arrow, so a warm re-run need not parse them again.
+Arrow, so a warm re-run need not parse them again. While a frame is built, Arrow allocates
+from the system allocator (:mod:`~propertykit.frames.memory`: pyarrow's default is slow to
+take fresh memory).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """

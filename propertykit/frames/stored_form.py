@@ -31,6 +31,7 @@ import pyarrow as pa
 from propertykit.frames.bodies import POLYGON, geojson
 from propertykit.frames.coercion import Sink
 from propertykit.frames.from_bodies import read_bodies
+from propertykit.frames.memory import in_system_pool
 from propertykit.frames.records import RECORD_TYPE
 from propertykit.frames.tables import frame_read
 
@@ -70,6 +71,7 @@ def form() -> str:
     return f"arrow{_FORMAT}-{digest.hexdigest()[:16]}"
 
 
+@in_system_pool
 def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
     """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
     sink: Sink = []
@@ -79,6 +81,7 @@ def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> 
     return BodiesRead(records, boundaries, sink)
 
 
+@in_system_pool
 def frame_of(
     read: BodiesRead, *, money_unit: Literal["major", "minor"] | None = None
 ) -> pd.DataFrame:
@@ -134,6 +137,7 @@ def _polygons(boundaries: np.ndarray) -> pa.StructArray | None:
     return polygons
 
 
+@in_system_pool
 def decode_bodies(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
     """The shares of many bodies put back together, as :func:`read_bodies_form` read them.
 

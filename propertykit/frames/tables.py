@@ -69,6 +69,7 @@ import pyarrow.compute as pc
 from propertykit.errors import InvalidInput, PropertyKitWarning
 from propertykit.frames.coercion import Sink, Unparsed, report
 from propertykit.frames.from_bodies import read_bodies
+from propertykit.frames.memory import in_system_pool
 from propertykit.frames.records import (
     ARROW_ERRORS,
     BODY_TYPES,
@@ -217,6 +218,7 @@ def _typed(
 # -- public -----------------------------------------------------------------------------------
 
 
+@in_system_pool
 def frame(
     records: Iterable[Mapping[str, Any]] | Iterable[bytes | str] | bytes | str,
     *,
@@ -272,6 +274,7 @@ def frame(
     return frame_read(arrow, boundaries, sink, money_unit=money_unit, stacklevel=4)
 
 
+@in_system_pool
 def frame_read(
     arrow: pa.StructArray,
     boundaries: np.ndarray,
@@ -331,6 +334,7 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
     return _EMPTY[name].reindex(df.index)
 
 
+@in_system_pool
 def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     """One row per sale in ``saleHistory``, with the property's id and address for grouping.
 
@@ -389,6 +393,7 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
+@in_system_pool
 def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -> pd.DataFrame:
     """One row per property: EPC ratings, efficiencies, the gap between them, and validity.
 
