@@ -51,6 +51,7 @@ __all__ = [
     "NetworkError",
     "NotCached",
     "NotFound",
+    "NotRecordsWarning",
     "PartialResult",
     "PermissionDenied",
     "PropertyKitError",
@@ -96,6 +97,11 @@ class PropertyKitWarning(UserWarning):
 
 class GeometryWarning(PropertyKitWarning):
     """Some locations or boundaries could not be read and became missing geometries."""
+
+
+class NotRecordsWarning(PropertyKitWarning):
+    """Items of the service's list of records that are not records (JSON objects) were left
+    out; the message counts them and shows one."""
 
 
 class ConfigError(PropertyKitError):

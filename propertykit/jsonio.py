@@ -8,8 +8,9 @@ input the standard library accepts (integers beyond 64 bits, ``NaN``, UTF-16 byt
 standard library decodes, so the result never depends on which decoder is installed.
 
 :func:`records_of` finds the records in a decoded body, for the client and for
-``pk.frame(bodies)``; :func:`paused_gc` is the pause on its own, for other builders of many small
-containers.
+``pk.frame(bodies)``, and :func:`warn_left_out` counts the items of a list of records that are
+not records, which are left out; :func:`paused_gc` is the pause on its own, for other builders
+of many small containers.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["DECODER", "Record", "loads", "paused_gc", "records_of"]
+from propertykit.errors import NotRecordsWarning
+
+__all__ = ["DECODER", "Record", "loads", "only_records", "paused_gc", "records_of", "warn_left_out"]
 
 Record = dict[str, Any]
 
@@ -86,17 +90,56 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def records_of(body: Any) -> list[Record]:
+def records_of(
+    body: Any, *, left_out: list[Any] | None = None, stacklevel: int = 2
+) -> list[Record]:
     """The records of an envelope (``result`` a list or one record) or of a bare list.
+
+    Items of the list that are not objects are left out: added to ``left_out`` when given (for
+    the caller to count), else counted at once by :func:`warn_left_out`.
 
     Examples
     --------
-    >>> records_of({"result": [{"propertyId": "P1"}, "junk"]})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     records_of({"result": [{"propertyId": "P1"}, "junk"]})
     [{'propertyId': 'P1'}]
+    >>> print(caught[0].message)
+    1 item of the service's list of records is not a record (a JSON object): left out (e.g. 'junk')
     """
     result = body.get("result") if isinstance(body, dict) else body
     if isinstance(result, dict):
         return [result]
     if isinstance(result, list):
-        return [item for item in result if isinstance(item, dict)]
+        return only_records(result, left_out=left_out, stacklevel=stacklevel + 1)
     return []
+
+
+def only_records(
+    items: list[Any], *, left_out: list[Any] | None = None, stacklevel: int = 2
+) -> list[Record]:
+    """The objects of a list of records; anything else is left out, as :func:`records_of` says."""
+    records = [item for item in items if isinstance(item, dict)]
+    if len(records) != len(items):
+        odd = [item for item in items if not isinstance(item, dict)]
+        if left_out is not None:
+            left_out.extend(odd)
+        else:
+            warn_left_out(len(odd), odd[0], stacklevel=stacklevel + 1)
+    return records
+
+
+def warn_left_out(count: int, example: Any, *, stacklevel: int = 2) -> None:
+    """Warn (:class:`~propertykit.errors.NotRecordsWarning`) that ``count`` items of the
+    service's lists of records were not records and are left out; ``example`` is one of them."""
+    shown = repr(example)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    many = count != 1
+    warnings.warn(
+        f"{count:,} item{'s' if many else ''} of the service's list of records "
+        f"{'are not records (JSON objects)' if many else 'is not a record (a JSON object)'}: "
+        f"left out (e.g. {shown})",
+        NotRecordsWarning,
+        stacklevel=stacklevel + 1,
+    )

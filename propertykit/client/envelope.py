@@ -25,7 +25,7 @@ from typing import Any
 
 from propertykit.client.envelope_variants import RECORD_KEYS, TOTAL_KEYS, more_by_total
 from propertykit.errors import BadResponse
-from propertykit.jsonio import Record
+from propertykit.jsonio import Record, only_records
 
 __all__ = ["RECORD_KEYS", "Page", "check_envelope", "next_offset", "read_page"]
 
@@ -41,7 +41,9 @@ HAS_MORE_KEYS: tuple[str, ...] = ("hasMore",)
 class Page:
     """One usable answer: its records, and what it says about the pages after it.
 
-    ``records`` holds the objects of the list (anything else in it is dropped, as before);
+    ``records`` holds the objects of the list (anything else in it is left out, counted by a
+    :class:`~propertykit.errors.NotRecordsWarning`); ``items`` how many items the list held,
+    records or not, for the offset of the next page (``None``: as many as ``records``);
     ``next_offset`` and ``total_size`` are ``None`` when the body does not give them.
     """
 
@@ -49,6 +51,12 @@ class Page:
     has_more: bool = False
     next_offset: int | None = None
     total_size: int | None = None
+    items: int | None = None
+
+    @property
+    def served(self) -> int:
+        """Items the page's list held, records or not."""
+        return len(self.records) if self.items is None else self.items
 
 
 def check_envelope(body: Any) -> None:
@@ -87,25 +95,27 @@ def read_page(body: Any) -> Page:
 
     Examples
     --------
-    >>> read_page({"result": [{"id": 1}, "junk"], "hasMore": True, "nextOffset": 1})
-    Page(records=[{'id': 1}], has_more=True, next_offset=1, total_size=None)
+    >>> read_page({"result": [{"id": 1}], "hasMore": True, "nextOffset": 1})
+    Page(records=[{'id': 1}], has_more=True, next_offset=1, total_size=None, items=1)
     """
     try:
         check_envelope(body)
     except ValueError as exc:
         raise BadResponse(f"The service's answer cannot be used: {exc}") from None
     if isinstance(body, list):
-        return Page([item for item in body if isinstance(item, dict)])
+        return Page(only_records(body, stacklevel=3), items=len(body))
     key = _first_key(body, RECORD_KEYS)
     assert key is not None
-    records = [item for item in body[key] if isinstance(item, dict)]
+    items = body[key]
+    records = only_records(items, stacklevel=3)
     more_key = _first_key(body, HAS_MORE_KEYS)
     total = _integer(body, TOTAL_KEYS)
     return Page(
         records,
-        has_more=body[more_key] is True if more_key else more_by_total(body, len(records), total),
+        has_more=body[more_key] is True if more_key else more_by_total(body, len(items), total),
         next_offset=_integer(body, NEXT_OFFSET_KEYS),
         total_size=total,
+        items=len(items),
     )
 
 
@@ -138,9 +148,9 @@ def next_offset(page: Page, offset: int, *, where: str, most: int | None = None)
     """
     if not page.has_more:
         return None
-    following = page.next_offset if page.next_offset is not None else offset + len(page.records)
+    following = page.next_offset if page.next_offset is not None else offset + page.served
     problem = None
-    if not page.records:
+    if not page.served:
         problem = f"the page at offset {offset} is empty while hasMore stays true"
     elif following == offset:
         problem = f"the page at offset {offset} gives the same offset again as the next"

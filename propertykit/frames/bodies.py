@@ -69,7 +69,7 @@ def as_bytes(bodies: Sequence[bytes | bytearray | memoryview | str]) -> list[byt
 
 def read(
     bodies: Sequence[bytes | bytearray | memoryview | str], record_type: pa.StructType
-) -> tuple[pa.StructArray, np.ndarray]:
+) -> tuple[pa.StructArray, np.ndarray, int]:
     """The records of ``bodies`` as ``record_type``, and their ``spatial.boundary`` values.
 
     Parameters
@@ -82,8 +82,9 @@ def read(
     Returns
     -------
     tuple
-        The records, in order, as a struct array of ``record_type``; and an object array of
-        each record's boundary as decoded JSON (``None`` where absent or null).
+        The records, in order, as a struct array of ``record_type``; an object array of each
+        record's boundary as decoded JSON (``None`` where absent or null); and how many items of
+        the ``result`` lists were ``null``, not records, and are left out.
 
     Raises
     ------
@@ -96,7 +97,7 @@ def read(
     fields = ENVELOPE_FIELDS.get()
     found: dict[str, list[Any]] = {}
     records, boundaries = [], []
-    read = 0
+    read = left_out = 0
     for chunk in chunks(data):  # small first: untidy bodies are told before much is read
         table = _parse(chunk, record_type, multiline, longest)
         if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
@@ -106,7 +107,8 @@ def read(
         try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
             lists = table.column("result")
             part = pa.concat_arrays([c.flatten() for c in lists.chunks])
-            if part.null_count:  # json's route skips records that are not objects
+            if part.null_count:  # json's route leaves out (and counts) items that are not objects
+                left_out += part.null_count
                 part = part.filter(part.is_valid())
             spatial = part.flatten()[part.type.get_field_index("spatial")]
             boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
@@ -120,7 +122,7 @@ def read(
         fields.update(
             {name: values + [None] * (read - len(values)) for name, values in found.items()}
         )
-    return pa.concat_arrays(records), np.concatenate(boundaries)
+    return pa.concat_arrays(records), np.concatenate(boundaries), left_out
 
 
 def _envelope(table: pa.Table, found: dict[str, list[Any]], before: int) -> None:

@@ -29,9 +29,13 @@ from propertykit.frames.coercion import Sink
 from propertykit.frames.leafwise import BOUNDARY, Leaves, Unreadable, read_leaves
 from propertykit.frames.raw_leaves import Decoded, decode_parts
 from propertykit.frames.records import RECORD_TYPE, hollow, read_records, read_values
-from propertykit.jsonio import loads, paused_gc, records_of
+from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
 __all__ = ["decode_body", "read_bodies"]
+
+#: Frames between a count of items left out and the caller of ``pk.frame`` (read_bodies, frame,
+#: the pool's wrapper).
+_STACKLEVEL = 4
 
 
 def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
@@ -39,17 +43,25 @@ def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarr
     fields = _bodies.ENVELOPE_FIELDS.get()
     names = list(fields) if fields is not None else []
     try:
-        return _bodies.read(bodies, RECORD_TYPE)
+        records, boundaries, left_out = _bodies.read(bodies, RECORD_TYPE)
     except Unreadable:
         pass
+    else:
+        if left_out:
+            warn_left_out(left_out, None, stacklevel=_STACKLEVEL)
+        return records, boundaries
     try:
         return _leaf_by_leaf(_bodies.as_bytes(bodies), sink, names, fields)
     except Unreadable:
         if fields is not None:
             fields.clear()
+    odd: list[Any] = []
     with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than json
         decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
-        return read_records([record for body in decoded for record in records_of(body)], sink)
+        found = [record for body in decoded for record in records_of(body, left_out=odd)]
+    if odd:
+        warn_left_out(len(odd), odd[0], stacklevel=_STACKLEVEL)
+    return read_records(found, sink)
 
 
 def decode_body(body: Any, position: int) -> Any:
@@ -88,6 +100,8 @@ def _leaf_by_leaf(
     except (pa.ArrowException, msgspec.DecodeError) as exc:
         raise Unreadable(str(exc)) from exc
     records = _graft(leaves, decoded, sink)
+    if leaves.left_out:
+        warn_left_out(leaves.left_out, None, stacklevel=_STACKLEVEL + 1)
     if fields is not None:
         fields.clear()
         fields.update(decoded.envelope)

@@ -52,10 +52,12 @@ class Unreadable(Exception):
 
 @dataclass(frozen=True)
 class Leaves:
-    """What Arrow read: records of the kept parts, in order, and the parts it refused."""
+    """What Arrow read: records of the kept parts, in order, the parts it refused, and how many
+    items of the ``result`` lists were ``null`` (left out)."""
 
     records: pa.StructArray
     refused: frozenset[Part]
+    left_out: int = 0
 
 
 def read_leaves(
@@ -64,7 +66,7 @@ def read_leaves(
     """The records of ``data`` (one envelope per body) as ``record_type`` less refused parts.
 
     ``polygon`` is the type the boundary is read as while Arrow takes it. Records that are
-    ``null`` in a ``result`` list are left out, as ``json``'s route leaves them out.
+    ``null`` in a ``result`` list are left out (and counted), as ``json``'s route leaves them out.
     """
     refused: set[Part] = set()
     tables: list[pa.Table] = []
@@ -82,13 +84,14 @@ def read_leaves(
             records = chunk.flatten()
             parts.append(records if records.type == final else records.cast(final))
     records = pa.concat_arrays(parts)
-    if records.null_count:
+    left_out = records.null_count
+    if left_out:
         records = records.filter(records.is_valid())
     kept = {f.name for f in final}
     for field in record_type:  # an object none of whose leaves Arrow kept is refused whole
         if field.name not in kept:
             refused.add((field.name,))
-    return Leaves(records, frozenset(refused))
+    return Leaves(records, frozenset(refused), left_out)
 
 
 def chunks(data: Sequence[bytes]) -> Iterator[Sequence[bytes]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 from typing import Any
 
 import pandas as pd
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from propertykit.config import Endpoints
+from propertykit.errors import NotRecordsWarning
 from propertykit.frames import bodies as _bodies
 from propertykit.frames.records import RECORD_TYPE
 from propertykit.frames.tables import frame
@@ -37,8 +39,9 @@ def envelopes(records: list[Any], size: int = 100, **dumps: Any) -> list[bytes]:
     ]
 
 
-def decoded(bodies: list[bytes]) -> list[dict[str, Any]]:
-    return [record for body in bodies for record in records_of(json.loads(body))]
+def decoded(bodies: list[bytes], left_out: list[Any] | None = None) -> list[dict[str, Any]]:
+    left_out = [] if left_out is None else left_out
+    return [r for body in bodies for r in records_of(json.loads(body), left_out=left_out)]
 
 
 def test_the_sandbox_pages_frame_as_their_records_through_arrow(
@@ -46,7 +49,7 @@ def test_the_sandbox_pages_frame_as_their_records_through_arrow(
 ) -> None:
 
     bodies = envelopes(records, size=37)
-    arrow, boundaries = _bodies.read(bodies, RECORD_TYPE)  # the quick route takes them all
+    arrow, boundaries, _ = _bodies.read(bodies, RECORD_TYPE)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
     pd.testing.assert_frame_equal(frame(bodies), frame(records))
 
@@ -101,16 +104,31 @@ def test_whole_numbers_in_a_boundary_come_back_equal() -> None:
 @pytest.mark.parametrize(
     ("body", "ids"),
     [
-        (b'{"result": [{"propertyId": "A"}, null, 7, {"propertyId": "B"}]}', ["A", "B"]),
         (b'{"result": {"propertyId": "A"}}', ["A"]),
         (b'[{"propertyId": "A"}, {"propertyId": "B"}]', ["A", "B"]),
         (b'{"success": true, "result": null}', []),
         (b'{"result": [{"propertyId": 12, "propertyId": "B"}]}', ["B"]),
     ],
-    ids=["non-objects-skipped", "one-record", "bare-list", "null-result", "duplicate-key"],
+    ids=["one-record", "bare-list", "null-result", "duplicate-key"],
 )
 def test_envelopes_of_any_shape_give_the_records_json_finds(body: bytes, ids: list[str]) -> None:
     assert frame([body])["propertyId"].tolist() == ids
+
+
+@pytest.mark.parametrize(
+    ("items", "left_out"),
+    [
+        (b'null, {"propertyId": "B"}, null', "2 items"),  # Arrow reads them all
+        (b'null, {"propertyId": "B", "roomDetails": {"beds": "3"}}', "1 item"),  # leaf by leaf
+        (b'null, 7, {"propertyId": "B"}', "2 items"),  # json's route
+    ],
+    ids=["arrow", "leaf-by-leaf", "json"],
+)
+def test_items_that_are_not_records_are_left_out_and_counted(items: bytes, left_out: str) -> None:
+    body = b'{"result": [{"propertyId": "A", "roomDetails": {"beds": 2}}, ' + items + b"]}"
+    with pytest.warns(NotRecordsWarning, match=f"^{left_out} of the service's list of records"):
+        df = frame([body])
+    assert df["propertyId"].tolist() == ["A", "B"]
 
 
 @pytest.mark.parametrize(
@@ -137,9 +155,15 @@ def untidy_bodies(draw: st.DrawFn) -> list[bytes]:
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(untidy_bodies())
 def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes]) -> None:
-    pd.testing.assert_frame_equal(
-        frame(bodies, money_unit="major"), frame(decoded(bodies), money_unit="major")
-    )
+    left_out: list[Any] = []
+    records = decoded(bodies, left_out)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = frame(bodies, money_unit="major")
+    counted = [str(w.message) for w in caught if w.category is NotRecordsWarning]
+    # every item left out is counted, once, whichever route read the bodies
+    assert [c.split(" item")[0] for c in counted] == ([f"{len(left_out):,}"] if left_out else [])
+    pd.testing.assert_frame_equal(df, frame(records, money_unit="major"))
 
 
 @settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
@@ -147,6 +171,6 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes
 def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
     pool = generate_records(40, seed=8)
     records = [pool[i] for i in picks]
-    arrow, boundaries = _bodies.read(envelopes(records, size=3), RECORD_TYPE)
+    arrow, boundaries, _ = _bodies.read(envelopes(records, size=3), RECORD_TYPE)
     assert arrow.field("propertyId").to_pylist() == [r["propertyId"] for r in records]
     assert list(boundaries) == [r["spatial"].get("boundary") for r in records]

@@ -114,3 +114,20 @@ def test_has_more_for_ever_without_a_total_stops_past_the_ids_asked(client_of) -
         with pytest.raises(pk.BadResponse, match="ids were asked"):
             client.sources(SOURCES, page_size=1)
     assert len(server.requests) == len(SOURCES)
+
+
+@pytest.mark.timeout(30)
+def test_items_that_are_not_records_are_counted_and_still_move_the_offset(client_of) -> None:
+    # Six items in pages of two, without nextOffset: the offset moves by the items served.
+    served = [*records(0, 1), "junk", *records(2, 1), None, *records(4, 1), 7]
+
+    def page(offset: int, n: int) -> dict:
+        return envelope(served[offset : offset + 2], hasMore=offset + 2 < len(served))
+
+    with page_server(page) as server:
+        client = client_of(server)
+        with pytest.warns(pk.NotRecordsWarning, match="not a record") as caught:
+            found = client.source_records([f"zoopla::{i}" for i in range(6)], page_size=2)
+    assert [r["propertyId"] for r in found] == ["P0", "P2", "P4"]
+    assert [offset_of(r.path) for r in server.requests] == [0, 2, 4]  # before: 0, 1, 2, 3, 4
+    assert len([w for w in caught if w.category is pk.NotRecordsWarning]) == 3
