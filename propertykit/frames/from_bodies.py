@@ -164,19 +164,31 @@ def _boundaries(leaves: Leaves, decoded: Decoded) -> np.ndarray:
     served = decoded.boundaries
     if BOUNDARY in leaves.refused or (BOUNDARY[0],) in leaves.refused:
         return np.fromiter(served, dtype=object, count=len(served))  # lists stay lists
-    values = np.empty(len(served), dtype=object)
     try:
-        arrow = _bodies.geojson(leaves.records.field(BOUNDARY[0]).field(BOUNDARY[1]))
-    except Unreadable:  # a boundary without its type or its coordinates
-        arrow = None
-    for i, raw in enumerate(served):
-        if raw is None:
-            values[i] = None
-            continue
-        text = bytes(raw)
-        # six quotes: the keys "type" and "coordinates" and the type's name, nothing else
-        if arrow is not None and (text == b"null" or text.count(b'"') == 6):
-            values[i] = arrow[i]
-        else:
-            values[i] = msgspec.json.decode(text)
+        values = _bodies.geojson(leaves.records.field(BOUNDARY[0]).field(BOUNDARY[1]))
+    except Unreadable:  # a boundary without its type or its coordinates: decode every one
+        values = np.full(len(served), None, dtype=object)
+        exact = np.zeros(len(served), dtype=bool)
+    else:
+        exact = _plain_polygons(served)
+    for i in np.flatnonzero(~exact).tolist():
+        raw = served[i]
+        values[i] = None if raw is None else msgspec.json.decode(raw)
     return values
+
+
+def _plain_polygons(served: list[Any]) -> np.ndarray:
+    """Where Arrow's reading of a boundary (raw JSON text) holds all of it: ``null``, or exactly
+    six quotes (the keys ``type`` and ``coordinates`` and the type's name, nothing else)."""
+    exact = np.zeros(len(served), dtype=bool)
+    at = [i for i, raw in enumerate(served) if raw is not None]
+    if not at:
+        return exact
+    raws = [served[i] for i in at]
+    ends = np.cumsum(np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)))
+    marks = np.flatnonzero(np.frombuffer(b"".join(raws), dtype=np.uint8) == ord('"'))
+    quotes = np.bincount(np.searchsorted(ends, marks, side="right"), minlength=len(raws))
+    exact[at] = quotes == 6
+    for i in np.flatnonzero(quotes == 0).tolist():  # a number, a list, {} or null
+        exact[at[i]] = bytes(raws[i]) == b"null"
+    return exact

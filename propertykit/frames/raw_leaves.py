@@ -114,24 +114,27 @@ def decode_parts(
     fields = [("result", listed), *((n, Any) for n in names)]
     decoder = msgspec.json.Decoder(_struct("Envelope", fields, _UNSET))
     found = Decoded()
+    for top in tops:  # every part, values or none
+        for part in [(top.name,)] if top.whole else [(top.name, leaf) for leaf in top.leaves]:
+            found.values[part] = []
     seen: dict[str, list[Any]] = {n: [] for n in names}
-    records: list[Any] = []
+    takers = [(attrgetter(f"f{i}"), top) for i, top in enumerate(tops)]
     with paused_gc():
         for body in data:
             try:
                 decoded = decoder.decode(body)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise Unreadable(str(exc)) from exc
-            listed = decoded.f0
-            found.lengths.append(len(listed) if isinstance(listed, list) else None)
+            records = decoded.f0
+            found.lengths.append(len(records) if isinstance(records, list) else None)
             for i, name in enumerate(names, start=1):
                 seen[name].append(getattr(decoded, f"f{i}"))
-            if isinstance(listed, list):
-                records.extend(listed)
-    if None in records:  # null records: left out, as Arrow's route leaves them
-        records = [one for one in records if one is not None]
-    for i, top in enumerate(tops):
-        _take(list(map(attrgetter(f"f{i}"), records)), top, found)
+            if not isinstance(records, list) or not records:
+                continue
+            if None in records:  # null records: left out, as Arrow's route leaves them
+                records = [one for one in records if one is not None]
+            for get, top in takers:  # a body at a time: its records are still in cache
+                _take(list(map(get, records)), top, found)
     found.envelope = {  # as Arrow reads envelopes: a field no body holds is not there
         name: [None if v is _UNSET else v for v in values]
         for name, values in seen.items()
@@ -141,19 +144,19 @@ def decode_parts(
 
 
 def _take(values: list[Any], top: _Top, found: Decoded) -> None:
-    """Put one top-level field's values (one per record) into ``found``, by part."""
+    """Add one top-level field's values (one per record) to ``found``, by part."""
     if top.whole:
-        found.values[(top.name,)] = values
+        found.values[(top.name,)].extend(values)
         if top.name == BOUNDARY[0]:
-            found.boundaries = [v.get(BOUNDARY[1]) if type(v) is dict else None for v in values]
+            found.boundaries.extend(v.get(BOUNDARY[1]) if type(v) is dict else None for v in values)
         return
     if top.entries:  # one value per entry of every record's list
         values = list(chain.from_iterable(filter(None, values)))
     complete = None not in values
     for j, name in enumerate((*top.leaves, BOUNDARY[1]) if top.boundary else top.leaves):
         get = attrgetter(f"f{j}")
-        taken = list(map(get, values)) if complete else [v and get(v) for v in values]
+        taken = map(get, values) if complete else (v and get(v) for v in values)
         if top.boundary and j == len(top.leaves):
-            found.boundaries = taken
+            found.boundaries.extend(taken)
         else:
-            found.values[(top.name, name)] = taken
+            found.values[(top.name, name)].extend(taken)
