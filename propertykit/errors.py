@@ -34,8 +34,10 @@ the API key.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import FrameType
 from typing import Any
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "ServerError",
     "ServiceDegraded",
     "ServiceUnhealthy",
+    "outside_stacklevel",
 ]
 
 
@@ -93,6 +96,17 @@ class PropertyKitError(Exception):
 
 class PropertyKitWarning(UserWarning):
     """Root of every warning propertykit gives (filter them all with this class)."""
+
+
+def outside_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn``, called where this is called, that names the
+    first caller outside propertykit (the user's line), however deep inside it the warning is.
+    """
+    level = 1
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("propertykit."):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class GeometryWarning(PropertyKitWarning):

@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from propertykit.errors import NotRecordsWarning
+from propertykit.errors import NotRecordsWarning, outside_stacklevel
 
 __all__ = ["DECODER", "Record", "loads", "only_records", "paused_gc", "records_of", "warn_left_out"]
 
@@ -90,9 +90,7 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def records_of(
-    body: Any, *, left_out: list[Any] | None = None, stacklevel: int = 2
-) -> list[Record]:
+def records_of(body: Any, *, left_out: list[Any] | None = None) -> list[Record]:
     """The records of an envelope (``result`` a list or one record) or of a bare list.
 
     Items of the list that are not objects are left out: added to ``left_out`` when given (for
@@ -112,13 +110,11 @@ def records_of(
     if isinstance(result, dict):
         return [result]
     if isinstance(result, list):
-        return only_records(result, left_out=left_out, stacklevel=stacklevel + 1)
+        return only_records(result, left_out=left_out)
     return []
 
 
-def only_records(
-    items: list[Any], *, left_out: list[Any] | None = None, stacklevel: int = 2
-) -> list[Record]:
+def only_records(items: list[Any], *, left_out: list[Any] | None = None) -> list[Record]:
     """The objects of a list of records; anything else is left out, as :func:`records_of` says."""
     records = [item for item in items if isinstance(item, dict)]
     if len(records) != len(items):
@@ -126,11 +122,11 @@ def only_records(
         if left_out is not None:
             left_out.extend(odd)
         else:
-            warn_left_out(len(odd), odd[0], stacklevel=stacklevel + 1)
+            warn_left_out(len(odd), odd[0])
     return records
 
 
-def warn_left_out(count: int, example: Any, *, stacklevel: int = 2) -> None:
+def warn_left_out(count: int, example: Any) -> None:
     """Warn (:class:`~propertykit.errors.NotRecordsWarning`) that ``count`` items of the
     service's lists of records were not records and are left out; ``example`` is one of them."""
     shown = repr(example)
@@ -141,5 +137,5 @@ def warn_left_out(count: int, example: Any, *, stacklevel: int = 2) -> None:
         f"{'are not records (JSON objects)' if many else 'is not a record (a JSON object)'}: "
         f"left out (e.g. {shown})",
         NotRecordsWarning,
-        stacklevel=stacklevel + 1,
+        stacklevel=outside_stacklevel(),
     )

@@ -88,10 +88,12 @@ def check_envelope(body: Any) -> None:
         raise ValueError(f"its {key} is a {_kind(body[key])}, not a list of records")
 
 
-def read_page(body: Any) -> Page:
+def read_page(body: Any, *, left_out: list[Any] | None = None) -> Page:
     """The records and paging of a body that passed :func:`check_envelope`.
 
-    Raises :class:`~propertykit.errors.BadResponse` when it does not pass.
+    Raises :class:`~propertykit.errors.BadResponse` when it does not pass. Items of the list
+    that are not records are added to ``left_out`` when given, else counted in a warning
+    (:func:`propertykit.jsonio.only_records`).
 
     Examples
     --------
@@ -103,11 +105,11 @@ def read_page(body: Any) -> Page:
     except ValueError as exc:
         raise BadResponse(f"The service's answer cannot be used: {exc}") from None
     if isinstance(body, list):
-        return Page(only_records(body, stacklevel=3), items=len(body))
+        return Page(only_records(body, left_out=left_out), items=len(body))
     key = _first_key(body, RECORD_KEYS)
     assert key is not None
     items = body[key]
-    records = only_records(items, stacklevel=3)
+    records = only_records(items, left_out=left_out)
     more_key = _first_key(body, HAS_MORE_KEYS)
     total = _integer(body, TOTAL_KEYS)
     return Page(

@@ -65,11 +65,12 @@ logger = logging.getLogger(__name__)
 _ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)
 
 
-def single_page(body: bytes) -> Page | None:
+def single_page(body: bytes, *, left_out: list[Any] | None = None) -> Page | None:
     """The page of a cached body the normal path would take as it is, else ``None``.
 
     ``None`` for a body that is not a usable envelope or says more pages follow: the normal path
-    reads (and refuses, or follows) it itself.
+    reads (and refuses, or follows) it itself. Items that are not records: as
+    :func:`~propertykit.client.envelope.read_page` says.
 
     Examples
     --------
@@ -81,7 +82,7 @@ def single_page(body: bytes) -> Page | None:
     True
     """
     try:
-        page = read_page(loads(body))
+        page = read_page(loads(body), left_out=left_out)
     except (ValueError, RecursionError, PropertyKitError):
         return None
     return None if page.has_more else page
@@ -97,7 +98,8 @@ def _odd_pages(bodies: list[bytes], fields: dict[str, list[Any]], rows: int) -> 
     """
     lengths = fields.get("result")
     if lengths is None or sum(n or 0 for n in lengths) != rows:
-        return [i for i, body in enumerate(bodies) if single_page(body) is None]
+        counted: list[Any] = []  # the frame counts them
+        return [i for i, body in enumerate(bodies) if single_page(body, left_out=counted) is None]
     none: list[Any] = [None] * len(bodies)
     success, more, offset = (fields.get(k, none) for k in ("success", "hasMore", "offset"))
     totals = [fields[key] for key in TOTAL_KEYS if key in fields]

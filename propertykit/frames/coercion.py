@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from propertykit.errors import PropertyKitWarning
+from propertykit.errors import PropertyKitWarning, outside_stacklevel
 
 __all__ = [
     "UNPARSED_COLUMNS",
@@ -191,9 +191,7 @@ def note(
         )
 
 
-def report(
-    sink: Sink, ids: Sequence[Any] | None, order: Sequence[str], *, stacklevel: int
-) -> Unparsed:
+def report(sink: Sink, ids: Sequence[Any] | None, order: Sequence[str]) -> Unparsed:
     """Warn once per column of ``sink`` and give its entries as ``(propertyId, column, value)``.
 
     ``ids`` holds each row's propertyId (``None``: the sink holds ids, not rows); ``order`` the
@@ -218,7 +216,7 @@ def report(
             f"(e.g. {_shown(example)}) and {'are' if count != 1 else 'is'} missing in that "
             "column; df.pk.unparsed() lists each with its propertyId and the value as served.",
             UnparsedValuesWarning,
-            stacklevel=stacklevel,
+            stacklevel=outside_stacklevel(),
         )
         place = rank.get(column, len(rank))
         entries.extend((row, place, column, value) for row, value in found)

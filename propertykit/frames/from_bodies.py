@@ -33,34 +33,46 @@ from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
 __all__ = ["decode_body", "read_bodies"]
 
-#: Frames between a count of items left out and the caller of ``pk.frame`` (read_bodies, frame,
-#: the pool's wrapper).
-_STACKLEVEL = 4
+
+def read_bodies(
+    bodies: list[Any], sink: Sink, left_out: list[Any] | None = None
+) -> tuple[pa.StructArray, np.ndarray]:
+    """Records and boundaries of response bodies: by Arrow, else leaf by leaf, else ``json``.
+
+    Items of the ``result`` lists that are not records are left out: added to ``left_out`` when
+    given, else counted in a :class:`~propertykit.errors.NotRecordsWarning`.
+    """
+    counted: list[Any] = []
+    records, boundaries = _read_bodies(bodies, sink, counted)
+    if left_out is not None:
+        left_out.extend(counted)
+    elif counted:
+        warn_left_out(len(counted), counted[0])
+    return records, boundaries
 
 
-def read_bodies(bodies: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
-    """Records and boundaries of response bodies: by Arrow, else leaf by leaf, else ``json``."""
+def _read_bodies(
+    bodies: list[Any], sink: Sink, left_out: list[Any]
+) -> tuple[pa.StructArray, np.ndarray]:
     fields = _bodies.ENVELOPE_FIELDS.get()
     names = list(fields) if fields is not None else []
     try:
-        records, boundaries, left_out = _bodies.read(bodies, RECORD_TYPE)
+        records, boundaries, nulls = _bodies.read(bodies, RECORD_TYPE)
     except Unreadable:
         pass
     else:
-        if left_out:
-            warn_left_out(left_out, None, stacklevel=_STACKLEVEL)
+        left_out.extend([None] * nulls)
         return records, boundaries
+    noted = len(sink)
     try:
-        return _leaf_by_leaf(_bodies.as_bytes(bodies), sink, names, fields)
+        return _leaf_by_leaf(_bodies.as_bytes(bodies), sink, names, fields, left_out)
     except Unreadable:
         if fields is not None:
             fields.clear()
-    odd: list[Any] = []
+        del sink[noted:]  # values a failed attempt noted: the json route notes them again
     with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than json
         decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
-        found = [record for body in decoded for record in records_of(body, left_out=odd)]
-    if odd:
-        warn_left_out(len(odd), odd[0], stacklevel=_STACKLEVEL)
+        found = [record for body in decoded for record in records_of(body, left_out=left_out)]
     return read_records(found, sink)
 
 
@@ -86,7 +98,11 @@ def decode_body(body: Any, position: int) -> Any:
 
 
 def _leaf_by_leaf(
-    data: list[bytes], sink: Sink, names: list[str], fields: dict[str, list[Any]] | None
+    data: list[bytes],
+    sink: Sink,
+    names: list[str],
+    fields: dict[str, list[Any]] | None,
+    left_out: list[Any],
 ) -> tuple[pa.StructArray, np.ndarray]:
     """Arrow for the leaves it reads, ``msgspec`` and the lenient reader for the others."""
     multiline = any(b"\n" in body or b"\r" in body for body in data)
@@ -100,8 +116,7 @@ def _leaf_by_leaf(
     except (pa.ArrowException, msgspec.DecodeError) as exc:
         raise Unreadable(str(exc)) from exc
     records = _graft(leaves, decoded, sink)
-    if leaves.left_out:
-        warn_left_out(leaves.left_out, None, stacklevel=_STACKLEVEL + 1)
+    left_out.extend([None] * leaves.left_out)
     if fields is not None:
         fields.clear()
         fields.update(decoded.envelope)

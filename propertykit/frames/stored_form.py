@@ -22,7 +22,7 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ from propertykit.frames.from_bodies import read_bodies
 from propertykit.frames.memory import in_system_pool
 from propertykit.frames.records import RECORD_TYPE
 from propertykit.frames.tables import frame_read
+from propertykit.jsonio import warn_left_out
 
 __all__ = ["BodiesRead", "decode_bodies", "encode_per_body", "form", "frame_of", "read_bodies_form"]
 
@@ -50,11 +51,13 @@ _READERS = (
 
 @dataclass(frozen=True)
 class BodiesRead:
-    """Bodies read into Arrow: records, their boundaries as served, values kept raw."""
+    """Bodies read into Arrow: records, their boundaries as served, values kept raw, and the
+    items of the ``result`` lists that were not records (left out; the frame counts them)."""
 
     records: pa.StructArray
     boundaries: np.ndarray
     sink: Sink
+    left_out: tuple[Any, ...] = ()
 
 
 @functools.cache
@@ -75,10 +78,11 @@ def form() -> str:
 def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
     """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
     sink: Sink = []
-    records, boundaries = read_bodies(list(bodies), sink)
+    left_out: list[Any] = []
+    records, boundaries = read_bodies(list(bodies), sink, left_out)
     if isinstance(records, pa.ChunkedArray):  # records read a block at a time (json's route)
         records = records.combine_chunks()
-    return BodiesRead(records, boundaries, sink)
+    return BodiesRead(records, boundaries, sink, tuple(left_out))
 
 
 @in_system_pool
@@ -86,9 +90,9 @@ def frame_of(
     read: BodiesRead, *, money_unit: Literal["major", "minor"] | None = None
 ) -> pd.DataFrame:
     """The frame ``pk.frame(bodies)`` makes of bodies already read."""
-    return frame_read(
-        read.records, read.boundaries, list(read.sink), money_unit=money_unit, stacklevel=4
-    )
+    if read.left_out:
+        warn_left_out(len(read.left_out), read.left_out[0])
+    return frame_read(read.records, read.boundaries, list(read.sink), money_unit=money_unit)
 
 
 def encode_per_body(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:

@@ -66,7 +66,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit.errors import InvalidInput, PropertyKitWarning
+from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
 from propertykit.frames.coercion import Sink, Unparsed, report
 from propertykit.frames.from_bodies import read_bodies
 from propertykit.frames.memory import in_system_pool
@@ -271,7 +271,7 @@ def frame(
         arrow, boundaries = read_bodies(rows, sink)
     else:
         arrow, boundaries = read_records(rows, sink)
-    return frame_read(arrow, boundaries, sink, money_unit=money_unit, stacklevel=4)
+    return frame_read(arrow, boundaries, sink, money_unit=money_unit)
 
 
 @in_system_pool
@@ -281,20 +281,19 @@ def frame_read(
     sink: Sink,
     *,
     money_unit: Literal["major", "minor"] | None = None,
-    stacklevel: int = 3,
 ) -> pd.DataFrame:
     """:func:`frame` of records already read into Arrow (``read_bodies`` / ``read_records``)."""
     columns = _typed(RECORD_FIELDS, flatten(arrow), sink)
     columns["spatial.boundary"] = boundaries
     df = pd.DataFrame(columns, columns=list(COLUMNS))
     if sink:
-        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS, stacklevel=stacklevel)
+        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS)
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
     df.attrs["money_unit_assumed"] = money_unit is None
     if money_unit is None:
-        _warn_if_minor_units(df, stacklevel)
+        _warn_if_minor_units(df)
     return df
 
 
@@ -314,7 +313,7 @@ def _rows(records: Any) -> list[Any]:
         ) from None
 
 
-def _warn_if_minor_units(df: pd.DataFrame, stacklevel: int) -> None:
+def _warn_if_minor_units(df: pd.DataFrame) -> None:
     prices = pd.concat([df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"]]).dropna()
     median = float(prices.median()) if len(prices) else math.nan
     if median > PENCE_MEDIAN_THRESHOLD:
@@ -323,7 +322,7 @@ def _warn_if_minor_units(df: pd.DataFrame, stacklevel: int) -> None:
             "pounds. Values are kept as served; pass money_unit='minor' to pk.frame to record "
             "that, or divide the money columns by 100.",
             MinorUnitsWarning,
-            stacklevel=stacklevel,
+            stacklevel=outside_stacklevel(),
         )
 
 
@@ -388,7 +387,7 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
         ids = result["propertyId"].array
         by_id += [(c, [ids[r] for r in rows], raw) for c, rows, raw in sink]
         order = ["saleHistory", *(f"saleHistory.{f.name}" for f in SALE_FIELDS)]
-        found = report(by_id, None, order, stacklevel=3)
+        found = report(by_id, None, order)
         result.attrs["unparsed"] = Unparsed((*df.attrs.get("unparsed", ()), *found))
     return result
 

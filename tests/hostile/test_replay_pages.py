@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler
 import pandas as pd
 import pytest
 
+import propertykit as pk
 from tests.hostile._servers import Seen, envelope, hostile, offset_of, records, send
 
 IDS = ["L0", "L1", "L2", "L3"]
@@ -108,3 +109,20 @@ def test_an_untidy_cached_page_paged_by_total_is_still_followed(client_of) -> No
 
     df = _replayed_twice(client_of, page)
     assert df["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
+
+
+@pytest.mark.timeout(60)
+def test_items_that_are_not_records_are_counted_on_every_warm_rerun(client_of) -> None:
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, envelope([None, *records(0, 4), "junk"], hasMore=False))
+
+    frames = []
+    with hostile(behaviour) as server:
+        for _ in range(3):  # the fetching run, then two re-runs from the cache
+            with pytest.warns(pk.NotRecordsWarning, match="^2 items") as caught:
+                frames.append(client_of(server).properties(IDS))
+            assert len([w for w in caught if w.category is pk.NotRecordsWarning]) == 1
+        assert len(server.requests) == 1
+    for df in frames[1:]:
+        pd.testing.assert_frame_equal(df, frames[0])
+    assert frames[0]["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
