@@ -340,11 +340,14 @@ def _patch(
         for leaf in step.leaves
     ]
     fields = [leaf.field for leaf in step.leaves]
-    items = pa.StructArray.from_arrays(children, fields=fields, mask=entries.is_null())
+    missing = entries.is_null() if entries.null_count else None
+    items = pa.StructArray.from_arrays(children, fields=fields, mask=missing)
     if not isinstance(arrow, pa.ListArray):
         return items
     offsets = pc.subtract(arrow.offsets, arrow.offsets[0])
-    return pa.ListArray.from_arrays(offsets, items, mask=arrow.is_null())
+    return pa.ListArray.from_arrays(
+        offsets, items, mask=arrow.is_null() if arrow.null_count else None
+    )
 
 
 def _rows_of(rows: Sequence[int], positions: np.ndarray) -> Any:  # an array of rows
