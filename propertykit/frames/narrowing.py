@@ -7,10 +7,11 @@ that object), and the block is read again without it. Each block is finished bef
 the leaves set aside so far are read from the block's Python values by the caller's ``read``
 (:func:`propertykit.frames.records.read_values`, which coerces values leniently) and put back
 in their places while the block's objects are still in the processor's cache (a pass over
-objects long out of cache costs several times more). So an odd value costs only its own column
-from its block on: every other leaf, ``saleHistory``'s entries included, stays on the Arrow
-path. :func:`read_blocks` gives the blocks (for a chunked array, no copy); :func:`read_objects`
-one array.
+objects long out of cache costs several times more). How each field is put back is decided once
+for each set of leaves set aside (:func:`_plan`), not again for every block. So an odd value
+costs only its own column from its block on: every other leaf, ``saleHistory``'s entries
+included, stays on the Arrow path. :func:`read_blocks` gives the blocks (for a chunked array,
+no copy); :func:`read_objects` one array.
 
 Leaves are paths of names: a field of a struct adds its name, a list of structs adds its own
 name and then its entries' field names (``("saleHistory", "price")``). Objects nest one level
