@@ -28,6 +28,7 @@ frames' ``attrs``; one that pandas shares rather than deep-copies into every der
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import warnings
@@ -163,10 +164,11 @@ def lenient(
     """
     coerce = _COERCE[kind]
     plain = plain or _PLAIN[kind]
-    served = np.fromiter(map(plain.__contains__, map(type, values)), bool, len(values))
-    out = list(values) if not served.all() else values
+    types = list(map(type, values))
+    odd = set(types).difference(plain)  # the types of values to coerce, if any
+    out = list(values) if odd else values
     bad: list[int] = []
-    for position in np.flatnonzero(~served).tolist():
+    for position in itertools.compress(range(len(values)), map(odd.__contains__, types)):
         read = coerce(values[position])
         if read is _UNREAD:
             bad.append(position)

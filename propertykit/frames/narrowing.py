@@ -7,10 +7,11 @@ that object), and the block is read again without it. Each block is finished bef
 the leaves set aside so far are read from the block's Python values by the caller's ``read``
 (:func:`propertykit.frames.records.read_values`, which coerces values leniently) and put back
 in their places while the block's objects are still in the processor's cache (a pass over
-objects long out of cache costs several times more). So an odd value costs only its own column
-from its block on: every other leaf, ``saleHistory``'s entries included, stays on the Arrow
-path. :func:`read_blocks` gives the blocks (for a chunked array, no copy); :func:`read_objects`
-one array.
+objects long out of cache costs several times more). How each field is put back is decided once
+for each set of leaves set aside (:func:`_plan`), not again for every block. So an odd value
+costs only its own column from its block on: every other leaf, ``saleHistory``'s entries
+included, stays on the Arrow path. :func:`read_blocks` gives the blocks (for a chunked array,
+no copy); :func:`read_objects` one array.
 
 Leaves are paths of names: a field of a struct adds its name, a list of structs adds its own
 name and then its entries' field names (``("saleHistory", "price")``). Objects nest one level
@@ -22,6 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -140,11 +142,12 @@ def read_blocks(
     kept = leaves(full)
     odd_objects: set[str] = set()  # top fields whose value is not the object expected
     blocks: list[pa.StructArray] = []
+    arrow_type, plan = full, None  # what Arrow reads; how the rest is put back (None: nothing)
     start, size = 0, BLOCKS[0]
     while start < len(objects):
         block = objects[start : start + size]
         try:
-            arrow = pa.array(block, type=prune(full, frozenset(kept)))
+            arrow = pa.array(block, type=arrow_type)
         except _ERRORS:
             leaf = _refused_leaf(block, full, kept)
             top = full.field(leaf[0]).type
@@ -153,14 +156,15 @@ def read_blocks(
                 kept = [k for k in kept if k[0] != leaf[0]]
             else:
                 kept.remove(leaf)
+            arrow_type = prune(full, frozenset(kept))
+            plan = _plan(full, arrow_type, frozenset(kept), frozenset(odd_objects), (), column)
             continue
         if visit is not None:
             visit(block)
-        if arrow.type != full:
+        if plan is not None:
             stop = start + len(block)
             at = range(start, stop) if rows is None else rows[start:stop]
-            odd = frozenset(odd_objects)
-            arrow = _graft(block, full, arrow, frozenset(kept), odd, (), column, at, read)
+            arrow = _graft(block, full, arrow, plan, at, read)
         blocks.append(arrow)
         start += len(block)
         size = min(2 * size, BLOCKS[1])
@@ -189,93 +193,169 @@ def _join(column: str, name: str) -> str:
     return f"{column}.{name}" if column else name
 
 
-def _graft(
-    objects: list[Any],
+# How a field of a struct is put together from a block of objects (:class:`_Step`).
+_ARROW = "arrow"  # Arrow's field, as read
+_READ = "read"  # read from the objects' values by the caller's ``read``
+_PATCH = "patch"  # Arrow's object (or list of objects) of leaves, but for those it refused
+_GRAFT = "graft"  # objects of objects, some of whose leaves Arrow refused: by :func:`_graft`
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    how: str  # _ARROW, _READ, _PATCH or _GRAFT
+    field: pa.Field
+    column: str  # dotted name
+    at: int = -1  # the field's index in Arrow's struct (-1: Arrow did not read it)
+    leaves: tuple[_Step, ...] = ()  # _PATCH: each leaf of its objects, _ARROW or _READ
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How the struct ``full`` is put together from a block: decided once for every block
+    Arrow reads with the same leaves refused (see :func:`_plan`)."""
+
+    full: pa.StructType
+    fields: list[pa.Field]
+    steps: list[_Step]
+    kept: frozenset[Path]
+    odd_objects: frozenset[str]
+    prefix: Path
+
+
+def _plan(
     full: pa.StructType,
-    by_arrow: pa.StructArray | None,
+    by_arrow: pa.StructType | None,
     kept: frozenset[Path],
     odd_objects: frozenset[str],
     prefix: Path,
     column: str,
+) -> _Plan:
+    """How each field of ``full`` is put together when Arrow read ``by_arrow`` of it."""
+    steps = []
+    for field in full:
+        path, name = (*prefix, field.name), _join(column, field.name)
+        inner = _objects_of(field.type)
+        at = by_arrow.get_field_index(field.name) if by_arrow is not None else -1
+        if at >= 0 and _leaves_of(field, prefix) <= kept:
+            steps.append(_Step(_ARROW, field, name, at))  # every leaf in it read by Arrow
+        elif inner is None or (not prefix and field.name in odd_objects) or at < 0:
+            # a leaf, an object that is not one, or every leaf in it refused (Arrow may not
+            # have seen odd objects here)
+            steps.append(_Step(_READ, field, name))
+        elif all(_objects_of(f.type) is None for f in inner):
+            served = _objects_of(by_arrow.field(at).type)  # type: ignore[union-attr]
+            assert served is not None
+            patched = []
+            for leaf in inner:
+                index = served.get_field_index(leaf.name)
+                if (*path, leaf.name) in kept and index >= 0:
+                    patched.append(_Step(_ARROW, leaf, _join(name, leaf.name), index))
+                else:
+                    patched.append(_Step(_READ, leaf, _join(name, leaf.name)))
+            steps.append(_Step(_PATCH, field, name, at, tuple(patched)))
+        else:
+            steps.append(_Step(_GRAFT, field, name, at))
+    return _Plan(full, list(full), steps, kept, odd_objects, prefix)
+
+
+def _graft(
+    objects: list[Any],
+    full: pa.StructType,
+    by_arrow: pa.StructArray | None,
+    plan: _Plan,
     rows: Sequence[int] | None,
     read: Read,
 ) -> pa.StructArray:
     """The struct array of ``full``: Arrow's leaves, and the others read from ``objects``
     (dicts or ``None``; Arrow's array, where given, holds the same objects in order)."""
-    present = {f.name for f in by_arrow.type} if by_arrow is not None else set()
     children = []
-    for field in full:
-        path, name = (*prefix, field.name), _join(column, field.name)
-        inner = _objects_of(field.type)
-        arrow = (
-            by_arrow.field(field.name) if by_arrow is not None and field.name in present else None
-        )
-        if arrow is not None and _leaves_of(field, prefix) <= kept:
-            children.append(arrow)  # every leaf in it read by Arrow
-        elif inner is None or (not prefix and field.name in odd_objects):
-            children.append(read(_values(objects, field.name), field.type, name, rows))
-        elif arrow is not None and all(_objects_of(f.type) is None for f in inner):
-            children.append(_patch(objects, field, arrow, kept, path, name, rows, read))
-        elif arrow is None:  # every leaf in it refused: Arrow may not have seen odd objects here
-            children.append(read(_values(objects, field.name), field.type, name, rows))
-        elif isinstance(field.type, pa.StructType):
-            inside = _values(objects, field.name)
-            children.append(_graft(inside, inner, arrow, kept, odd_objects, path, name, rows, read))
-        else:  # a list of objects, some of whose leaves Arrow refused
-            lists = _values(objects, field.name)
-            lengths = [0 if v is None else len(v) for v in lists]
-            items = [item for v in lists if v is not None for item in v]
-            parents = np.arange(len(lists)) if rows is None else np.asarray(rows)
-            owners = np.repeat(parents, lengths).tolist()
-            entries = arrow.flatten() if isinstance(arrow, pa.ListArray) else None
-            sub = _graft(items, inner, entries, kept, odd_objects, path, name, owners, read)
-            ends = np.concatenate([np.zeros(1, np.int32), np.cumsum(lengths, dtype=np.int32)])
-            missing = pa.array([v is None for v in lists], type=pa.bool_())
-            children.append(pa.ListArray.from_arrays(pa.array(ends), sub, mask=missing))
+    for step in plan.steps:
+        if step.how is _ARROW:
+            children.append(by_arrow.field(step.at))  # type: ignore[union-attr]
+        elif step.how is _READ:
+            values = _values(objects, step.field.name)
+            children.append(read(values, step.field.type, step.column, rows))
+        elif step.how is _PATCH:
+            arrow = by_arrow.field(step.at)  # type: ignore[union-attr]
+            children.append(_patch(objects, step, arrow, rows, read))
+        else:
+            arrow = by_arrow.field(step.at) if step.at >= 0 else None  # type: ignore[union-attr]
+            children.append(_graft_objects(objects, step, arrow, plan, rows, read))
     mask = pa.array([o is None for o in objects], type=pa.bool_()) if None in objects else None
-    return pa.StructArray.from_arrays(children, fields=list(full), mask=mask)
+    return pa.StructArray.from_arrays(children, fields=plan.fields, mask=mask)
+
+
+def _graft_objects(
+    objects: list[Any],
+    step: _Step,
+    arrow: pa.Array | None,
+    plan: _Plan,
+    rows: Sequence[int] | None,
+    read: Read,
+) -> pa.Array:
+    """An object (or list of objects) of objects, some of whose leaves Arrow refused."""
+    field, name = step.field, step.column
+    inner = _objects_of(field.type)
+    assert inner is not None
+    path = (*plan.prefix, field.name)
+    if isinstance(field.type, pa.StructType):
+        inside = _values(objects, field.name)
+        by_arrow = arrow.type if arrow is not None else None
+        sub = _plan(inner, by_arrow, plan.kept, plan.odd_objects, path, name)
+        return _graft(inside, inner, arrow, sub, rows, read)
+    lists = _values(objects, field.name)
+    lengths = [0 if v is None else len(v) for v in lists]
+    items = [item for v in lists if v is not None for item in v]
+    parents = np.arange(len(lists)) if rows is None else np.asarray(rows)
+    owners = np.repeat(parents, lengths).tolist()
+    entries = arrow.flatten() if isinstance(arrow, pa.ListArray) else None
+    by_arrow = entries.type if entries is not None else None
+    sub = _plan(inner, by_arrow, plan.kept, plan.odd_objects, path, name)
+    grafted = _graft(items, inner, entries, sub, owners, read)
+    ends = np.concatenate([np.zeros(1, np.int32), np.cumsum(lengths, dtype=np.int32)])
+    missing = pa.array([v is None for v in lists], type=pa.bool_())
+    return pa.ListArray.from_arrays(pa.array(ends), grafted, mask=missing)
 
 
 def _patch(
     objects: list[Any],
-    field: pa.Field,
+    step: _Step,
     arrow: pa.Array,
-    kept: frozenset[Path],
-    path: Path,
-    column: str,
     rows: Sequence[int] | None,
     read: Read,
 ) -> pa.Array:
     """An object (or list of objects) of leaves Arrow read, but for the leaves it refused,
     which alone are taken from ``objects`` in Python; validity and offsets are Arrow's."""
-    key = field.name
+    parents = _values(objects, step.field.name)
     if isinstance(arrow, pa.ListArray):
         entries = arrow.flatten()
-        entries_of = list(itertools.chain.from_iterable(filter(None, _values(objects, key))))
+        served = list(itertools.chain.from_iterable(filter(None, parents)))
         owners = pc.list_parent_indices(arrow).to_numpy()
-        at = owners if rows is None else np.asarray(rows)[owners]
+        at = owners if rows is None else _rows_of(rows, owners)
     else:
-        entries = arrow
-    inner = entries.type
-    full = _objects_of(field.type)
-    assert full is not None
-    children = []
-    for leaf in full:
-        if (*path, leaf.name) in kept and inner.get_field_index(leaf.name) >= 0:
-            children.append(entries.field(leaf.name))
-            continue
-        name = leaf.name
-        if isinstance(arrow, pa.ListArray):
-            served = _values(entries_of, name)
-            children.append(read(served, leaf.type, _join(column, name), at))
-        else:
-            served = _values(_values(objects, key), name)
-            children.append(read(served, leaf.type, _join(column, name), rows))
-    items = pa.StructArray.from_arrays(children, fields=list(full), mask=entries.is_null())
+        entries, served, at = arrow, parents, rows
+    children = [
+        entries.field(leaf.at)
+        if leaf.how is _ARROW
+        else read(_values(served, leaf.field.name), leaf.field.type, leaf.column, at)
+        for leaf in step.leaves
+    ]
+    fields = [leaf.field for leaf in step.leaves]
+    missing = entries.is_null() if entries.null_count else None
+    items = pa.StructArray.from_arrays(children, fields=fields, mask=missing)
     if not isinstance(arrow, pa.ListArray):
         return items
     offsets = pc.subtract(arrow.offsets, arrow.offsets[0])
-    return pa.ListArray.from_arrays(offsets, items, mask=arrow.is_null())
+    return pa.ListArray.from_arrays(
+        offsets, items, mask=arrow.is_null() if arrow.null_count else None
+    )
+
+
+def _rows_of(rows: Sequence[int], positions: np.ndarray) -> Any:  # an array of rows
+    """``rows[i]`` for each ``i`` of ``positions`` (a block's rows are mostly a range)."""
+    if isinstance(rows, range) and rows.step == 1:
+        return positions + rows.start
+    return np.asarray(rows)[positions]
 
 
 def _values(objects: list[Any], name: str) -> list[Any]:
@@ -284,4 +364,8 @@ def _values(objects: list[Any], name: str) -> list[Any]:
     try:
         return list(map(dict.get, objects, itertools.repeat(name)))  # every one a dict
     except TypeError:
-        return [o.get(name) if isinstance(o, Mapping) else None for o in objects]
+        return [o.get(name) if type(o) is dict else _value(o, name) for o in objects]
+
+
+def _value(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, Mapping) else None

@@ -14,6 +14,7 @@ type.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -300,11 +301,26 @@ def _boundaries(rows: list[Any]) -> list[Any]:
     ]
 
 
-def _extend_by(boundaries: list[Any]) -> Callable[[list[Any]], None]:
-    def visit(block: list[Any]) -> None:
+def _extend_by(
+    boundaries: list[Any], lists: dict[str, list[Any]]
+) -> Callable[[list[dict[str, Any] | None]], None]:
+    def visit(block: list[dict[str, Any] | None]) -> None:
         boundaries.extend(_boundaries(block))
+        for name, served in lists.items():
+            served.extend(_values_of(block, name))
 
     return visit
+
+
+def _values_of(objects: list[dict[str, Any] | None], name: str) -> list[Any]:
+    try:
+        return list(map(dict.get, objects, itertools.repeat(name)))  # type: ignore[arg-type]
+    except TypeError:  # some are None
+        return [None if o is None else o.get(name) for o in objects]
+
+
+#: The list fields of a record (``saleHistory``).
+_LISTS = tuple(f.name for f in RECORD_TYPE if isinstance(f.type, pa.ListType))
 
 
 def _slow(row: Any) -> Any:  # a row or its spatial is not a dict
@@ -325,52 +341,66 @@ def read_records(
     except ARROW_ERRORS:
         pass
     else:
-        boundaries = _boundaries(rows)
-        return hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
-    boundaries = []
+        served = _boundaries(rows)
+        return hollow(records, rows, sink), np.fromiter(served, object, len(rows))
+    boundaries: list[Any] = []
+    lists: dict[str, list[Any]] = {name: [] for name in _LISTS}  # taken while at hand, for hollow
     objects = _objects(rows, "", sink, None)
     blocks = narrowing.read_blocks(
-        objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries)
+        objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries, lists)
     )
     records = pa.chunked_array(blocks, RECORD_TYPE)  # not concatenated: a copy of every value
-    return hollow(records, rows, sink), np.fromiter(boundaries, object, len(rows))
+    return hollow(records, rows, sink, lists), np.fromiter(boundaries, object, len(rows))
 
 
 def hollow(
-    records: pa.StructArray | pa.ChunkedArray, rows: list[Any], sink: Sink
+    records: pa.StructArray | pa.ChunkedArray,
+    rows: list[Any],
+    sink: Sink,
+    lists: Mapping[str, list[Any]] | None = None,
 ) -> pa.StructArray | pa.ChunkedArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
     of missing values, and an empty string where a list is as an empty list. Only objects with
-    every field missing, empty ``saleHistory`` lists and their entries are looked at here.
+    every field missing, empty ``saleHistory`` lists and their entries are looked at here
+    (``lists``: a list field's values as served by row, where already taken from ``rows``).
     """
-    lists = []
+    hollowed = []
+    fields = records.flatten()  # each missing where its record is, as pc.struct_field gives
     for i, field in enumerate(records.type):
         if isinstance(field.type, pa.StructType):
-            odd = _not_of(rows, _all_missing(pc.struct_field(records, [i])), field.name, _is_object)
+            odd = _not_of(rows, _all_missing(fields[i]), field.name, _is_object)
             coercion.note(sink, field.name, odd, [_raw(rows, r, field.name) for r in odd], None)
-        elif isinstance(field.type, pa.ListType) and _hollow_in(records, i, rows):
-            lists.append(i)
-    if not lists:
+        elif isinstance(field.type, pa.ListType):
+            served = lists.get(field.name) if lists is not None else None
+            if _hollow_in(fields[i], field.name, rows, served):
+                hollowed.append(i)
+    if not hollowed:
         return records
     if isinstance(records, pa.StructArray):
-        return _hollow_chunk(records, rows, sink, lists, 0)
+        return _hollow_chunk(records, rows, sink, hollowed, 0)
     chunks, start = [], 0
     for chunk in records.chunks:
-        chunks.append(_hollow_chunk(chunk, rows[start : start + len(chunk)], sink, lists, start))
+        part = rows[start : start + len(chunk)]
+        chunks.append(_hollow_chunk(chunk, part, sink, hollowed, start))
         start += len(chunk)
     return pa.chunked_array(chunks, records.type)
 
 
-def _hollow_in(records: pa.StructArray | pa.ChunkedArray, i: int, rows: list[Any]) -> bool:
-    """Whether list field ``i`` holds an empty list read from text or an empty entry."""
-    lists = pc.struct_field(records, [i])
+def _hollow_in(
+    lists: pa.ListArray | pa.ChunkedArray, name: str, rows: list[Any], served: list[Any] | None
+) -> bool:
+    """Whether list field ``name`` holds an empty list read from text or an empty entry."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
     entries = pc.list_flatten(lists)
     hollow = isinstance(entries.type, pa.StructType) and len(_all_missing(entries)) > 0
-    return hollow or bool(_not_of(rows, empty, records.type[i].name, _is_list))
+    if hollow:
+        return True
+    if served is not None:
+        return not all(_is_list(served[r]) for r in empty.tolist())
+    return bool(_not_of(rows, empty, name, _is_list))
 
 
 def _hollow_chunk(

@@ -149,18 +149,48 @@ def _categories(text: pa.Array | pa.ChunkedArray, levels: tuple[str, ...] | None
     return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=_STR_DTYPE))
 
 
-def _times(text: pa.Array, kind: str) -> Any:
+#: Text that looks as Arrow's cast takes a date or date-time (it may still refuse some, such as
+#: 30 February): :func:`_times` leaves text of any other look to pandas.
+_CASTABLE = {
+    DATE: r"^\d{4}-\d{2}-\d{2}$",
+    DATETIME: r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$",
+}
+
+
+def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
     """Dates (``datetime64[us]``) or UTC date-times from text; anything not ISO 8601 missing.
 
     Arrow's cast is tried first, being quicker: it is strict (no 30 February, exactly
     ``YYYY-MM-DD`` for dates, an offset or ``Z`` on date-times) and reads what it accepts as
-    pandas does (``tests/frames/test_dates.py``). When it refuses any value, pandas reads the
-    whole column, so a value reads the same whichever of the two did the work.
+    pandas does (``tests/frames/test_dates.py``). When it refuses any value, Arrow casts the text
+    that looks as it accepts (:data:`_CASTABLE`) and pandas reads the rest; when Arrow refuses
+    some of that text too, pandas reads the whole column. So a value reads the same whichever of
+    the two did the work.
     """
     with contextlib.suppress(*ARROW_ERRORS):
-        if kind == DATE:
-            return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
-        return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
+        return _cast_times(text, kind)
+    castable = pc.match_substring_regex(text, _CASTABLE[kind]).fill_null(False)
+    with contextlib.suppress(*ARROW_ERRORS):
+        by_arrow = _cast_times(text.filter(castable), kind)
+        taken = castable.to_numpy(zero_copy_only=False)
+        times = pd.array(np.full(len(text), np.datetime64("NaT"), "datetime64[us]"))
+        if kind == DATETIME:
+            times = times.tz_localize("UTC")
+        times[taken] = by_arrow
+        times[~taken] = _parse_times(text.filter(pc.invert(castable)), kind)
+        return times
+    return _parse_times(text, kind)
+
+
+def _cast_times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
+    """Arrow's reading of ``text`` (raises when Arrow refuses a value)."""
+    if kind == DATE:
+        return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
+    return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
+
+
+def _parse_times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
+    """pandas' reading of ``text``: what it cannot read is missing."""
     served = pd.Series(text, dtype=_STR_DTYPE)
     if kind == DATE:  # format as served; no date-times here
         day = pd.to_datetime(served, format="%Y-%m-%d", errors="coerce")

@@ -1,0 +1,138 @@
+"""A batch read a block at a time, refused leaves put back once per block, and date columns that
+Arrow's cast reads but in part: the frame is what its records give one by one."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import propertykit as pk
+import propertykit.views.accessor  # registers df.pk
+from propertykit.sandbox.data import generate_records
+
+pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
+
+# Blocks hold 64, 128, 256, then 512 records: 520 records end within the fourth block.
+COUNT = 520
+
+
+def as_served(values: pd.Series) -> list[Any]:
+    """Each value, missing ones as None (a list column's cells as lists)."""
+    return [
+        v.tolist()
+        if isinstance(v, np.ndarray)
+        else None
+        if pd.api.types.is_scalar(v) and pd.isna(v)
+        else v
+        for v in values
+    ]
+
+
+def same_as_one_by_one(records: list[Any]) -> pd.DataFrame:
+    """The frame of ``records``, checked against the frames of each record alone."""
+    together = pk.frame(records, money_unit="major")
+    alone = [pk.frame([record], money_unit="major") for record in records]
+    one_by_one = pd.concat(alone, ignore_index=True)
+    for column in together.columns:
+        got = as_served(together[column].astype(object))
+        expected = as_served(one_by_one[column].astype(object))
+        assert got == expected, column
+    entries = [e for f in alone for e in f.attrs.get("unparsed", ())]
+    assert sorted(map(repr, together.attrs.get("unparsed", ()))) == sorted(map(repr, entries))
+    sales = pd.concat([f.pk.sales() for f in alone], ignore_index=True)
+    for column in ("propertyId", "date", "price", "newBuild"):
+        assert as_served(together.pk.sales()[column].astype(object)) == as_served(
+            sales[column].astype(object)
+        ), column
+    return together
+
+
+@pytest.fixture(scope="module")
+def tidy() -> list[dict[str, Any]]:
+    return generate_records(COUNT, seed=21)
+
+
+def test_odd_values_in_the_first_and_last_record_only(tidy: list[dict[str, Any]]) -> None:
+    records = copy.deepcopy(tidy)
+    records[0]["roomDetails"]["beds"] = "3"
+    records[0]["lastUpdated"] = "2024-01-02"
+    records[-1]["roomDetails"]["beds"] = "many"
+    records[-1]["floorAreaSqM"] = "unknown"  # a leaf first refused in the last block
+    df = same_as_one_by_one(records)
+    assert df["roomDetails.beds"].iloc[0] == 3 and pd.isna(df["roomDetails.beds"].iloc[-1])
+    assert ("floorAreaSqM", "unknown") in [(c, v) for _, c, v in df.attrs["unparsed"]]
+
+
+def test_leaves_refused_late_in_objects_lists_and_records(tidy: list[dict[str, Any]]) -> None:
+    records: list[Any] = copy.deepcopy(tidy)
+    with_history = [i for i, r in enumerate(records) if r.get("saleHistory")]
+    early, late = with_history[2], with_history[-3]
+    records[early]["saleHistory"][0]["price"] = "199000"
+    records[late]["saleHistory"][-1]["price"] = "n/a"
+    records[with_history[-2]]["saleHistory"] = ""  # Arrow reads it as an empty list
+    records[with_history[-1]]["saleHistory"] = [{"price": "1", "date": 5}, "", None, 3]
+    records[460]["marketStatus"] = "for sale"  # an object that is none, late
+    records[470]["marketStatus"]["forSale"] = True
+    records[480]["tenure"] = ""
+    records[490]["tags"] = {"newBuild": "true", "auction": 0}
+    records[500] = None
+    records[501] = 7
+    same_as_one_by_one(records)
+
+
+def test_one_odd_value_in_each_refused_leaf_of_every_block(tidy: list[dict[str, Any]]) -> None:
+    records = copy.deepcopy(tidy)
+    for start in (0, 64, 192, 448):
+        records[start + 5]["pricing"]["estimatedSaleValue"] = " 250000 "
+        records[start + 7]["yearBuilt"] = "c. 1930"
+        records[start + 9]["epc"]["currentEnergyRating"] = "c"
+    same_as_one_by_one(records)
+
+
+def pandas_time(text: Any) -> Any:
+    parsed = pd.to_datetime(
+        pd.Series([text], dtype="str"), format="ISO8601", utc=True, errors="coerce"
+    )
+    return parsed.astype("datetime64[us, UTC]").iloc[0]
+
+
+def pandas_day(text: Any) -> Any:
+    return pd.to_datetime(pd.Series([text], dtype="str"), format="%Y-%m-%d", errors="coerce")[0]
+
+
+MIXES = {
+    "refused values only": (["2024-01-02", "x", "2024-01-02T03:04:05"], ["2024-1-2", "x"]),
+    "one that looks accepted but is not": (
+        ["2024-01-02", "2024-02-30T00:00:00Z", "2024-01-02T24:00:00Z"],
+        ["2024-02-30", "20240102"],
+    ),
+    "other forms Arrow accepts": (
+        ["2024-01-02", "2024-01-02 03:04:05+0200", "2024-01-02T03:04:05.5Z", "2024-01-02T03Z"],
+        ["2024-01-02T03:04", " 2024-01-02"],
+    ),
+}
+
+
+@pytest.mark.parametrize("mix", MIXES, ids=list(MIXES))
+def test_dates_arrow_refuses_read_as_pandas_reads_them_the_rest_as_before(mix: str) -> None:
+    odd_times, odd_days = MIXES[mix]
+    times = ["2021-06-30T12:00:00Z", "2021-07-01T00:00:00+01:00", None] * 200
+    days = ["2021-06-30", "2021-07-01", None] * 200
+    for position, value in zip((0, 300, 599, 450), odd_times, strict=False):
+        times[position] = value
+    for position, value in zip((0, 599), odd_days, strict=False):
+        days[position] = value
+    records = [
+        {"lastUpdated": time, "epc": {"validFrom": day}, "saleHistory": [{"date": day}]}
+        for time, day in zip(times, days, strict=True)
+    ]
+    table = pk.frame(records)
+    assert str(table["lastUpdated"].dtype) == "datetime64[us, UTC]"
+    assert str(table["epc.validFrom"].dtype) == "datetime64[us]"
+    assert as_served(table["lastUpdated"]) == as_served(pd.Series(map(pandas_time, times)))
+    assert as_served(table["epc.validFrom"]) == as_served(pd.Series(map(pandas_day, days)))
+    assert as_served(table.pk.sales()["date"]) == as_served(pd.Series(map(pandas_day, days)))
