@@ -35,9 +35,9 @@ the API key.
 from __future__ import annotations
 
 import sys
+import types
 from dataclasses import dataclass, field
 from datetime import datetime
-from types import FrameType
 from typing import Any
 
 __all__ = [
@@ -103,7 +103,7 @@ def outside_stacklevel() -> int:
     first caller outside propertykit (the user's line), however deep inside it the warning is.
     """
     level = 1
-    frame: FrameType | None = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("propertykit."):
         frame, level = frame.f_back, level + 1
     return level
