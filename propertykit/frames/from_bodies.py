@@ -54,6 +54,7 @@ def read_bodies(
 def _read_bodies(
     bodies: list[Any], sink: Sink, left_out: list[Any]
 ) -> tuple[pa.StructArray, np.ndarray]:
+    """:func:`read_bodies`, the three routes in turn; items that are not records to ``left_out``."""
     fields = _bodies.ENVELOPE_FIELDS.get()
     names = list(fields) if fields is not None else []
     try:

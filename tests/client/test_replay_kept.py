@@ -314,7 +314,10 @@ def test_threads_sharing_one_client_fetch_keep_and_replay_together(
     read_json = frames_bodies.pa_json.read_json
     with make_client(sb) as client, ThreadPoolExecutor(4) as pool:
         cold = list(pool.map(client.properties, parts))  # each part fetched in its own thread
-        assert client.usage.requests_sent == 16
+        sent = client.usage.requests_sent
+        # one first attempt per batch; a retry the loaded sandbox provokes now and then (seen
+        # once in CI: a resend of the same batch) is a resend, not a second lookup
+        assert sent - client.usage.retries == 16
         monkeypatch.setattr(
             frames_bodies.pa_json,
             "read_json",
@@ -324,6 +327,6 @@ def test_threads_sharing_one_client_fetch_keep_and_replay_together(
             again = list(pool.map(client.properties, parts))
             for df, first in zip(again, cold, strict=True):
                 _same_frame(df, first)
-        assert client.usage.requests_sent == 16
+        assert client.usage.requests_sent == sent
     assert parsed == []
     assert _kept_rows(cache_file) == 16
