@@ -15,7 +15,13 @@ import warnings
 from typing import Any
 
 from propertykit.config import Endpoints
-from propertykit.errors import InvalidInput, ServerError, ServiceDegraded, ServiceUnhealthy
+from propertykit.errors import (
+    InvalidInput,
+    ServerError,
+    ServiceDegraded,
+    ServiceUnhealthy,
+    outside_stacklevel,
+)
 from propertykit.wire import Transport
 
 __all__ = ["HealthMixin", "fetch_health", "health_path", "read_health"]
@@ -63,7 +69,7 @@ def read_health(body: Any) -> dict[str, Any]:
         warnings.warn(
             f"Health: {service} is degraded; some answers may be slow or fail",
             ServiceDegraded,
-            stacklevel=3,
+            stacklevel=outside_stacklevel(),
         )
     return answer
 

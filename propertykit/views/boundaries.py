@@ -41,7 +41,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from propertykit.errors import GeometryWarning
+from propertykit.errors import GeometryWarning, outside_stacklevel
 
 __all__ = ["WGS84", "read_boundaries", "warn_unread"]
 
@@ -87,7 +87,7 @@ def read_boundaries(
     items = list(values)
     crs = CRS.from_user_input(crs)
     geometries, unreadable, repaired = _read_all(items, repair=repair, geographic=crs.is_geographic)
-    warn_unread(unreadable, repaired, len(items), what="boundaries", stacklevel=3)
+    warn_unread(unreadable, repaired, len(items), what="boundaries")
     return gpd.GeoSeries(geometries, index=index, crs=crs)
 
 
@@ -364,7 +364,7 @@ def _is_missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def warn_unread(unreadable: int, repaired: int, total: int, *, what: str, stacklevel: int) -> None:
+def warn_unread(unreadable: int, repaired: int, total: int, *, what: str) -> None:
     if not unreadable and not repaired:
         return
     parts = []
@@ -372,4 +372,4 @@ def warn_unread(unreadable: int, repaired: int, total: int, *, what: str, stackl
         parts.append(f"{unreadable} of {total} {what} could not be read and are missing geometries")
     if repaired:
         parts.append(f"{repaired} invalid polygons were repaired with shapely.make_valid")
-    warnings.warn(GeometryWarning("; ".join(parts) + "."), stacklevel=stacklevel)
+    warnings.warn(GeometryWarning("; ".join(parts) + "."), stacklevel=outside_stacklevel())

@@ -105,7 +105,7 @@ def _read_points(lng: pd.Series, lat: pd.Series) -> gpd.GeoSeries:
     usable = np.isfinite(x) & np.isfinite(y) & (np.abs(x) <= 180) & (np.abs(y) <= 90)
     points = gpd.points_from_xy(np.where(usable, x, 0.0), np.where(usable, y, 0.0))
     points[~usable] = None
-    warn_unread(int((given & ~usable).sum()), 0, len(x), what="locations", stacklevel=4)
+    warn_unread(int((given & ~usable).sum()), 0, len(x), what="locations")
     return gpd.GeoSeries(points, index=lng.index, crs=WGS84)
 
 

@@ -178,8 +178,9 @@ def test_health_follows_the_services_status(make_client, status):
             with pytest.raises(pk.ServiceUnhealthy, match="unhealthy"):
                 client.health()
         elif status == "degraded":
-            with pytest.warns(pk.ServiceDegraded):
+            with pytest.warns(pk.ServiceDegraded) as caught:
                 assert client.health()["status"] == "degraded"
+            assert {w.filename for w in caught} == {__file__}  # the user's line
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")

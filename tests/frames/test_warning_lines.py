@@ -1,4 +1,4 @@
-"""Every warning of the frames names the user's own line, however deep inside it was raised."""
+"""Every warning of the frames and maps names the user's own line, however deep it is raised."""
 
 from __future__ import annotations
 
@@ -28,6 +28,12 @@ CASES: dict[str, tuple[Callable[[], Any], type[Warning]]] = {
     "pence": (
         lambda: pk.frame([{"pricing": {"currentSalePrice": 90_000_000}}]),
         pk.MinorUnitsWarning,
+    ),
+    "geometry": (
+        lambda: pk.frame(
+            [{"propertyId": "P1", "spatial": {"boundary": "no shape"}}]
+        ).pk.to_geodataframe(geometry="boundary"),
+        pk.GeometryWarning,
     ),
     "not records": (
         lambda: pk.frame(b'{"result": [null, {"propertyId": "P1"}]}'),
