@@ -39,6 +39,7 @@ __all__ = [
     "prune",
     "read_blocks",
     "read_objects",
+    "values_of",
 ]
 
 Path = tuple[str, ...]
@@ -273,7 +274,7 @@ def _graft(
         if step.how is _ARROW:
             children.append(by_arrow.field(step.at))  # type: ignore[union-attr]
         elif step.how is _READ:
-            values = _values(objects, step.field.name)
+            values = values_of(objects, step.field.name)
             children.append(read(values, step.field.type, step.column, rows))
         elif step.how is _PATCH:
             arrow = by_arrow.field(step.at)  # type: ignore[union-attr]
@@ -299,11 +300,11 @@ def _graft_objects(
     assert inner is not None
     path = (*plan.prefix, field.name)
     if isinstance(field.type, pa.StructType):
-        inside = _values(objects, field.name)
+        inside = values_of(objects, field.name)
         by_arrow = arrow.type if arrow is not None else None
         sub = _plan(inner, by_arrow, plan.kept, plan.odd_objects, path, name)
         return _graft(inside, inner, arrow, sub, rows, read)
-    lists = _values(objects, field.name)
+    lists = values_of(objects, field.name)
     lengths = [0 if v is None else len(v) for v in lists]
     items = [item for v in lists if v is not None for item in v]
     parents = np.arange(len(lists)) if rows is None else np.asarray(rows)
@@ -326,7 +327,7 @@ def _patch(
 ) -> pa.Array:
     """An object (or list of objects) of leaves Arrow read, but for the leaves it refused,
     which alone are taken from ``objects`` in Python; validity and offsets are Arrow's."""
-    parents = _values(objects, step.field.name)
+    parents = values_of(objects, step.field.name)
     if isinstance(arrow, pa.ListArray):
         entries = arrow.flatten()
         served = list(itertools.chain.from_iterable(filter(None, parents)))
@@ -337,7 +338,7 @@ def _patch(
     children = [
         entries.field(leaf.at)
         if leaf.how is _ARROW
-        else read(_values(served, leaf.field.name), leaf.field.type, leaf.column, at)
+        else read(values_of(served, leaf.field.name), leaf.field.type, leaf.column, at)
         for leaf in step.leaves
     ]
     fields = [leaf.field for leaf in step.leaves]
@@ -358,7 +359,7 @@ def _rows_of(rows: Sequence[int], positions: np.ndarray) -> Any:  # an array of 
     return np.asarray(rows)[positions]
 
 
-def _values(objects: list[Any], name: str) -> list[Any]:
+def values_of(objects: list[Any], name: str) -> list[Any]:
     """``name`` of each object; ``None`` where it is absent or the object is none (an empty
     text or list Arrow took for an object of missing values)."""
     try:

@@ -14,7 +14,6 @@ type.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -307,16 +306,9 @@ def _extend_by(
     def visit(block: list[dict[str, Any] | None]) -> None:
         boundaries.extend(_boundaries(block))
         for name, served in lists.items():
-            served.extend(_values_of(block, name))
+            served.extend(narrowing.values_of(block, name))
 
     return visit
-
-
-def _values_of(objects: list[dict[str, Any] | None], name: str) -> list[Any]:
-    try:
-        return list(map(dict.get, objects, itertools.repeat(name)))  # type: ignore[arg-type]
-    except TypeError:  # some are None
-        return [None if o is None else o.get(name) for o in objects]
 
 
 #: The list fields of a record (``saleHistory``).
