@@ -320,13 +320,12 @@ def _slow(row: Any) -> Any:  # a row or its spatial is not a dict
     return spatial.get("boundary") if isinstance(spatial, Mapping) else None
 
 
-def read_records(
-    rows: list[Any], sink: Sink
-) -> tuple[pa.StructArray | pa.ChunkedArray, np.ndarray]:
+def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
     """Records (anything that is not an object is a row of missing values) and boundaries.
 
     Arrow reads them all at once; when it refuses any value, they are read a block at a time
-    (:func:`narrowing.read_objects`), the boundaries of each block taken while it is at hand.
+    (:func:`narrowing.read_blocks`), the boundaries of each block taken while it is at hand,
+    and the blocks joined.
     """
     try:
         records = pa.array(rows, RECORD_TYPE)
@@ -341,7 +340,9 @@ def read_records(
     blocks = narrowing.read_blocks(
         objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries, lists)
     )
-    records = pa.chunked_array(blocks, RECORD_TYPE)  # not concatenated: a copy of every value
+    # One array, not ~200 chunks: the copy, a field at a time, costs less than what typing,
+    # hollow and explode_sales spend on each chunk of a chunked one (benchmarks/frames.py).
+    records = narrowing.concat_structs(blocks, RECORD_TYPE)
     return hollow(records, rows, sink, lists), np.fromiter(boundaries, object, len(rows))
 
 

@@ -169,6 +169,9 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
     """
     with contextlib.suppress(*ARROW_ERRORS):
         return _cast_times(text, kind)
+    if kind == DATETIME:  # dates served for date-times, the usual reason: each its midnight UTC
+        with contextlib.suppress(*ARROW_ERRORS):
+            return _cast_times(_midnights(text), kind)
     castable = pc.match_substring_regex(text, _CASTABLE[kind]).fill_null(False)
     with contextlib.suppress(*ARROW_ERRORS):
         by_arrow = _cast_times(text.filter(castable), kind)
@@ -180,6 +183,13 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
         times[~taken] = _parse_times(text.filter(pc.invert(castable)), kind)
         return times
     return _parse_times(text, kind)
+
+
+def _midnights(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``text`` with each date alone (``YYYY-MM-DD``) made its midnight UTC, for Arrow's cast
+    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC)."""
+    days = pc.match_substring_regex(text, _CASTABLE[DATE]).fill_null(False)
+    return pc.if_else(days, pc.binary_join_element_wise(text, "T00:00:00Z", ""), text)
 
 
 def _cast_times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:

@@ -93,6 +93,18 @@ def test_one_odd_value_in_each_refused_leaf_of_every_block(tidy: list[dict[str, 
     same_as_one_by_one(records)
 
 
+def test_a_batch_read_a_block_at_a_time_is_one_array_as_a_tidy_one_is(
+    tidy: list[dict[str, Any]],
+) -> None:
+    """The blocks are joined: an odd value does not leave the user text and list columns in a
+    chunk per block, each of their operations a loop over those chunks."""
+    records = copy.deepcopy(tidy)
+    records[3]["roomDetails"]["beds"] = "3"  # Arrow refuses it: read a block at a time
+    for df in (pk.frame(tidy), same_as_one_by_one(records)):
+        for column in ("propertyId", "address.postcode", "saleHistory"):
+            assert df[column].array.__arrow_array__().num_chunks == 1, column
+
+
 def pandas_time(text: Any) -> Any:
     parsed = pd.to_datetime(
         pd.Series([text], dtype="str"), format="ISO8601", utc=True, errors="coerce"
@@ -109,6 +121,10 @@ MIXES = {
     "one that looks accepted but is not": (
         ["2024-01-02", "2024-02-30T00:00:00Z", "2024-01-02T24:00:00Z"],
         ["2024-02-30", "20240102"],
+    ),
+    "dates alone, each its midnight UTC": (
+        ["2024-01-02", "2023-05-17", "9999-12-31"],
+        ["2024-01-02", "2024-02-29"],
     ),
     "other forms Arrow accepts": (
         ["2024-01-02", "2024-01-02 03:04:05+0200", "2024-01-02T03:04:05.5Z", "2024-01-02T03Z"],
