@@ -10,8 +10,8 @@ in their places while the block's objects are still in the processor's cache (a 
 objects long out of cache costs several times more). How each field is put back is decided once
 for each set of leaves set aside (:func:`_plan`), not again for every block. So an odd value
 costs only its own column from its block on: every other leaf, ``saleHistory``'s entries
-included, stays on the Arrow path. :func:`read_blocks` gives the blocks (for a chunked array,
-no copy); :func:`read_objects` one array.
+included, stays on the Arrow path. :func:`read_blocks` gives the blocks; :func:`read_objects`
+(and :func:`concat_structs`) one array.
 
 Leaves are paths of names: a field of a struct adds its name, a list of structs adds its own
 name and then its entries' field names (``("saleHistory", "price")``). Objects nest one level

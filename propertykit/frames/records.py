@@ -6,9 +6,8 @@ refuses some, it is narrowed down to the leaves it refuses (:mod:`propertykit.fr
 which alone are read from their Python values and coerced (:mod:`propertykit.frames.coercion`);
 values with no clear meaning go to a sink, for the frame to count and keep. (Raw response bodies
 are read by :mod:`propertykit.frames.from_bodies`, with :func:`read_values` for the values
-Arrow's JSON reader refuses.) Both give a struct array of :data:`RECORD_TYPE` (chunked when read
-a block at a time) and the boundaries as served; :func:`flatten` turns it into leaf arrays by
-dotted name, for frames to
+Arrow's JSON reader refuses.) Both give one struct array of :data:`RECORD_TYPE` and the
+boundaries as served; :func:`flatten` turns it into leaf arrays by dotted name, for frames to
 type.
 """
 
@@ -340,18 +339,19 @@ def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarra
     blocks = narrowing.read_blocks(
         objects, RECORD_TYPE, "", None, _reader(sink), _extend_by(boundaries, lists)
     )
-    # One array, not ~200 chunks: the copy, a field at a time, costs less than what typing,
-    # hollow and explode_sales spend on each chunk of a chunked one (benchmarks/frames.py).
+    # One array, not a chunk per block (~200 per 100k records), or the frame's text and list
+    # columns would be chunked so, each user operation on them a loop over the chunks (1.2-2.3x
+    # slower). The copy, a field at a time, costs about what typing chunked columns would.
     records = narrowing.concat_structs(blocks, RECORD_TYPE)
     return hollow(records, rows, sink, lists), np.fromiter(boundaries, object, len(rows))
 
 
 def hollow(
-    records: pa.StructArray | pa.ChunkedArray,
+    records: pa.StructArray,
     rows: list[Any],
     sink: Sink,
     lists: Mapping[str, list[Any]] | None = None,
-) -> pa.StructArray | pa.ChunkedArray:
+) -> pa.StructArray:
     """``records`` with the empty values Arrow took for objects counted, and for lists missing.
 
     ``pa.array`` reads an empty string, bytes or list where an object is expected as an object
@@ -371,14 +371,7 @@ def hollow(
                 hollowed.append(i)
     if not hollowed:
         return records
-    if isinstance(records, pa.StructArray):
-        return _hollow_chunk(records, rows, sink, hollowed, 0)
-    chunks, start = [], 0
-    for chunk in records.chunks:
-        part = rows[start : start + len(chunk)]
-        chunks.append(_hollow_chunk(chunk, part, sink, hollowed, start))
-        start += len(chunk)
-    return pa.chunked_array(chunks, records.type)
+    return _hollow_lists_of(records, rows, sink, hollowed)
 
 
 def _hollow_in(
@@ -396,11 +389,11 @@ def _hollow_in(
     return bool(_not_of(rows, empty, name, _is_list))
 
 
-def _hollow_chunk(
-    records: pa.StructArray, rows: list[Any], sink: Sink, lists: list[int], first: int
+def _hollow_lists_of(
+    records: pa.StructArray, rows: list[Any], sink: Sink, lists: list[int]
 ) -> pa.StructArray:
-    """``records`` (rows ``first`` on of the frame) with list fields ``lists`` made right."""
-    at = range(first, first + len(rows))
+    """``records`` with list fields ``lists`` made right."""
+    at = range(len(rows))
     children = [records.field(i) for i in range(records.type.num_fields)]
     for i in lists:  # a missing record's list is missing, not an empty list to look at
         children[i] = pc.struct_field(records, [i])
