@@ -187,8 +187,9 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
 
 def _midnights(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """``text`` with each date alone (``YYYY-MM-DD``) made its midnight UTC, for Arrow's cast
-    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC)."""
-    days = pc.match_substring_regex(text, _CASTABLE[DATE]).fill_null(False)
+    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC).
+    Any text of ten characters is extended: the cast refuses it unless it was such a date."""
+    days = pc.equal(pc.utf8_length(text), 10).fill_null(False)
     return pc.if_else(days, pc.binary_join_element_wise(text, "T00:00:00Z", ""), text)
 
 
