@@ -393,12 +393,11 @@ def _hollow_lists_of(
     records: pa.StructArray, rows: list[Any], sink: Sink, lists: list[int]
 ) -> pa.StructArray:
     """``records`` with list fields ``lists`` made right."""
-    at = range(len(rows))
     children = [records.field(i) for i in range(records.type.num_fields)]
     for i in lists:  # a missing record's list is missing, not an empty list to look at
         children[i] = pc.struct_field(records, [i])
         if isinstance(children[i], pa.ListArray):
-            children[i] = _hollow_lists(children[i], rows, records.type[i].name, sink, at)
+            children[i] = _hollow_lists(children[i], rows, records.type[i].name, sink)
     return pa.StructArray.from_arrays(
         children, fields=list(records.type), mask=records.is_null() if records.null_count else None
     )
@@ -421,15 +420,13 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, list | tuple)
 
 
-def _hollow_lists(
-    lists: pa.ListArray, rows: list[Any], name: str, sink: Sink, at: Sequence[int]
-) -> pa.ListArray:
+def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -> pa.ListArray:
     """A list column whose empty text (read as ``[]``) is missing and whose empty entries (read
     as objects of missing values) are left out, as entries that are not objects are; counted."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
     odd = _not_of(rows, empty, name, _is_list)
-    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], at)
+    coercion.note(sink, name, odd, [_raw(rows, r, name) for r in odd], None)
     entries = lists.values
     offsets = lists.offsets.to_numpy()
     bad = np.zeros(len(entries), dtype=bool)
@@ -438,7 +435,7 @@ def _hollow_lists(
         served = _raw(rows, owner, name)  # read by Arrow whole: entries in their served places
         if len(served) == lengths[owner] and type(served[entry - offsets[owner]]) is not dict:
             bad[entry] = True
-            coercion.note(sink, name, [owner], [served[entry - offsets[owner]]], at)
+            coercion.note(sink, name, [owner], [served[entry - offsets[owner]]], None)
     if not odd and not bad.any():
         return lists
     missing = lists.is_null().to_numpy(zero_copy_only=False).copy()

@@ -162,10 +162,12 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
 
     Arrow's cast is tried first, being quicker: it is strict (no 30 February, exactly
     ``YYYY-MM-DD`` for dates, an offset or ``Z`` on date-times) and reads what it accepts as
-    pandas does (``tests/frames/test_dates.py``). When it refuses any value, Arrow casts the text
-    that looks as it accepts (:data:`_CASTABLE`) and pandas reads the rest; when Arrow refuses
-    some of that text too, pandas reads the whole column. So a value reads the same whichever of
-    the two did the work.
+    pandas does (``tests/frames/test_dates.py``). When it refuses any value, date-times are cast
+    again with each date alone made its midnight UTC (:func:`_midnights`: dates served for
+    date-times are the usual reason); failing that, Arrow casts the text that looks as it
+    accepts (:data:`_CASTABLE`) and pandas reads the rest; when Arrow refuses some of that text
+    too, pandas reads the whole column. So a value reads the same whichever of the two did the
+    work.
     """
     with contextlib.suppress(*ARROW_ERRORS):
         return _cast_times(text, kind)
