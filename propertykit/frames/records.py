@@ -374,9 +374,7 @@ def hollow(
     return _hollow_lists_of(records, rows, sink, hollowed)
 
 
-def _hollow_in(
-    lists: pa.ListArray | pa.ChunkedArray, name: str, rows: list[Any], served: list[Any] | None
-) -> bool:
+def _hollow_in(lists: pa.ListArray, name: str, rows: list[Any], served: list[Any] | None) -> bool:
     """Whether list field ``name`` holds an empty list read from text or an empty entry."""
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     empty = np.flatnonzero((lengths == 0) & lists.is_valid().to_numpy(zero_copy_only=False))
@@ -448,23 +446,17 @@ def _hollow_lists(lists: pa.ListArray, rows: list[Any], name: str, sink: Sink) -
     )
 
 
-def _all_missing(objects: pa.StructArray | pa.ChunkedArray) -> np.ndarray:
+def _all_missing(objects: pa.StructArray) -> np.ndarray:
     """Positions of objects that are present with every field missing."""
     missing = objects.null_count
     if any(
         pc.struct_field(objects, [i]).null_count == missing for i in range(objects.type.num_fields)
     ):
         return np.empty(0, np.int64)  # a field is there in every object that is
-    found, start = [], 0
-    for chunk in objects.chunks if isinstance(objects, pa.ChunkedArray) else [objects]:
-        fields = [chunk.field(i) for i in range(chunk.type.num_fields)]
-        if all(f.null_count for f in fields):  # else no object in the chunk misses every field
-            hollow = chunk.is_valid()
-            for values in fields:
-                hollow = pc.and_(hollow, values.is_null())
-            found.append(np.flatnonzero(hollow.to_numpy(zero_copy_only=False)) + start)
-        start += len(chunk)
-    return np.concatenate(found) if found else np.empty(0, np.int64)
+    hollow = objects.is_valid()
+    for i in range(objects.type.num_fields):
+        hollow = pc.and_(hollow, objects.field(i).is_null())
+    return np.flatnonzero(hollow.to_numpy(zero_copy_only=False))
 
 
 def _raw(rows: list[Any], row: Any, name: str) -> Any:

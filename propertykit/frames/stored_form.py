@@ -80,8 +80,6 @@ def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> 
     sink: Sink = []
     left_out: list[Any] = []
     records, boundaries = read_bodies(list(bodies), sink, left_out)
-    if isinstance(records, pa.ChunkedArray):  # records read a block at a time (json's route)
-        records = records.combine_chunks()
     return BodiesRead(records, boundaries, sink, tuple(left_out))
 
 
