@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,6 +59,9 @@ def test_repr_shows_no_part_of_the_key(profiled_sandbox, make_client):
     shown = repr(client) + str(client) + repr(client.usage) + client.usage._repr_html_()
     # The internals a user meets in a debugger or a traceback's locals, too.
     shown += repr(client._transport) + repr(vars(client))
+    # Object addresses (<... at 0x7f706a...>) are no part of the key, but a key's last four hex
+    # digits turn up in them now and then: left out, so that only what the key shows is seen.
+    shown = re.sub(r"0x[0-9a-fA-F]+", "<address>", shown)
     assert sb.api_key[-4:] not in shown
     assert sb.api_key[8:16] not in shown
     assert "api_key='***'" in repr(client)
