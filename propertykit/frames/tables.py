@@ -171,9 +171,10 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
     """
     with contextlib.suppress(*ARROW_ERRORS):
         return _cast_times(text, kind)
-    if kind == DATETIME:  # dates served for date-times, the usual reason: each its midnight UTC
+    midnights = _midnights(text) if kind == DATETIME else None
+    if midnights is not None:  # dates served for date-times, the usual reason
         with contextlib.suppress(*ARROW_ERRORS):
-            return _cast_times(_midnights(text), kind)
+            return _cast_times(midnights, kind)
     castable = pc.match_substring_regex(text, _CASTABLE[kind]).fill_null(False)
     with contextlib.suppress(*ARROW_ERRORS):
         by_arrow = _cast_times(text.filter(castable), kind)
@@ -187,11 +188,14 @@ def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
     return _parse_times(text, kind)
 
 
-def _midnights(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+def _midnights(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray | None:
     """``text`` with each date alone (``YYYY-MM-DD``) made its midnight UTC, for Arrow's cast
-    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC).
-    Any text of ten characters is extended: the cast refuses it unless it was such a date."""
+    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC);
+    ``None`` when no text could be one. Any text of ten characters is extended: the cast
+    refuses it unless it was such a date."""
     days = pc.equal(pc.utf8_length(text), 10).fill_null(False)
+    if not pc.any(days).as_py():
+        return None
     return pc.if_else(days, pc.binary_join_element_wise(text, "T00:00:00Z", ""), text)
 
 
