@@ -149,7 +149,10 @@ class LookupForm(Form):
         self.stale_note = widgets.HTML()
         self.table = widgets.HTML()
         self.all_columns = widgets.ToggleButton(
-            value=False, description="Show every column", icon="table"
+            value=False,
+            description="Show every column",
+            icon="table",
+            layout=widgets.Layout(width="auto"),
         )
         self.outputs = {name: widgets.Output() for name in ("price_trend", "epc", "map")}
         self.tabs = widgets.Tab(

@@ -257,10 +257,10 @@ IDS_HINT = (
 SEARCH_HINT = (
     "Type at least 3 letters of an address, street, town or postcode; pick a match to add its id."
 )
-ATTRIBUTES_HINT = (
-    "Nothing chosen means every attribute. Ctrl-click (⌘-click on a Mac) to choose several."
-)
-CHOOSE_SEVERAL_HINT = "Nothing chosen means any. Ctrl-click (⌘-click on a Mac) to choose several."
+#: "Ctrl-click", its hyphen one that never breaks a line.
+_CTRL_CLICK = "Ctrl\u2011click (⌘\u2011click on a Mac) to choose several."
+ATTRIBUTES_HINT = f"Nothing chosen means every attribute. {_CTRL_CLICK}"
+CHOOSE_SEVERAL_HINT = f"Nothing chosen means any. {_CTRL_CLICK}"
 PRICE_HINT = "In pounds. 0 means no limit."
 AT_MOST_HINT = "The most properties to fetch; each page of them is a billable request."
 

@@ -69,15 +69,19 @@ def hint(text: str) -> widgets.HTML:
     True
     """
     return widgets.HTML(
-        f'<span class="pk-hint" style="color:#555;font-size:12px;line-height:1.3">'
-        f"{html.escape(text)}</span>",
-        layout=widgets.Layout(margin="0 0 6px 0"),
+        f'<div class="pk-hint" style="color:#555;font-size:12px;line-height:1.35">'
+        f"{html.escape(text)}</div>",
+        layout=widgets.Layout(margin="0 2px 6px 2px"),
     )
 
 
 def fill() -> widgets.Layout:
-    """A fresh layout for an input that takes its column's whole width, and never more."""
-    return widgets.Layout(width="100%", min_width="0", max_width="100%")
+    """A fresh layout for an input that takes its column's whole width, and never more.
+
+    Stretched by its column rather than ``width="100%"``: a widget's own margin comes on top of a
+    percentage width, and pushed its right edge out of the column, where it was cut.
+    """
+    return widgets.Layout(width="auto", min_width="0", align_self="stretch")
 
 
 def column(children: list[widgets.Widget], *, basis: str, grow: int = 1) -> widgets.VBox:

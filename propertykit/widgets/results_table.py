@@ -3,8 +3,9 @@
 The readable table shows what an analyst scans first — address, type, bedrooms, the estimated
 value in pounds and the EPC rating — with the location id to find the row again in
 ``form.value``. The full table shows every column of the frame but the two too wide for a cell
-(sale histories and raw boundaries). Cells never wrap, so an id or a price stays on one line; a
-table wider than the form scrolls sideways.
+(sale histories and raw boundaries). Cells do not wrap, so an id or a price stays on one line; a
+table wider than the form scrolls sideways. Only an address may wrap, so the readable table fits
+the form at 1024 px.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ READABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Location id", "locationId"),
 )
 _MONEY_COLUMNS = frozenset({"pricing.estimatedSaleValue"})
+_ADDRESS = "address.displayAddress"
 _WIDE_COLUMNS = ("saleHistory", "spatial.boundary")
 _STYLE = (
     "<style>.propertykit-table th,.propertykit-table td{white-space:nowrap;padding:2px 10px;"
-    "text-align:left}.propertykit-table td.pk-number{text-align:right}</style>"
+    "text-align:left}.propertykit-table td.pk-number{text-align:right}"
+    ".propertykit-table td.pk-address{white-space:normal;min-width:14em}</style>"
 )
 
 
@@ -87,6 +90,8 @@ def _readable(df: pd.DataFrame, present: list[tuple[str, str]]) -> str:
         for (_, column), value in zip(present, record, strict=True):
             if column in _MONEY_COLUMNS:
                 cells.append(f'<td class="pk-number">{html.escape(_pounds(value))}</td>')
+            elif column == _ADDRESS:  # the one cell that may wrap, so the row fits the form
+                cells.append(f'<td class="pk-address">{html.escape(_text(value))}</td>')
             else:
                 cells.append(f"<td>{html.escape(_text(value))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
