@@ -147,12 +147,13 @@ class LookupForm(Form):
         self.message = widgets.HTML()
         self.status = widgets.HTML()
         self.stale_note = widgets.HTML()
-        self.table = widgets.HTML()
+        # Too wide a table (every column) scrolls inside the form instead of being cut by it.
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", min_width="0"))
         self.all_columns = widgets.ToggleButton(
             value=False,
             description="Show every column",
             icon="table",
-            layout=widgets.Layout(width="auto"),
+            layout=widgets.Layout(width="auto", align_self="flex-start"),
         )
         self.outputs = {name: widgets.Output() for name in ("price_trend", "epc", "map")}
         self.tabs = widgets.Tab(

@@ -1,11 +1,10 @@
 """The lookup form's result table: a readable few columns by default, every column on request.
 
 The readable table shows what an analyst scans first — address, type, bedrooms, the estimated
-value in pounds and the EPC rating — with the location id to find the row again in
-``form.value``. The full table shows every column of the frame but the two too wide for a cell
-(sale histories and raw boundaries). Cells do not wrap, so an id or a price stays on one line; a
-table wider than the form scrolls sideways. Only an address may wrap, so the readable table fits
-the form at 1024 px.
+value in pounds and the EPC rating — with the location id under the address, to find the row
+again in ``form.value``. Only the address wraps, so the table fits the form at 1024 px; no other
+cell wraps, so an id or a price stays on one line. The full table shows every column of the frame
+but the two too wide for a cell (sale histories and raw boundaries), and scrolls sideways.
 """
 
 from __future__ import annotations
@@ -22,22 +21,23 @@ __all__ = ["PREVIEW_ROWS", "READABLE_COLUMNS", "table_html"]
 
 #: Rows of the table tab (the whole frame is ``form.value``).
 PREVIEW_ROWS = 100
-#: The default table: (heading, column of the frame), in order.
+#: The default table: (heading, column of the frame), in order. The address cell also names the
+#: location id, on a line of its own, so a row can be found again in ``form.value``.
 READABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Address", "address.displayAddress"),
     ("Type", "propertyType"),
     ("Beds", "roomDetails.beds"),
     ("Estimated value", "pricing.estimatedSaleValue"),
     ("EPC", "epc.currentEnergyRating"),
-    ("Location id", "locationId"),
 )
 _MONEY_COLUMNS = frozenset({"pricing.estimatedSaleValue"})
 _ADDRESS = "address.displayAddress"
 _WIDE_COLUMNS = ("saleHistory", "spatial.boundary")
 _STYLE = (
-    "<style>.propertykit-table th,.propertykit-table td{white-space:nowrap;padding:2px 10px;"
-    "text-align:left}.propertykit-table td.pk-number{text-align:right}"
-    ".propertykit-table td.pk-address{white-space:normal;min-width:14em}</style>"
+    "<style>.propertykit-table th,.propertykit-table td{white-space:nowrap;padding:2px 8px;"
+    "text-align:left;vertical-align:top}.propertykit-table td.pk-number{text-align:right}"
+    ".propertykit-table td.pk-address{white-space:normal;min-width:10em;max-width:18em}"
+    ".propertykit-table .pk-id{white-space:nowrap;color:#555;font-size:12px}</style>"
 )
 
 
@@ -84,16 +84,21 @@ def table_html(df: pd.DataFrame, attributes: list[str] | None, *, all_columns: b
 
 def _readable(df: pd.DataFrame, present: list[tuple[str, str]]) -> str:
     head = "".join(f"<th>{html.escape(heading)}</th>" for heading, _ in present)
+    ids = df["locationId"] if "locationId" in df.columns else pd.Series("", index=df.index)
     rows = []
-    for record in df.loc[:, [column for _, column in present]].itertuples(index=False):
+    for location_id, record in zip(
+        ids, df.loc[:, [column for _, column in present]].itertuples(index=False), strict=True
+    ):
         cells = []
         for (_, column), value in zip(present, record, strict=True):
+            text = html.escape(_pounds(value) if column in _MONEY_COLUMNS else _text(value))
             if column in _MONEY_COLUMNS:
-                cells.append(f'<td class="pk-number">{html.escape(_pounds(value))}</td>')
-            elif column == _ADDRESS:  # the one cell that may wrap, so the row fits the form
-                cells.append(f'<td class="pk-address">{html.escape(_text(value))}</td>')
+                cells.append(f'<td class="pk-number">{text}</td>')
+            elif column == _ADDRESS:  # the one cell that wraps, so the row fits the form
+                named = html.escape(_text(location_id))
+                cells.append(f'<td class="pk-address">{text}<div class="pk-id">{named}</div></td>')
             else:
-                cells.append(f"<td>{html.escape(_text(value))}</td>")
+                cells.append(f"<td>{text}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     return (
         f'<table class="propertykit-table"><thead><tr>{head}</tr></thead>'

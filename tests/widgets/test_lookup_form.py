@@ -253,7 +253,8 @@ def test_the_default_table_reads_as_a_person_would_and_every_column_is_one_click
     record = sandbox.record(1)
     header = form.table.value.split("<tbody>", 1)[0]
     headings = [text_of(cell) for cell in header.split("<th>")[1:]]
-    assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC", "Location id"]
+    assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
+    assert '<div class="pk-id">L00000001</div>' in form.table.value  # under the address
     row = text_of(form.table.value.split("<tbody>", 1)[1])
     assert record["address"]["displayAddress"] in row
     assert f"£{record['pricing']['estimatedSaleValue']:,.0f}" in row
