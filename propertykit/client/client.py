@@ -42,7 +42,7 @@ from propertykit.wire import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from propertykit.deeds import Purchase
+    from propertykit.deeds import EarlierPurchase, Purchase
 
 __all__ = ["Client"]
 
@@ -481,6 +481,22 @@ class Client(HealthMixin, QueryMixin, Portable):
 
         transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
         return deeds.purchase_status(transport, title_number)
+
+    def earlier_purchase(self, title_number: str) -> EarlierPurchase | None:
+        """The charged purchase of a title made before (journal, then purchase-status), if any.
+
+        Nothing is bought: ask this before offering a purchase, so that a title already bought
+        is said (with when) instead of being put up for confirmation as if new.
+
+        Examples
+        --------
+        >>> client.earlier_purchase(sb.title_numbers[19]) is None  # no example buys this one
+        True
+        """
+        from propertykit import deeds
+
+        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
+        return deeds.find_earlier_purchase(transport, deeds.Journal(self.journal), title_number)
 
     # -- helpers ----------------------------------------------------------------------------------
 
