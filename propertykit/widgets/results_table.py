@@ -34,7 +34,8 @@ _MONEY_COLUMNS = frozenset({"pricing.estimatedSaleValue"})
 _ADDRESS = "address.displayAddress"
 _WIDE_COLUMNS = ("saleHistory", "spatial.boundary")
 _STYLE = (
-    "<style>.propertykit-table th,.propertykit-table td{white-space:nowrap;padding:2px 8px;"
+    "<style>.propertykit-table{line-height:1.4}"
+    ".propertykit-table th,.propertykit-table td{white-space:nowrap;padding:2px 8px;"
     "text-align:left;vertical-align:top}.propertykit-table td.pk-number{text-align:right}"
     ".propertykit-table td.pk-address{white-space:normal;min-width:10em;max-width:18em}"
     ".propertykit-table .pk-id{white-space:nowrap;color:#555;font-size:12px}</style>"

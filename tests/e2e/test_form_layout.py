@@ -165,8 +165,11 @@ def test_the_lookup_form_reads_whole_at_ordinary_widths(lab: str, width: int) ->
         matches.select_option(index=0)
         expect(ids_box).not_to_have_value("")
         form.locator("button", has_text="Fetch").click()
+        expect(form.locator(".pk-ok", has_text="Fetched 1 property")).to_be_visible(
+            timeout=PAGE_LIMIT_MS
+        )
         table = form.locator("table.propertykit-table")
-        expect(table.locator("tbody tr")).to_have_count(1, timeout=PAGE_LIMIT_MS)
+        expect(table.locator("tbody tr")).to_have_count(1)
         headings = table.locator("th").all_inner_texts()
         assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
         cells = table.locator("tbody td")
