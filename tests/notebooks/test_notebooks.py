@@ -91,7 +91,9 @@ def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
     if name == "03-maps-for-reports":
         printed = "".join(o.get("text", "") for o in shown if o.output_type == "stream")
         assert "EPSG:4326" in printed and "GEOGCRS" not in printed, "print the CRS short"
-        [tiles_cell] = [c for c in notebook.cells if 'basemap="auto"' in c.source]
+        [tiles_cell] = [
+            c for c in notebook.cells if c.cell_type == "code" and 'basemap="auto"' in c.source
+        ]
         assert any(PLOTLY in o.get("data", {}) for o in tiles_cell.outputs), (
             "the tiles cell shows a map, online or not"
         )
