@@ -175,8 +175,8 @@ class ParsedIds:
     location_ids, source_ids
         The valid ids of each kind.
     invalid
-        ``(id, reason)`` for every id that cannot be sent; the reason is in plain words
-        (``has a space in it``), to follow the id.
+        ``(id, reason)`` for every id that cannot be sent; the reason is a sentence in plain
+        words that names the id (``“L 2” has a space in it``).
     """
 
     location_ids: list[str] = field(default_factory=list)
@@ -212,10 +212,10 @@ def parse_ids(text: str) -> ParsedIds:
         is_source = "::" in item
         problem = id_problem(item, source=is_source)
         if problem:
-            parsed.invalid.append((item, problem))
+            parsed.invalid.append((item, f"“{item}” {problem}"))
         elif not is_source and ":" in item:
             reason = "has a single “:” (a source id is written provider::id, with two)"
-            parsed.invalid.append((item, reason))
+            parsed.invalid.append((item, f"“{item}” {reason}"))
         elif is_source:
             parsed.source_ids.append(item)
         else:

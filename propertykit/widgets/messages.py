@@ -275,12 +275,12 @@ def describe_ids(
 ) -> tuple[str, str]:
     """What the ids box holds: ``(sentence, kind)``, kind ``error``, ``warn`` or ``info``.
 
-    ``invalid`` pairs each refused id with its reason in plain words
+    ``invalid`` pairs each refused id with why, a sentence naming it
     (:func:`propertykit.client.parse_ids` gives them).
 
     Examples
     --------
-    >>> describe_ids(["L1"], [], [("L 2", "has a space in it")])
+    >>> describe_ids(["L1"], [], [("L 2", "“L 2” has a space in it")])
     ('1 id cannot be sent. “L 2” has a space in it.', 'error')
     >>> describe_ids(["L1", "L2"], ["zoopla::1"], [])
     ('3 ids: 2 location ids and 1 source id.', 'info')
@@ -289,7 +289,7 @@ def describe_ids(
     written provider::id, such as rightmove::123.
     """
     if invalid:
-        reasons = "".join(f" “{item}” {reason}." for item, reason in invalid[:5])
+        reasons = "".join(f" {reason}." for _, reason in invalid[:5])
         more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
         return f"{plural(len(invalid), 'id')} cannot be sent.{reasons}{more}", "error"
     count = len(location_ids) + len(source_ids)
