@@ -34,6 +34,8 @@ CODE_WORDS = (
     re.compile(r"\b(None|True|False|NaN|nan)\b"),
     re.compile(r"\w+=\w"),  # keyword=argument
     re.compile(r"<provider>"),
+    # and the words of a program rather than of a form:
+    re.compile(r"run the same request again|no problem reported|\bid\(s\)"),
 )
 #: Style sheets and tables of data, left out of what is read as sentences.
 DATA = re.compile(r"<style>.*?</style>|<table.*?</table>", re.S)
@@ -51,6 +53,8 @@ def test_the_code_word_check_catches_what_the_issue_saw():
         "outcode area needs a UK outcode as 'value', got ''",
         "1 id(s) cannot be sent",
         "Go online (offline=False) to fetch it.",
+        "Add credit, then run the same request again.",
+        "credit: no problem reported",
     ):
         assert code_words_in(seen), seen
     assert code_words_in("The account's budget; the client's cache: “L 2” has a space in it.") == []
