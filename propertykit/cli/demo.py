@@ -63,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
                     source=f"the propertykit sandbox (seed {args.seed}); usage counts {runs}",
                 )
                 seconds = time.perf_counter() - started
-                print(f"\nRun {run_number}: {plural(len(df), 'property', 'properties')} "
-                      f"in {seconds:.2f} s")
+                print(
+                    f"\nRun {run_number}: {plural(len(df), 'property', 'properties')} "
+                    f"in {seconds:.2f} s"
+                )
                 print(f"  {client.usage}")
                 print(f"  credits charged by the sandbox: {sb.credits_charged - charged_before:,}")
         print(f"\nReport: {path.resolve()}")

@@ -24,7 +24,9 @@ _SERVICE_VARIABLES = (
 )
 
 
-def _report(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+def _report(
+    tmp_path: Path, *args: str, **env: str
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     """``propertykit report --out <tmp>/report.html ARGS`` with exactly ``env`` set."""
     environment = {k: v for k, v in os.environ.items() if k not in _SERVICE_VARIABLES}
     environment.update(env, PROPERTYKIT_CACHE_DIR=str(tmp_path / "cache"))
@@ -58,9 +60,7 @@ def test_a_key_without_an_address_is_one_line_and_no_report(tmp_path: Path) -> N
 
 
 def test_an_address_without_a_key_is_one_line_and_no_report(tmp_path: Path) -> None:
-    done, out = _report(
-        tmp_path, "--ids", "L00000001", PROPERTYKIT_BASE_URL="http://127.0.0.1:9/"
-    )
+    done, out = _report(tmp_path, "--ids", "L00000001", PROPERTYKIT_BASE_URL="http://127.0.0.1:9/")
     line = _one_error_line(done)
     assert "no API key" in line and "PROPERTYKIT_API_KEY" in line
     assert not out.exists()
@@ -121,7 +121,7 @@ def test_sandbox_when_asked_says_so(tmp_path: Path) -> None:
 
 
 def test_unknown_ids_are_printed_and_left_out(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--sandbox", "--ids", "L00000001", "NOPE123", "L99999999")
+    done, _ = _report(tmp_path, "--sandbox", "--ids", "L00000001", "NOPE123", "L99999999")
     assert done.returncode == 0, done.stderr
     assert "2 ids returned no record: NOPE123, L99999999" in done.stderr
     assert "1 property)" in done.stdout

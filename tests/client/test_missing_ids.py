@@ -65,9 +65,7 @@ def test_all_found_says_nothing_and_lists_none(sandbox: Sandbox, make_client: An
 
 
 @pytest.mark.parametrize("run", ["cold", "warm"])
-def test_source_ids_with_no_record_are_warned(
-    sandbox: Sandbox, make_client: Any, run: str
-) -> None:
+def test_source_ids_with_no_record_are_warned(sandbox: Sandbox, make_client: Any, run: str) -> None:
     client = make_client(sandbox)
     ids = ["zoopla::999999999999", "rightmove::1"]
     if run == "warm":

@@ -68,7 +68,9 @@ def test_every_python_block_is_marked_python_and_a_skipped_one_says_why(page: Pa
             assert first.startswith("# not run"), f"{where}: a skipped block's first line says why"
 
 
-RUNNABLE = [page for page in PAGES if any(b.runs and b.language == "python" for b in read_blocks(page))]
+RUNNABLE = [
+    page for page in PAGES if any(b.runs and b.language == "python" for b in read_blocks(page))
+]
 
 
 @pytest.mark.timeout(600)
