@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.cli.report import fetch_frame, plural, say_missing
+from propertykit.cli.report import fetch_frame, say_missing
+from propertykit.cli.words import plural
 from propertykit.client import Client
 from propertykit.views import write_report
 

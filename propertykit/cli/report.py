@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
+from propertykit.cli.words import plural
 from propertykit.client import Client, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
 from propertykit.views import write_report
@@ -83,7 +84,7 @@ def fetch_frame(client: Client, ids_text: str) -> pd.DataFrame:
     parsed = parse_ids(ids_text)
     if parsed.invalid:
         problems = "; ".join(reason for _, reason in parsed.invalid[:3])
-        raise InvalidInput(f"{len(parsed.invalid)} id(s) cannot be sent: {problems}")
+        raise InvalidInput(f"{plural(len(parsed.invalid), 'id')} cannot be sent: {problems}")
     if not parsed.count:
         raise InvalidInput("No ids given")
     frames = []
@@ -112,17 +113,6 @@ def sample_ids(sb: sandbox.Sandbox, count: int) -> str:
             f"--sample {count:,}: the sandbox has {len(ids):,} properties, the most --sample takes"
         )
     return "\n".join(ids[:count])
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 property``, ``2 properties``: a count with its noun.
-
-    Examples
-    --------
-    >>> plural(1, "property", "properties"), plural(3, "request")
-    ('1 property', '3 requests')
-    """
-    return f"{count:,} {word if count == 1 else (words or word + 's')}"
 
 
 def say_missing(df: pd.DataFrame) -> None:
