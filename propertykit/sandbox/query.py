@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue
@@ -112,10 +112,10 @@ _INT_LISTS = ("beds", "baths")
 
 
 def _unknown(
-    what: str, given: object, allowed: tuple[str, ...] | set[str], code: str = "invalid_parameter"
+    what: str, given: Iterable[Any], allowed: Collection[str], code: str = "invalid_parameter"
 ) -> None:
-    """400 naming the first key of ``given`` that is not ``allowed``."""
-    extra = [str(name) for name in given if name not in allowed]  # type: ignore[attr-defined]
+    """400 naming the first key (or item) of ``given`` that is not ``allowed``."""
+    extra = [str(name) for name in given if name not in allowed]
     if extra:
         raise QueryError(
             code, f"Unknown {what} {extra[0]!r}; allowed: {', '.join(sorted(allowed))}."
