@@ -56,6 +56,7 @@ from propertykit.errors import (
     ApiError,
     DailyCapReached,
     InvalidInput,
+    NotFound,
     PropertyKitError,
     PurchaseUncertain,
 )
@@ -469,6 +470,8 @@ def _explain(failure: PropertyKitError | None, decision: Raise, title: str) -> P
             f"be delivered; check client.purchase_status({title!r}) and contact the service's "
             "support with this error if it does not arrive"
         )
+    elif isinstance(failure, NotFound):  # trying again later would not help
+        hint = f"Your account was NOT charged: title {title} does not exist (check the number)"
     else:
         hint = f"Your account was NOT charged for title {title}; it is safe to try again later"
     if isinstance(failure, ApiError):
