@@ -1,7 +1,9 @@
-"""``propertykit report``: fetch properties and write a self-contained HTML report.
+"""``propertykit report``: fetch properties and write a self-contained HTML or PDF report.
 
 Against the service named by ``PROPERTYKIT_BASE_URL`` / ``PROPERTYKIT_API_KEY`` when both are
 set (and ``--sandbox`` is not given); otherwise against a local sandbox, which costs nothing.
+``--out report.pdf`` prints it on A4 (the ``export`` extra and an installed Chromium);
+``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from propertykit import sandbox
 from propertykit.client import Client, parse_ids
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL
 from propertykit.errors import InvalidInput
-from propertykit.views import write_report
+from propertykit.views import OSM_TILES, write_report
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +33,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="location ids and/or <provider>::<id> source ids (spaces or commas between them)",
     )
     what.add_argument("--sample", type=int, metavar="N", help="N properties of the sandbox")
-    parser.add_argument("--out", default="report.html", help="HTML file to write")
+    parser.add_argument(
+        "--out", default="report.html", help="file to write: .html, or .pdf for print (A4)"
+    )
+    parser.add_argument(
+        "--tiles",
+        nargs="?",
+        const=OSM_TILES,
+        metavar="URL",
+        help="street tiles under the maps: a .../{z}/{x}/{y}.png template (alone: "
+        "OpenStreetMap's), fetched now and kept in the report",
+    )
+    parser.add_argument(
+        "--attribution",
+        help="the tile server's credit, written on the maps (OpenStreetMap's is known)",
+    )
     parser.add_argument("--title", default="Property report")
     parser.add_argument(
         "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
@@ -95,7 +111,13 @@ def run(args: argparse.Namespace) -> int:
             ids_text = "\n".join(args.ids)
         df = fetch_frame(svc.client, ids_text)
         path = write_report(
-            df, Path(args.out), title=args.title, usage=svc.client.usage, source=svc.source
+            df,
+            Path(args.out),
+            title=args.title,
+            usage=svc.client.usage,
+            source=svc.source,
+            tiles=args.tiles,
+            attribution=args.attribution,
         )
         size_mb = path.stat().st_size / 1e6
         print(f"Report: {path.resolve()} ({size_mb:.1f} MB, {len(df):,} properties)")

@@ -6,8 +6,12 @@
   (bundled in ``basemap_data/``, ~8 KB; source and licence in ``basemap_data/LICENCE.md``), drawn
   as ordinary filled traces. They are plain data, so they show in the self-contained report, in
   JupyterLab and in static image export, with no network, CDN or script.
-- ``"tiles"``: plotly's MapLibre traces (``scattermap``) on OpenStreetMap street tiles. Tiles,
-  fonts and WebGL come from the browser and the network: for readers who are online.
+- ``"tiles"``: street tiles (OpenStreetMap's standard tiles, or any ``{z}/{x}/{y}`` template).
+  In a live notebook, plotly's MapLibre traces (``scattermap``): tiles, fonts and WebGL come
+  from the browser and the network, for readers who are online; a tile server that does not
+  answer gives the outline, with one warning. Elsewhere (scripts, reports, static export) the
+  tiles are fetched when the figure is made and baked in as an image
+  (:mod:`~propertykit.views.street`).
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
   outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report always uses the
   outline. The question to the tile host is a ``HEAD`` request, asked once per session; it
@@ -20,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+import warnings
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -29,7 +34,8 @@ import plotly.graph_objects as go
 import shapely
 
 from propertykit.config import ENV_OFFLINE
-from propertykit.errors import InvalidInput
+from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.views import street
 from propertykit.views.context import Extent
 
 __all__ = [
@@ -38,8 +44,10 @@ __all__ = [
     "SEA",
     "TILE_STYLE",
     "Basemap",
+    "live_notebook",
     "outline_traces",
     "resolve_basemap",
+    "street_route",
     "to_tiles",
 ]
 
@@ -56,10 +64,40 @@ def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
     if basemap not in BASEMAPS:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
-        offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
-        online = not offline and _live_notebook()
-        return "tiles" if online and _tiles_answer() else "outline"
+        online = not _offline() and live_notebook()
+        return "tiles" if online and _tiles_answer(TILE_PROBE) else "outline"
     return basemap  # type: ignore[return-value]
+
+
+def street_route(
+    chosen: str, tiles: str | None, attribution: str | None
+) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
+    """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
+
+    ``"tiles"`` outside a live notebook is drawn on the outline and then baked; in a live
+    notebook it stays MapLibre unless the tile server does not answer (or ``PROPERTYKIT_OFFLINE``
+    is set): then the outline, with one warning.
+    """
+    if chosen != "tiles":
+        return chosen, None  # type: ignore[return-value]
+    if not live_notebook():
+        return "outline", street.StreetTiles(tiles, attribution=attribution)
+    template = street.check_template(tiles or street.OSM_TILES)
+    street.credit_for(template, attribution)
+    probe = template.replace("{z}", "0").replace("{x}", "0").replace("{y}", "0")
+    if _offline() or not _tiles_answer(probe):
+        warnings.warn(
+            "The tile server does not answer (or PROPERTYKIT_OFFLINE is set): the map is drawn "
+            "on the outline basemap instead of street tiles.",
+            PropertyKitWarning,
+            stacklevel=outside_stacklevel(),
+        )
+        return "outline", None
+    return "tiles", None
+
+
+def _offline() -> bool:
+    return os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
 
 
 @cache
@@ -111,11 +149,21 @@ def outline_traces(extent: Extent) -> list[go.Scatter]:
     return traces
 
 
-def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
-    """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``."""
-    tiles = go.Figure(layout=figure.layout)
-    tiles.layout.xaxis = tiles.layout.yaxis = None
-    tiles.layout.annotations = tiles.layout.shapes = ()
+def to_tiles(
+    figure: go.Figure,
+    extent: Extent,
+    *,
+    tiles: str | None = None,
+    attribution: str | None = None,
+) -> go.Figure:
+    """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``.
+
+    ``tiles`` (a ``{z}/{x}/{y}`` template) replaces OpenStreetMap's standard style, with
+    ``attribution`` as its credit.
+    """
+    mapped = go.Figure(layout=figure.layout)
+    mapped.layout.xaxis = mapped.layout.yaxis = None
+    mapped.layout.annotations = mapped.layout.shapes = ()
     for trace in figure.data:
         if trace.meta == "basemap":
             continue
@@ -123,7 +171,7 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         marker.pop("line", None)
         marker.pop("symbol", None)
         line = {k: v for k, v in (trace.line.to_plotly_json() or {}).items() if k != "dash"}
-        tiles.add_trace(
+        mapped.add_trace(
             go.Scattermap(
                 lon=trace.x,
                 lat=trace.y,
@@ -142,9 +190,24 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         )
     span = max(extent.width_km, extent.height_km * 1.8)
     zoom = float(np.clip(np.log2(40075 * extent.cos_lat / span), 0, 20))
-    tiles.update_layout(
+    source: dict[str, Any] = {"style": TILE_STYLE}
+    if tiles is not None:
+        template = street.check_template(tiles)
+        credit = street.credit_for(template, attribution)
+        source = {
+            "style": "white-bg",
+            "layers": [
+                {
+                    "sourcetype": "raster",
+                    "source": [template],
+                    "sourceattribution": credit,
+                    "below": "traces",
+                }
+            ],
+        }
+    mapped.update_layout(
         map={
-            "style": TILE_STYLE,
+            **source,
             "center": {
                 "lon": (extent.west + extent.east) / 2,
                 "lat": (extent.south + extent.north) / 2,
@@ -153,7 +216,7 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         },
         plot_bgcolor="white",
     )
-    return tiles
+    return mapped
 
 
 def _joined(parts: list[list[list[float]]]) -> tuple[list[float | None], list[float | None]]:
@@ -192,7 +255,8 @@ def _near(part: list[list[float]], extent: Extent) -> bool:
     )
 
 
-def _live_notebook() -> bool:
+def live_notebook() -> bool:
+    """Is this a live notebook kernel (where a browser shows the figures)?"""
     try:
         from IPython import get_ipython  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
@@ -202,9 +266,9 @@ def _live_notebook() -> bool:
 
 
 @cache
-def _tiles_answer() -> bool:
+def _tiles_answer(probe: str) -> bool:
     """Does the tile host answer (a HEAD request, one second)? Asked once per session."""
-    request = urllib.request.Request(TILE_PROBE, method="HEAD")
+    request = urllib.request.Request(probe, method="HEAD")
     try:
         with urllib.request.urlopen(request, timeout=1.0) as response:
             return bool(200 <= response.status < 400)
