@@ -252,7 +252,7 @@ class StreetTiles:
         lat = panel.north - (np.arange(down) + 0.5) / down * (panel.north - panel.south)
         sx = np.clip((_x(lon) * scale - plan.x0 * size).astype(int), 0, mosaic.shape[1] - 1)
         sy = np.clip((_y(lat) * scale - plan.y0 * size).astype(int), 0, mosaic.shape[0] - 1)
-        return _png_uri(mosaic[sy][:, sx])
+        return _png_uri(mosaic[sy][:, sx], width)
 
     def _mosaic(self, plan: TilePlan) -> np.ndarray:
         rows = []
@@ -409,11 +409,16 @@ def _y(lat: np.ndarray) -> np.ndarray:
     return (1.0 - mercator / math.pi) / 2.0
 
 
-def _png_uri(pixels: np.ndarray) -> str:
-    """The image as a ``data:`` URI: a 256-colour PNG (street tiles have few colours)."""
+def _png_uri(pixels: np.ndarray, width: int) -> str:
+    """The image, at most ``width`` pixels across, as a ``data:`` URI: a 256-colour PNG (street
+    tiles have few colours)."""
     from PIL import Image
 
-    image = Image.fromarray(np.ascontiguousarray(pixels), "RGB").quantize(256)
+    image = Image.fromarray(np.ascontiguousarray(pixels), "RGB")
+    if image.width > width:
+        height = max(round(image.height * width / image.width), 1)
+        image = image.resize((width, height), Image.Resampling.LANCZOS)
+    image = image.quantize(256)
     out = io.BytesIO()
     image.save(out, "PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
