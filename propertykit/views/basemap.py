@@ -13,9 +13,9 @@
   tiles are fetched when the figure is made and baked in as an image
   (:mod:`~propertykit.views.street`).
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
-  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report always uses the
-  outline. The question to the tile host is a ``HEAD`` request, asked once per session; it
-  carries nothing of the data or the key.
+  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
+  outline, or baked street tiles when given ``tiles=``. The question to the tile host is a
+  ``HEAD`` request, asked once per session; it carries nothing of the data or the key.
 - ``"none"``: the data alone.
 """
 

@@ -189,8 +189,6 @@ def write_report(
     >>> out = write_report(pk.frame(generate_records(20)), folder / "r.html")
     >>> out.suffix, out.stat().st_size > 1_000_000
     ('.html', True)
-    >>> write_report(pk.frame(generate_records(20)), folder / "r.pdf").read_bytes()[:5]
-    b'%PDF-'
     """
     target = Path(path).expanduser().resolve()
     suffix = target.suffix.lower()
@@ -229,7 +227,10 @@ def _bake_streets(
     streets = street.StreetTiles(tiles, attribution=attribution)
     baked = [streets.bake(figure) for heading, figure in figures if street.is_map(figure)]
     if streets.failure is not None:
-        notes.append(f"Street maps: not drawn ({streets.failure}); the outline basemap is used.")
+        notes.append(
+            "Street maps: not drawn (the tile server could not be reached or sent no images); "
+            "the maps use the outline basemap."
+        )
     return streets.attribution if any(baked) else None
 
 
@@ -368,8 +369,9 @@ def _footer(
     if streets is None:
         ground = "Maps are drawn without map tiles, so the report works offline; "
     else:
+        credit = f" {streets}" if streets else ""
         ground = (
-            f"Street maps {streets}, fetched when the report was built and kept in this file, "
+            f"Street maps{credit}, fetched when the report was built and kept in this file, "
             "so the report works offline; "
         )
     return (
