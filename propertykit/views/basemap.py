@@ -8,10 +8,10 @@
   JupyterLab and in static image export, with no network, CDN or script.
 - ``"tiles"``: street tiles (OpenStreetMap's standard tiles, or any ``{z}/{x}/{y}`` template).
   In a live notebook, plotly's MapLibre traces (``scattermap``): tiles, fonts and WebGL come
-  from the browser and the network, for readers who are online; a tile server that does not
-  answer gives the outline, with one warning. Elsewhere (scripts, reports, static export) the
-  tiles are fetched when the figure is made and baked in as an image
-  (:mod:`~propertykit.views.street`).
+  from the browser and the network, for readers who are online. Elsewhere (scripts, reports,
+  static export) the tiles are fetched when the figure is made and baked in as an image
+  (:mod:`~propertykit.views.street`); a tile server that cannot be reached gives the outline,
+  with one warning.
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
   outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
   outline, or baked street tiles when given ``tiles=``. The question to the tile host is a
@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-import warnings
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -34,7 +33,7 @@ import plotly.graph_objects as go
 import shapely
 
 from propertykit.config import ENV_OFFLINE
-from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.errors import InvalidInput
 from propertykit.views import street
 from propertykit.views.context import Extent
 
@@ -65,7 +64,7 @@ def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
         online = not _offline() and live_notebook()
-        return "tiles" if online and _tiles_answer(TILE_PROBE) else "outline"
+        return "tiles" if online and _tiles_answer() else "outline"
     return basemap  # type: ignore[return-value]
 
 
@@ -74,25 +73,16 @@ def street_route(
 ) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
     """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
 
-    ``"tiles"`` outside a live notebook is drawn on the outline and then baked; in a live
-    notebook it stays MapLibre unless the tile server does not answer (or ``PROPERTYKIT_OFFLINE``
-    is set): then the outline, with one warning.
+    ``"tiles"`` outside a live notebook is drawn on the outline and then baked (the outline
+    stays, with one warning, when tiles cannot be had); in a live notebook it stays MapLibre,
+    whose tiles the reader's browser loads.
     """
     if chosen != "tiles":
         return chosen, None  # type: ignore[return-value]
     if not live_notebook():
         return "outline", street.StreetTiles(tiles, attribution=attribution)
-    template = street.check_template(tiles or street.OSM_TILES)
-    street.credit_for(template, attribution)
-    probe = template.replace("{z}", "0").replace("{x}", "0").replace("{y}", "0")
-    if _offline() or not _tiles_answer(probe):
-        warnings.warn(
-            "The tile server does not answer (or PROPERTYKIT_OFFLINE is set): the map is drawn "
-            "on the outline basemap instead of street tiles.",
-            PropertyKitWarning,
-            stacklevel=outside_stacklevel(),
-        )
-        return "outline", None
+    if tiles is not None:
+        street.credit_for(street.check_template(tiles), attribution)
     return "tiles", None
 
 
@@ -266,9 +256,9 @@ def live_notebook() -> bool:
 
 
 @cache
-def _tiles_answer(probe: str) -> bool:
+def _tiles_answer() -> bool:
     """Does the tile host answer (a HEAD request, one second)? Asked once per session."""
-    request = urllib.request.Request(probe, method="HEAD")
+    request = urllib.request.Request(TILE_PROBE, method="HEAD")
     try:
         with urllib.request.urlopen(request, timeout=1.0) as response:
             return bool(200 <= response.status < 400)
