@@ -74,7 +74,7 @@ def street_route(
     """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
 
     ``"tiles"`` outside a live notebook is drawn on the outline and then baked (the outline
-    stays, with one warning, when tiles cannot be had); in a live notebook it stays MapLibre,
+    stays, with one warning, when tiles cannot be fetched); in a live notebook it stays MapLibre,
     whose tiles the reader's browser loads.
     """
     if chosen != "tiles":

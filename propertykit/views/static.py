@@ -5,11 +5,12 @@ Needs the ``export`` extra (``pip install 'propertykit[export]'``): Kaleido (1.x
 drive the Chrome or Chromium already installed (Debian: ``apt-get install chromium``).
 
 Which browser
-    ``BROWSER_PATH`` when set (the variable Kaleido's browser driver, choreographer, reads),
-    else the first of ``chromium``, ``chromium-browser``, ``google-chrome``,
-    ``google-chrome-stable`` and ``chrome`` on the ``PATH``. :func:`use_system_browser` sets
-    ``BROWSER_PATH`` to that browser when it is unset, so Kaleido uses the same one and never
-    looks for a copy of its own; propertykit calls it before every static export it makes.
+    ``BROWSER_PATH`` when set (the variable Kaleido's browser driver, choreographer, reads
+    first), else the first of ``chromium``, ``chromium-browser``, ``google-chrome``,
+    ``google-chrome-stable`` and ``chrome`` on the ``PATH``. Kaleido finds such a browser on the
+    ``PATH`` by itself; :func:`use_system_browser` sets ``BROWSER_PATH`` to the one found here
+    (when unset), so Kaleido and the PDF report use the same browser. :func:`print_pdf` calls
+    it; call it yourself before ``fig.write_image`` to pin Kaleido to that browser.
 
 The PDF
     :func:`print_pdf` opens a self-contained HTML page in headless Chromium with the network cut
@@ -129,7 +130,7 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
         )
     from playwright.sync_api import Route, sync_playwright
 
-    browser_path = system_browser()
+    browser_path = use_system_browser()
     refused: list[str] = []
 
     def stay_local(route: Route) -> None:

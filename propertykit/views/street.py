@@ -11,7 +11,7 @@ Views draw, they never fetch: tiles come from a *fetch function* (``url -> PNG b
 default it is the one :mod:`propertykit` hands over on import, from
 :mod:`propertykit.wire.tiles` (its own on-disk requests-cache under ``PROPERTYKIT_CACHE_DIR``, a
 propertykit User-Agent, ``PROPERTYKIT_OFFLINE`` respected); pass ``fetch=`` to use another.
-When tiles cannot be had (server unreachable, offline and not cached, not an image), the map
+When tiles cannot be fetched (server unreachable, offline and not cached, not an image), the map
 keeps its outline basemap and one :class:`~propertykit.PropertyKitWarning` says so: never a
 blank map.
 """
@@ -19,6 +19,7 @@ blank map.
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import math
 import re
@@ -69,7 +70,7 @@ MAX_ZOOM = 19
 TARGET_WIDTH = 1200
 
 #: ``url -> bytes of a PNG or JPEG tile``; raises an OSError or a PropertyKitError when the
-#: tile cannot be had.
+#: tile cannot be fetched.
 FetchTile = Callable[[str], bytes]
 
 _default_fetch: FetchTile | None = None
@@ -161,7 +162,8 @@ class StreetTiles:
     Attributes
     ----------
     failure
-        Why tiles could not be had, once a bake failed (later bakes are not tried); else ``None``.
+        Why tiles could not be fetched, once a bake failed (later bakes are not tried); else
+        ``None``.
     """
 
     def __init__(
@@ -174,6 +176,10 @@ class StreetTiles:
     ) -> None:
         self.template = check_template(tiles or OSM_TILES)
         self.attribution = credit_for(self.template, attribution)
+        if importlib.util.find_spec("PIL") is None:
+            raise ConfigError(
+                "Street tiles in a map need Pillow: pip install 'propertykit[export]'"
+            )
         chosen = fetch or _default_fetch
         if chosen is None:
             raise ConfigError("No tile fetcher: import propertykit, or pass fetch=")
@@ -186,8 +192,8 @@ class StreetTiles:
         """Lay street tiles under every map panel of ``figure`` (in place).
 
         Returns ``True`` when they are there; ``False`` (the figure unchanged, its outline
-        basemap kept) when the figure has no map axes or tiles cannot be had — then one warning,
-        and later bakes of this object are not tried.
+        basemap kept) when the figure has no map axes or tiles cannot be fetched — then one
+        warning, and later bakes of this object are not tried.
         """
         panels = _map_axes(figure)
         if not panels or self.failure is not None:
@@ -199,7 +205,7 @@ class StreetTiles:
         except (PropertyKitError, OSError, ValueError) as error:
             self.failure = str(error) or type(error).__name__
             warnings.warn(
-                f"Street tiles could not be had ({self.failure}); "
+                f"Street tiles could not be fetched ({self.failure}); "
                 "the map keeps its outline basemap.",
                 PropertyKitWarning,
                 stacklevel=outside_stacklevel(),
@@ -301,7 +307,7 @@ def bake_tiles(
     Returns
     -------
     plotly.graph_objects.Figure
-        The same figure: with tiles, or on its outline with one warning if they cannot be had.
+        The same figure: with tiles, or on its outline with one warning if they cannot be fetched.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Street tiles baked under maps: fetched once over real HTTP from a tile server of our own on
 127.0.0.1, stitched where the map says, kept in the file with no tile address, and never a blank
-map when the server cannot be had."""
+map when the server cannot be reached."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_unreachable_tile_server_gives_the_outline_with_one_warning(
 ) -> None:
     with TileServer() as gone:
         template = gone.template  # a port nothing listens on once the server has stopped
-    with pytest.warns(pk.PropertyKitWarning, match="could not be had") as caught:
+    with pytest.warns(pk.PropertyKitWarning, match="could not be fetched") as caught:
         figure = property_map(properties, basemap="tiles", tiles=template, attribution=CREDIT)
     assert len(caught) == 1
     assert any(trace.meta == "basemap" for trace in figure.data)  # land and coast, not blank
