@@ -25,6 +25,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -68,6 +69,8 @@ MAX_TILES = 48
 MAX_ZOOM = 19
 #: Width in image pixels a single map is drawn at (about 170 dpi across an A4 page).
 TARGET_WIDTH = 1200
+#: Tiles fetched at the same time.
+FETCHES_AT_ONCE = 2
 
 #: ``url -> bytes of a PNG or JPEG tile``; raises an OSError or a PropertyKitError when the
 #: tile cannot be fetched.
@@ -261,6 +264,7 @@ class StreetTiles:
         return _png_uri(mosaic[sy][:, sx], width)
 
     def _mosaic(self, plan: TilePlan) -> np.ndarray:
+        self._fetch_all(plan.tiles())
         rows = []
         for y in range(plan.y0, plan.y1 + 1):
             row = [self._tile(plan.zoom, x, y) for x in range(plan.x0, plan.x1 + 1)]
@@ -272,16 +276,25 @@ class StreetTiles:
             raise ValueError("the tile server sent tiles of different sizes")
         return np.vstack(rows)
 
-    def _tile(self, z: int, x: int, y: int) -> Image.Image:
+    def _fetch_all(self, tiles: list[tuple[int, int, int]]) -> None:
+        """Fetch the tiles not yet here, two at a time (the most a tile server such as
+        OpenStreetMap's allows one client)."""
         from PIL import Image
 
-        key = (z, x, y)
-        if key not in self._images:
+        def fetch(key: tuple[int, int, int]) -> tuple[tuple[int, int, int], bytes]:
+            z, x, y = key
             url = self.template.replace("{z}", str(z)).replace("{x}", str(x))
-            data = self.fetch(url.replace("{y}", str(y)))
-            with Image.open(io.BytesIO(data)) as tile:
-                self._images[key] = tile.convert("RGB")
-        return self._images[key]
+            return key, self.fetch(url.replace("{y}", str(y)))
+
+        wanted = [key for key in dict.fromkeys(tiles) if key not in self._images]
+        with ThreadPoolExecutor(max_workers=FETCHES_AT_ONCE) as pool:
+            # A failure ends the map's iteration, which cancels the tiles still queued.
+            for key, data in pool.map(fetch, wanted):
+                with Image.open(io.BytesIO(data)) as tile:
+                    self._images[key] = tile.convert("RGB")
+
+    def _tile(self, z: int, x: int, y: int) -> Image.Image:
+        return self._images[(z, x, y)]
 
 
 def bake_tiles(

@@ -24,7 +24,13 @@ from propertykit.sandbox.data import generate_records
 from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
 from propertykit.views.basemap import to_tiles
 from propertykit.views.context import Extent
-from propertykit.views.street import MAX_TILES, TARGET_WIDTH, StreetTiles, plan_tiles
+from propertykit.views.street import (
+    FETCHES_AT_ONCE,
+    MAX_TILES,
+    TARGET_WIDTH,
+    StreetTiles,
+    plan_tiles,
+)
 from tests.views.tile_server import CROSS, TileServer, tile_colour
 
 pytestmark = pytest.mark.timeout(300)
@@ -204,6 +210,18 @@ def test_an_answer_that_is_not_an_image_is_neither_drawn_nor_kept(
         property_map(properties, basemap="outline")
     )
     assert len(server.requests) > asked  # the HTML answer was not cached as a tile
+
+
+def test_a_failing_tile_server_is_not_asked_for_every_tile(
+    properties: pd.DataFrame, server: TileServer
+) -> None:
+    server.mode, server.delay = "missing", 0.2
+    figure = property_map(properties, basemap="outline")
+    with pytest.warns(pk.PropertyKitWarning, match="answered 404"):
+        assert not StreetTiles(server.template, attribution="").bake(figure)
+    (west, east), (south, north) = figure.layout.xaxis.range, figure.layout.yaxis.range
+    assert plan_tiles(west, south, east, north).count > 10
+    assert len(server.requests) <= 2 * FETCHES_AT_ONCE  # the rest were not asked for
 
 
 def test_the_cap_lowers_the_zoom_and_still_covers_the_map() -> None:
