@@ -25,10 +25,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from propertykit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Playwright, Route
 
 __all__ = [
     "A4_MARGIN_MM",
@@ -128,7 +133,8 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
             "Writing a PDF needs Playwright: pip install 'propertykit[export]' "
             "(it drives your installed Chrome or Chromium; no browser is downloaded)"
         )
-    from playwright.sync_api import Route, sync_playwright
+    from playwright.sync_api import Error as BrowserError
+    from playwright.sync_api import sync_playwright
 
     browser_path = use_system_browser()
     refused: list[str] = []
@@ -140,36 +146,54 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
             refused.append(route.request.url)
             route.abort("internetdisconnected")
 
+    try:
+        with sync_playwright() as playwright:
+            _print(playwright, browser_path, page, target, timeout, stay_local)
+    except BrowserError as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ConfigError(
+            f"The browser could not print the PDF ({browser_path}): {reason}"
+        ) from error
+    if refused:
+        target.unlink(missing_ok=True)
+        raise ConfigError(
+            f"The page asked for {len(refused)} address(es) on the network "
+            "(a PDF is printed offline); nothing was written"
+        )
+
+
+def _print(
+    playwright: Playwright,
+    browser_path: str,
+    page: Path,
+    target: Path,
+    timeout: float,
+    stay_local: Callable[[Route], None],
+) -> None:
     scale = (_A4_WIDTH_MM - 2 * A4_MARGIN_MM) * _CSS_PX_PER_MM / PRINT_LAYOUT_WIDTH
     margin = f"{A4_MARGIN_MM}mm"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=browser_path,
-            headless=True,
-            args=["--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    browser = playwright.chromium.launch(
+        executable_path=browser_path,
+        headless=True,
+        args=["--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    )
+    try:
+        context = browser.new_context(viewport={"width": PRINT_LAYOUT_WIDTH, "height": 1200})
+        context.set_default_timeout(timeout * 1000)
+        context.route("**/*", stay_local)
+        tab = context.new_page()
+        tab.emulate_media(media="print")
+        tab.goto(page.resolve().as_uri(), wait_until="load")
+        tab.wait_for_function(_DRAWN)
+        tab.pdf(
+            path=str(target),
+            format="A4",
+            scale=scale,
+            print_background=True,
+            margin={"top": margin, "right": margin, "bottom": margin, "left": margin},
         )
-        try:
-            context = browser.new_context(viewport={"width": PRINT_LAYOUT_WIDTH, "height": 1200})
-            context.set_default_timeout(timeout * 1000)
-            context.route("**/*", stay_local)
-            tab = context.new_page()
-            tab.emulate_media(media="print")
-            tab.goto(page.resolve().as_uri(), wait_until="load")
-            tab.wait_for_function(_DRAWN)
-            if refused:
-                raise ConfigError(
-                    f"The page asked for {len(refused)} address(es) on the network "
-                    "(a PDF is printed offline); nothing was written"
-                )
-            tab.pdf(
-                path=str(target),
-                format="A4",
-                scale=scale,
-                print_background=True,
-                margin={"top": margin, "right": margin, "bottom": margin, "left": margin},
-            )
-        finally:
-            browser.close()
+    finally:
+        browser.close()
 
 
 # Every plotly figure laid out, and every image inside one (street tiles) loaded.

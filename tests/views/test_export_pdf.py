@@ -26,6 +26,7 @@ from propertykit.config import ENV_CACHE_DIR
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 from propertykit.views import build_report, write_report
+from propertykit.views.static import print_pdf
 from tests._browser import require_browser
 from tests._system import require
 from tests.views.tile_server import TileServer
@@ -156,3 +157,22 @@ def test_print_styles_keep_cards_whole_and_pages_a4() -> None:
     page = build_report(pd.DataFrame())
     assert "@page { size: A4;" in page
     assert re.search(r"@media print \{[^@]*section\.card \{[^}]*break-inside: avoid", page)
+
+
+def test_a_page_that_reaches_for_the_network_is_not_printed(tmp_path: Path) -> None:
+    _require_tools()
+    page = tmp_path / "page.html"
+    page.write_text('<h1>Hi</h1><img src="http://192.0.2.1/logo.png">')
+    with pytest.raises(pk.ConfigError, match="1 address"):
+        print_pdf(page, tmp_path / "page.pdf")
+    assert not (tmp_path / "page.pdf").exists()
+
+
+def test_a_browser_that_cannot_print_is_said_in_plain_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _require_tools()
+    monkeypatch.setenv("BROWSER_PATH", "/bin/false")
+    (tmp_path / "page.html").write_text("<h1>Hi</h1>")
+    with pytest.raises(pk.ConfigError, match=r"The browser could not print the PDF \(/bin/false\)"):
+        print_pdf(tmp_path / "page.html", tmp_path / "page.pdf")
