@@ -46,7 +46,7 @@ bench: $(STAMP)
 
 # System packages some tests need (installed when missing and running as root).
 system-deps:
-	@bash scripts/system-deps.sh chromium redis-server
+	@bash scripts/system-deps.sh chromium redis-server poppler-utils
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

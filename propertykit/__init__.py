@@ -43,7 +43,12 @@ from propertykit.errors import (
     ServiceUnhealthy,
 )
 from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
+from propertykit.views import use_tile_fetcher as _use_tile_fetcher
 from propertykit.wire import Usage
+from propertykit.wire import fetch_tile as _fetch_tile
+
+# Views never fetch: maps get their street tiles through the cached fetcher of the wire layer.
+_use_tile_fetcher(_fetch_tile)
 
 __version__ = VERSION
 

@@ -1,9 +1,11 @@
-"""``propertykit report``: fetch properties and write a self-contained HTML report.
+"""``propertykit report``: fetch properties and write a self-contained HTML or PDF report.
 
 Against the service ``pk.Client()`` finds (profile, address and key from the environment, see
 :func:`propertykit.client.profile.resolve_service`); against a local sandbox, which costs nothing,
 only with ``--sandbox`` or ``--sample``, and then the terminal says so. Nothing missing ever falls
 back to the sandbox: it is a one-line error and nothing is written.
+``--out report.pdf`` prints it on A4 (the ``export`` extra and an installed Chromium);
+``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from propertykit import sandbox
 from propertykit.cli.words import plural
 from propertykit.client import Client, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
-from propertykit.views import write_report
+from propertykit.views import OSM_TILES, write_report
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +36,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="location ids and/or <provider>::<id> source ids (spaces or commas between them)",
     )
     what.add_argument("--sample", type=int, metavar="N", help="N properties of the sandbox")
-    parser.add_argument("--out", default="report.html", help="HTML file to write")
+    parser.add_argument(
+        "--out", default="report.html", help="file to write: .html, or .pdf for print (A4)"
+    )
+    parser.add_argument(
+        "--tiles",
+        nargs="?",
+        const=OSM_TILES,
+        metavar="URL",
+        help="street tiles under the maps: a .../{z}/{x}/{y}.png template (alone: "
+        "OpenStreetMap's), fetched now and kept in the report",
+    )
+    parser.add_argument(
+        "--attribution",
+        help="the tile server's credit, written on the maps (OpenStreetMap's is known)",
+    )
     parser.add_argument("--title", default="Property report")
     parser.add_argument(
         "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
@@ -140,7 +156,13 @@ def run(args: argparse.Namespace) -> int:
         if df.empty:
             raise InvalidInput("No id returned a record: no report written")
         path = write_report(
-            df, Path(args.out), title=args.title, usage=svc.client.usage, source=svc.source
+            df,
+            Path(args.out),
+            title=args.title,
+            usage=svc.client.usage,
+            source=svc.source,
+            tiles=args.tiles,
+            attribution=args.attribution,
         )
         size_mb = path.stat().st_size / 1e6
         count = plural(len(df), "property", "properties")

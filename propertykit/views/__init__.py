@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from propertykit.views.maps import property_map
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
+    from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -37,10 +38,15 @@ _LAZY = {
     "price_trend": "plots",
     "build_report": "report",
     "write_report": "report",
+    "OSM_TILES": "street",
+    "bake_tiles": "street",
+    "use_tile_fetcher": "street",
 }
 
 __all__ = [
+    "OSM_TILES",
     "WGS84",
+    "bake_tiles",
     "build_report",
     "epc_chart",
     "epc_price_chart",
@@ -50,6 +56,7 @@ __all__ = [
     "to_geodataframe",
     "to_geoparquet",
     "to_parquet",
+    "use_tile_fetcher",
     "write_report",
 ]
 

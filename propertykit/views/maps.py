@@ -44,6 +44,8 @@ def property_map(
     basemap: ground.Basemap = "auto",
     labels: bool = True,
     detail_limit: int | None = detail.DETAIL_LIMIT,
+    tiles: str | None = None,
+    attribution: str | None = None,
 ) -> go.Figure:
     """A map of the properties: points or filled boundaries, on a basemap, with place names.
 
@@ -63,14 +65,20 @@ def property_map(
         Number of quantile classes for a numeric ``color`` on a boundary map.
     basemap
         ``"outline"`` (bundled Natural Earth land, coast and borders; works offline),
-        ``"tiles"`` (OpenStreetMap street tiles via plotly's MapLibre ``scattermap``; needs the
-        network), ``"auto"`` (tiles in a live notebook when the tile host answers, else the
-        outline) or ``"none"``.
+        ``"tiles"`` (street tiles: in a live notebook plotly's MapLibre ``scattermap``, which
+        needs the network; elsewhere, for static export, fetched now and baked in as an image,
+        see :mod:`~propertykit.views.street`), ``"auto"`` (tiles in a live notebook when the
+        tile host answers, else the outline) or ``"none"``.
     labels
         Write town (or locality) names from the data on the map, and a scale bar.
     detail_limit
         Above this many properties, draw one marker per outcode (sized by count) instead of one
         per property; ``None`` always draws every property.
+    tiles
+        For ``basemap="tiles"``: a ``.../{z}/{x}/{y}.png`` address template (default
+        OpenStreetMap's standard tiles).
+    attribution
+        The tile server's credit, written on the map (OpenStreetMap's is known).
 
     Returns
     -------
@@ -90,7 +98,7 @@ def property_map(
         require_columns(df, (color,))
     if geometry not in ("point", "boundary"):
         raise InvalidInput(f'geometry must be "point" or "boundary", got {geometry!r}')
-    chosen = ground.resolve_basemap(basemap)
+    chosen, streets = ground.street_route(ground.resolve_basemap(basemap), tiles, attribution)
     df = shared.for_display(df)  # pounds on the map, whatever the served unit
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
     boundaries = geometry == "boundary"
@@ -181,8 +189,10 @@ def property_map(
         height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
     )
+    if streets is not None:
+        streets.bake(figure)
     if chosen == "tiles":
-        return ground.to_tiles(figure, panels[0][0])
+        return ground.to_tiles(figure, panels[0][0], tiles=tiles, attribution=attribution)
     return figure
 
 
