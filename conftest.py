@@ -20,18 +20,75 @@ pytest runs the examples (``--doctest-modules``) with these names already define
 Each example runs in its own empty working directory (files it writes, e.g. ``"portfolio/"``,
 land there), with ``PROPERTYKIT_CACHE_DIR`` inside that temporary folder too. Test functions
 (``tests/``) are not affected: the fixture returns at once for anything but a docstring example.
+
+Markers (``slow``, ``e2e``, ``redis``, ``dask``; see pyproject.toml) are given here, by folder and
+by the fixtures and helpers a test uses, so that ``make test-fast`` can leave them out without
+each test module saying so: see :func:`pytest_collection_modifyitems`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import propertykit as pk
 from propertykit.config import ENV_API_KEY, ENV_CACHE_DIR
 from propertykit.sandbox import Sandbox, generate_records
+
+ROOT = Path(__file__).resolve().parent
+
+#: Markers by folder (relative to the repository): everything collected under it gets them.
+MARKED_FOLDERS: dict[str, tuple[str, ...]] = {
+    "tests/e2e": ("e2e", "slow"),
+    "tests/notebooks": ("slow",),
+    "tests/team": ("redis",),
+    "tests/on_dask": ("dask",),
+    "propertykit/dask": ("dask",),
+}
+#: Markers by the fixtures a test asks for (directly or through other fixtures).
+MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
+    "redis_server": ("redis",),
+    "redis_url": ("redis",),
+    "cluster": ("dask",),
+}
+#: Modules of helpers that make a test slow wherever it is (a real Chromium).
+SLOW_HELPERS = ("tests._browser",)
+#: Single tests of many seconds (whole demos, reports, long hostile waits), by node id prefix.
+SLOW_TESTS: tuple[str, ...] = ()
+
+
+def markers_for(item: pytest.Item) -> set[str]:
+    """The markers ``item`` gets from its folder, its fixtures and the helpers it uses."""
+    path = Path(str(item.path)).resolve()
+    try:
+        where = path.relative_to(ROOT).as_posix()
+    except ValueError:
+        where = path.as_posix()
+    found: set[str] = set()
+    for folder, names in MARKED_FOLDERS.items():
+        if where == folder or where.startswith(folder + "/"):
+            found.update(names)
+    for fixture in getattr(item, "fixturenames", ()):
+        found.update(MARKED_FIXTURES.get(fixture, ()))
+    module = getattr(item, "module", None)
+    if module is not None and any(
+        getattr(value, "__module__", None) in SLOW_HELPERS for value in vars(module).values()
+    ):
+        found.add("slow")
+    if item.nodeid.startswith(SLOW_TESTS):
+        found.add("slow")
+    return found
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each collected test (see the module docstring); markers it has already stay."""
+    for item in items:
+        for name in sorted(markers_for(item) - {mark.name for mark in item.iter_markers()}):
+            item.add_marker(name)
+
 
 #: The names backed by the sandbox; an example that binds one itself (``as sb``, ``client =``)
 #: does not need ours.
