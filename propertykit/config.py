@@ -36,6 +36,7 @@ from typing import Literal, get_args
 import platformdirs
 
 __all__ = [
+    "DEADLINE_PER_TIMEOUT",
     "DEFAULT_EXPIRE_AFTER",
     "ENV_API_KEY",
     "ENV_BASE_URL",
@@ -52,6 +53,10 @@ __all__ = [
     "MoneyUnit",
     "cache_dir",
 ]
+
+#: ``pk.Client(deadline=None)``: a request may take this many times ``timeout`` in all (retries,
+#: waits and body reads included): 300 s with the default ``timeout=30``, 10 s with ``timeout=1``.
+DEADLINE_PER_TIMEOUT = 10
 
 try:
     #: propertykit's version, from the installed package's metadata.

@@ -85,7 +85,8 @@ class Client(HealthMixin, QueryMixin, Portable):
         Seconds to wait for the service on any one connect or read.
     deadline
         Seconds one request may take in all, retries, waits and body reads included, else
-        ``NetworkError`` (default 300; a call of several pages or batches gets it for each).
+        ``NetworkError`` (default ten times ``timeout``: 300 s; a call of several pages or
+        batches gets it for each).
     max_body_bytes
         Cap on a decoded response body (default 256 MiB); past it ``ResponseTooLarge``.
     max_in_flight
@@ -122,7 +123,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         budget_name: str | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
-        deadline: float = 300.0,
+        deadline: float | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
