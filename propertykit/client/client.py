@@ -17,13 +17,15 @@ from requests_cache.backends.base import BaseCache
 
 from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.context import LookupContext
 from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
-from propertykit.client.portable import Portable, portable_settings
+from propertykit.client.portable import ClientRecipe, Portable, portable_settings
 from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
 from propertykit.client.progress import progress_bar
+from propertykit.client.purchases import PurchasesMixin
 from propertykit.client.query import QueryMixin
 from propertykit.client.replay import properties_frame, sources_frame
 from propertykit.config import ENV_OFFLINE, Endpoints
@@ -42,12 +44,10 @@ from propertykit.wire import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from propertykit.deeds import Purchase
-
 __all__ = ["Client"]
 
 
-class Client(HealthMixin, QueryMixin, Portable):
+class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -175,6 +175,23 @@ class Client(HealthMixin, QueryMixin, Portable):
             **extra,
         )
         self._lookups = Lookups(self._transport, self.endpoints)
+
+    @classmethod
+    def from_recipe(cls, recipe: ClientRecipe) -> Client:
+        """A new client from a recipe (see :meth:`recipe`); the key from ``PROPERTYKIT_API_KEY``.
+
+        Examples
+        --------
+        >>> copy = pk.Client.from_recipe(client.recipe())
+        >>> copy.base_url == client.base_url
+        True
+        >>> copy.close()
+        """
+        return cls(**recipe.settings, progress=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickled client is its recipe: never the key, the session or the cache connection.
+        return (Client.from_recipe, (self.recipe(),))
 
     # -- housekeeping -----------------------------------------------------------------------------
 
@@ -337,7 +354,7 @@ class Client(HealthMixin, QueryMixin, Portable):
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
-        return properties_frame(self, location_ids, attributes)  # warm cache: bulk, as bytes
+        return properties_frame(self.lookup_context(), location_ids, attributes)
 
     @overload
     def sources(
@@ -388,7 +405,7 @@ class Client(HealthMixin, QueryMixin, Portable):
             batches = self._lookups.source_batches(ids, params, page_size, max_results)
             return self._lookups.plan_sources(batches, params, page_size, max_results)
         if max_results is None:  # warm cache: bulk, as bytes (see propertykit.client.replay)
-            return sources_frame(self, source_ids, attributes, page_size)
+            return sources_frame(self.lookup_context(), source_ids, attributes, page_size)
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
@@ -414,76 +431,13 @@ class Client(HealthMixin, QueryMixin, Portable):
         records = records_of(body)
         return records if records or not isinstance(body, list) else list(body)
 
-    def buy_title_deed(
-        self, title_number: str, *, buy_again: bool = False, **payload: Any
-    ) -> Purchase:
-        """Buy a title deed, charged at most once (see :mod:`propertykit.deeds.purchase`).
-
-        Every attempt carries the same ``Idempotency-Key``; the intent is written to the journal
-        before sending and the outcome after. A title already bought (per the journal or per
-        purchase-status) is returned as the earlier :class:`~propertykit.deeds.purchase.Purchase`
-        with ``previously_bought=True`` instead of being bought again.
-
-        Parameters
-        ----------
-        title_number
-            The title to buy.
-        buy_again
-            Buy even when the title was bought before (open intents are still resolved first).
-        **payload
-            JSON fields of the purchase request.
-
-        Returns
-        -------
-        Purchase
-            ``status`` ``"delivered"`` or ``"delivering"`` (poll with ``.refresh()`` /
-            ``.wait()``), ``money_state`` ``"charged"``.
-
-        Raises
-        ------
-        ApiError
-            With ``money_state`` ``"charged"`` (do not buy again) or ``"not_charged"``.
-        PurchaseUncertain
-            The outcome could not be established; call again later (it asks first).
-
-        Examples
-        --------
-        >>> purchase = client.buy_title_deed(sb.title_numbers[0])
-        >>> purchase.status, purchase.money_state
-        ('delivered', 'charged')
-        """
-        from propertykit import deeds
-
-        return deeds.buy_title_deed(
-            deeds.HttpPurchaseTransport(self._transport, self.endpoints),
-            deeds.Journal(self.journal),
-            title_number,
-            payload,
-            policy=deeds.RetryPolicy(self._transport.retry, self._transport.rng),
-            buy_again=buy_again,
-            sleep=self._transport.sleep,
-        )
-
-    def purchase_status(self, title_number: str) -> dict[str, Any]:
-        """The raw purchase-status answer for a title (never cached).
-
-        Its shape is not specified by the service; ``money_state`` is read from wherever it is
-        with :func:`propertykit.deeds.purchase.read_money_state`.
-
-        Examples
-        --------
-        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
-        'not_charged'
-        >>> purchase = client.buy_title_deed(sb.title_numbers[1])
-        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
-        'charged'
-        """
-        from propertykit import deeds
-
-        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
-        return deeds.purchase_status(transport, title_number)
-
     # -- helpers ----------------------------------------------------------------------------------
+
+    def lookup_context(self) -> LookupContext:
+        """What a lookup needs of this client (see :mod:`propertykit.client.context`)."""
+        return LookupContext(
+            self._transport, self._lookups, self.endpoints, self.max_in_flight, self.progress
+        )
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
