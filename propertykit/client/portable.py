@@ -136,8 +136,10 @@ class Portable:
         from propertykit.wire import redis_connection_of
 
         cache = self._transport.cache
-        db_path = getattr(cache, "db_path", None)
-        if redis_connection_of(cache) is None and (db_path is None or str(db_path) == ":memory:"):
+        shared = redis_connection_of(cache) is not None or (
+            str(getattr(cache, "db_path", ":memory:")) != ":memory:"
+        )
+        if not shared:
             raise ConfigError(
                 "A budget on a cluster is shared by the workers through the cache, and this "
                 "client has none they can reach: pass cache= as a path or a redis:// address"
