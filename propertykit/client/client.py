@@ -6,12 +6,13 @@ rate limit, retries, errors, budget, usage) is :mod:`propertykit.wire.transport`
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from requests_cache.backends.base import BaseCache
 
@@ -36,6 +37,7 @@ from propertykit.wire import (
     DEFAULT_MAX_BODY_BYTES,
     Transport,
     Usage,
+    cache_faults,
     describe_cache_setting,
     open_cache,
     redis_connection_of,
@@ -45,6 +47,19 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Client"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _cache_faults_named(method: _Method) -> _Method:
+    """``method``, raising ``CacheUnavailable`` (naming the cache) when the cache fails."""
+
+    @functools.wraps(method)
+    def named(self: Client, *args: Any, **kwargs: Any) -> Any:
+        with cache_faults(self._cache_label):
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, named)
 
 
 class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
@@ -193,6 +208,8 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         # A pickled client is its recipe: never the key, the session or the cache connection.
         return (Client.from_recipe, (self.recipe(),))
 
+    query = _cache_faults_named(QueryMixin.query)
+
     # -- housekeeping -----------------------------------------------------------------------------
 
     @property
@@ -207,6 +224,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         """
         return self._transport.usage
 
+    @_cache_faults_named
     def cache_info(self) -> dict[str, Any]:
         """Entries, size on disk (bytes), oldest and newest entry, and path of the cache.
 
@@ -218,6 +236,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         """
         return self._transport.cache_info()
 
+    @_cache_faults_named
     def clear_cache(self) -> None:
         """Delete every cached answer (the next lookups are paid for again).
 
@@ -242,6 +261,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
 
     # -- endpoints --------------------------------------------------------------------------------
 
+    @_cache_faults_named
     def property_records(
         self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -264,6 +284,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
                 progress=bar,
             )
 
+    @_cache_faults_named
     def source_records(
         self,
         source_ids: str | Iterable[str],
@@ -322,6 +343,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         dry_run: Literal[True],
     ) -> DryRun: ...
 
+    @_cache_faults_named
     def properties(
         self,
         location_ids: str | Iterable[str],
@@ -378,6 +400,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         dry_run: Literal[True],
     ) -> DryRun: ...
 
+    @_cache_faults_named
     def sources(
         self,
         source_ids: str | Iterable[str],
@@ -411,6 +434,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         )
         return frame(records, money_unit=self.endpoints.money_unit)
 
+    @_cache_faults_named
     def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
         """Search-suggest (rate limited per minute on the client; answers are cached).
 

@@ -23,7 +23,13 @@ from propertykit.wire.bulk_cache import (
     kept_payloads,
     store_derived,
 )
-from propertykit.wire.cache_setting import describe_cache_setting, open_cache
+from propertykit.wire.cache_faults import cache_faults
+from propertykit.wire.cache_setting import (
+    describe_cache_setting,
+    open_cache,
+    open_cache_file,
+    remove_cache_file,
+)
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
@@ -39,6 +45,7 @@ __all__ = [
     "Transport",
     "Usage",
     "backoff_delay",
+    "cache_faults",
     "cached_answers",
     "cached_bodies",
     "clear_derived",
@@ -46,7 +53,9 @@ __all__ = [
     "describe_cache_setting",
     "kept_payloads",
     "open_cache",
+    "open_cache_file",
     "open_sqlite_cache",
     "redis_connection_of",
+    "remove_cache_file",
     "store_derived",
 ]

@@ -44,7 +44,9 @@ def test_what_the_client_spent_before_is_left_out_of_the_workers_count(sb, clust
 
 
 def test_an_unnamed_budget_without_a_cache_the_workers_reach_is_refused_before_sending(sb):
-    with pk.Client(sb.api_key, sb.url, cache=False, budget=3, progress=False) as client:
-        with pytest.raises(pk.ConfigError, match="cache="):
-            pkd.properties(sb.location_ids[:100], client=client, partition_size=50)
+    with (
+        pk.Client(sb.api_key, sb.url, cache=False, budget=3, progress=False) as client,
+        pytest.raises(pk.ConfigError, match="cache="),
+    ):
+        pkd.properties(sb.location_ids[:100], client=client, partition_size=50)
     assert sb.requests == []
