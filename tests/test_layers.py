@@ -168,6 +168,7 @@ def test_every_name_of_the_public_api_contract_imports() -> None:
         "DailyCapReached",
         "ServerError",
         "PurchaseUncertain",
+        "CacheUnavailable",
     ):
         assert issubclass(getattr(pk, error), pk.PropertyKitError), error
     assert pk.PartialResult is not None

@@ -37,9 +37,9 @@ from propertykit.wire import (
     DEFAULT_MAX_BODY_BYTES,
     Transport,
     Usage,
-    cache_faults,
     describe_cache_setting,
     open_cache,
+    raising_cache_unavailable,
     redis_connection_of,
 )
 
@@ -56,7 +56,7 @@ def _cache_faults_named(method: _Method) -> _Method:
 
     @functools.wraps(method)
     def named(self: Client, *args: Any, **kwargs: Any) -> Any:
-        with cache_faults(self._cache_label):
+        with raising_cache_unavailable(self._cache_label):
             return method(self, *args, **kwargs)
 
     return cast(_Method, named)

@@ -23,7 +23,7 @@ from propertykit.wire.bulk_cache import (
     kept_payloads,
     store_derived,
 )
-from propertykit.wire.cache_faults import cache_faults
+from propertykit.wire.cache_faults import raising_cache_unavailable
 from propertykit.wire.cache_setting import (
     describe_cache_setting,
     open_cache,
@@ -45,7 +45,6 @@ __all__ = [
     "Transport",
     "Usage",
     "backoff_delay",
-    "cache_faults",
     "cached_answers",
     "cached_bodies",
     "clear_derived",
@@ -55,6 +54,7 @@ __all__ = [
     "open_cache",
     "open_cache_file",
     "open_sqlite_cache",
+    "raising_cache_unavailable",
     "redis_connection_of",
     "remove_cache_file",
     "store_derived",

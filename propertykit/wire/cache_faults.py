@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 from propertykit.errors import CacheUnavailable
 
-__all__ = ["cache_faults", "cache_unavailable", "fault_types"]
+__all__ = ["cache_unavailable", "fault_types", "raising_cache_unavailable"]
 
 #: SQLite's names for a file that is not a database, or one whose pages are damaged.
 _DAMAGED = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
@@ -80,14 +80,14 @@ def cache_unavailable(error: Exception, cache: str) -> CacheUnavailable:
 
 
 @contextmanager
-def cache_faults(cache: str) -> Iterator[None]:
+def raising_cache_unavailable(cache: str) -> Iterator[None]:
     """Turn a failure of the cache named ``cache`` into :class:`CacheUnavailable`.
 
     Examples
     --------
     >>> import propertykit as pk
     >>> try:
-    ...     with cache_faults("/tmp/http_cache.sqlite"):
+    ...     with raising_cache_unavailable("/tmp/http_cache.sqlite"):
     ...         raise sqlite3.OperationalError("disk I/O error")
     ... except pk.CacheUnavailable as error:
     ...     error.cache

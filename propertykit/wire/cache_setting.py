@@ -17,7 +17,7 @@ from requests_cache.backends.base import BaseCache
 from propertykit.config import cache_dir
 from propertykit.errors import ConfigError
 from propertykit.wire import team as _team
-from propertykit.wire.cache_faults import cache_faults
+from propertykit.wire.cache_faults import raising_cache_unavailable
 from propertykit.wire.derived_cache import heal
 from propertykit.wire.session import CACHE_FILE_NAME, open_sqlite_cache
 
@@ -64,7 +64,7 @@ def open_cache_file(path: Path) -> BaseCache:
     >>> damaged.read_text()[:15]
     'not a database '
     """
-    with cache_faults(str(path)):
+    with raising_cache_unavailable(str(path)):
         cache = open_sqlite_cache(path)
         try:
             heal(cache)  # see propertykit.wire.derived_cache
@@ -99,7 +99,7 @@ def _answering(cache: BaseCache) -> BaseCache:
     """``cache``, once its Redis server (if it has one) has answered a ``PING``."""
     redis = _team.redis_connection_of(cache)
     if redis is not None:
-        with cache_faults(_team.describe_redis(redis)):
+        with raising_cache_unavailable(_team.describe_redis(redis)):
             redis.ping()
     return cache
 
