@@ -203,9 +203,16 @@ class CacheUnavailable(PropertyKitError):
     Nothing more is sent once it is raised: an answer that cannot be stored would be paid for
     again. ``cache`` names the cache (``redis://host:port/db`` without user or password, or the
     file's path); the message says what to do. Answers stored before it happened stay free.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> error = CacheUnavailable("Redis is gone", cache="redis://cache:6379/0")
+    >>> pickle.loads(pickle.dumps(error)).cache  # as a Dask worker's error reaches the client
+    'redis://cache:6379/0'
     """
 
-    def __init__(self, message: str, *, cache: str) -> None:
+    def __init__(self, message: str, *, cache: str = "") -> None:
         super().__init__(message)
         self.cache = cache
 
