@@ -24,7 +24,7 @@ from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.portable import ClientRecipe, Portable, portable_settings
-from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
+from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
 from propertykit.client.purchases import PurchasesMixin
 from propertykit.client.query import QueryMixin
@@ -148,11 +148,10 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         _rng: random.Random | None = None,
     ) -> None:
         self._settings = portable_settings(locals())  # what a pickled copy is built from
-        endpoints = resolve_endpoints(profile, endpoints)
-        key = resolve_key(api_key, endpoints)
+        service = resolve_service(api_key, base_url, profile=profile, endpoints=endpoints)
+        endpoints, key, url = service.endpoints, service.api_key, service.base_url
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
         retry = check_settings(

@@ -1,4 +1,4 @@
-"""``client.buy_title_deed(...)`` and ``client.purchase_status(...)``, handed to ``deeds``.
+"""``client.buy_title_deed(...)``, ``purchase_status`` and ``earlier_purchase``: to ``deeds``.
 
 The purchase flow (one ``Idempotency-Key`` per logical purchase, the journal, ``money_state``)
 lives in ``deeds``; the client lends it its transport, endpoints, retry bounds and journal file.
@@ -13,7 +13,7 @@ from propertykit.config import Endpoints
 from propertykit.wire import Transport
 
 if TYPE_CHECKING:
-    from propertykit.deeds import Purchase
+    from propertykit.deeds import EarlierPurchase, Purchase
 
 __all__ = ["PurchasesMixin"]
 
@@ -93,3 +93,19 @@ class PurchasesMixin:
 
         transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
         return deeds.purchase_status(transport, title_number)
+
+    def earlier_purchase(self, title_number: str) -> EarlierPurchase | None:
+        """The charged purchase of a title made before (journal, then purchase-status), if any.
+
+        Nothing is bought: ask this before offering a purchase, so that a title already bought
+        is said (with when) instead of being put up for confirmation as if new.
+
+        Examples
+        --------
+        >>> client.earlier_purchase(sb.title_numbers[19]) is None  # no example buys this one
+        True
+        """
+        from propertykit import deeds
+
+        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
+        return deeds.find_earlier_purchase(transport, deeds.Journal(self.journal), title_number)

@@ -36,6 +36,7 @@ from propertykit.client.bulk import Batch, run_batches
 from propertykit.client.envelope import Page, read_page
 from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
+from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
 from propertykit.frames import (
@@ -134,13 +135,14 @@ def properties_frame(
     params = attribute_params(context.endpoints, attributes)
     lookups = context.lookups
     batches = lookups.property_batches(ids, params)
-    return _replayed(
+    df = _replayed(
         context,
         batches,
         lambda batch: params,
         lambda batch: lookups.fetch_properties(batch, params),
         endpoint="properties",
     )
+    return note_missing_ids(df, ids, by_location=True)  # said, never silent
 
 
 def sources_frame(
@@ -156,13 +158,14 @@ def sources_frame(
     lookups = context.lookups
     batches = lookups.source_batches(ids, base, page_size, None)
     first = lookups.page_params(base, 0, page_size, None, 0) or {}
-    return _replayed(
+    df = _replayed(
         context,
         batches,
         lambda batch: first,
         lambda batch: lookups.fetch_sources(batch, base, page_size, None),
         endpoint="sources",
     )
+    return note_missing_ids(df, ids, by_location=False)  # said, never silent
 
 
 def _replayed(
