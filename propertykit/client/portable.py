@@ -77,7 +77,8 @@ class ClientRecipe:
 
 
 class Portable:
-    """Pickling, ``repr`` and :meth:`describe` of ``pk.Client``, none of which shows the key."""
+    """The recipes a copy of ``pk.Client`` is built from (``Client.__reduce__`` pickles one),
+    its ``repr`` and :meth:`describe`: none of them shows the key."""
 
     _settings: dict[str, Any]
     _cache_label: str
