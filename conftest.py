@@ -56,10 +56,14 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
 }
 #: Modules of helpers that make a test slow wherever it is (a real Chromium).
 SLOW_HELPERS = ("tests._browser",)
+#: Modules that, imported by a test module, make its tests slow: they start new processes (the
+#: command line, a killed kernel), each paying Python's and pandas' start-up of seconds.
+SLOW_MODULES = ("subprocess",)
 #: Single tests of many seconds (whole demos, command lines in a new process, killed processes,
 #: large generated batches), by node id prefix: those over 8 s in a `make test-fast` run on a
 #: loaded 2-core machine (about 1 s of CPU or more each).
 SLOW_TESTS: tuple[str, ...] = (
+    "tests/frames/test_blocks.py::",
     "tests/cli/test_demo_and_report.py::test_demo_second_run_sends_no_request_and_spends_no_credit",
     "tests/cli/test_demo_and_report.py::test_demo_starts_cold_unless_asked_to_keep_the_cache",
     "tests/client/test_replay_kept.py::test_a_kept_form_is_never_used_once_its_response_changed",
@@ -111,7 +115,9 @@ def markers_for(item: pytest.Item) -> set[str]:
         found.update(MARKED_FIXTURES.get(fixture, ()))
     module = getattr(item, "module", None)
     if module is not None and any(
-        getattr(value, "__module__", None) in SLOW_HELPERS for value in vars(module).values()
+        getattr(value, "__module__", None) in SLOW_HELPERS
+        or getattr(value, "__name__", None) in SLOW_MODULES
+        for value in vars(module).values()
     ):
         found.add("slow")
     if item.nodeid.startswith(SLOW_TESTS):

@@ -18,6 +18,7 @@ from tests.hostile._servers import Seen, envelope, hostile, records, send, trick
 IDS = ["L1", "L2"]
 
 
+@pytest.mark.slow  # about 10 s by design
 @pytest.mark.timeout(60)  # before: the default deadline of 300 s held the call for minutes
 def test_a_trickling_body_with_timeout_1_ends_by_the_default_deadline_of_10_s(client_of) -> None:
     body = json.dumps(envelope(records(0, 2))).encode()  # ~100 bytes at 0.3 s each: 30 s
