@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lab sandbox bench clean system-deps
+.PHONY: demo test test-fast check lab sandbox bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ demo: $(DEMO_STAMP)
 
 test: check system-deps
 	$(BIN)/python -m pytest
+
+# The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
+# conftest.py), in under two minutes; `make test` still runs them all.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not e2e and not redis and not dask"
 
 check: $(STAMP)
 	$(BIN)/ruff check propertykit tests benchmarks conftest.py

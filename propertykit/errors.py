@@ -12,6 +12,8 @@
     │                          broken paging); never retried, never cached
     ├── ResponseTooLarge       a body past ``max_body_bytes`` once decoded; reading stopped
     ├── PurchaseUncertain      a title-deed purchase whose outcome could not be established
+    ├── CacheUnavailable       the cache cannot be reached or read (Redis down, a damaged file):
+    │                          names it (.cache, never a password); nothing more was sent
     └── ApiError               the service answered 4xx/5xx (.status_code .body .code .message ...)
         ├── AuthenticationError      401  missing or invalid key
         ├── InsufficientCredit       402  too little credit; add credit and run again
@@ -46,6 +48,7 @@ __all__ = [
     "AuthenticationError",
     "BadResponse",
     "BudgetExceeded",
+    "CacheUnavailable",
     "ConfigError",
     "DailyCapReached",
     "GeometryWarning",
@@ -202,6 +205,27 @@ class PurchaseUncertain(PropertyKitError):
     def __init__(self, message: str, *, title_number: str) -> None:
         super().__init__(message)
         self.title_number = title_number
+
+
+class CacheUnavailable(PropertyKitError):
+    """The cache cannot be reached or read: a Redis server down or gone mid-call, a cache file
+    that is not a database or is damaged.
+
+    Nothing more is sent once it is raised: an answer that cannot be stored would be paid for
+    again. ``cache`` names the cache (``redis://host:port/db`` without user or password, or the
+    file's path); the message says what to do. Answers stored before it happened stay free.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> error = CacheUnavailable("Redis is gone", cache="redis://cache:6379/0")
+    >>> pickle.loads(pickle.dumps(error)).cache  # as a Dask worker's error reaches the client
+    'redis://cache:6379/0'
+    """
+
+    def __init__(self, message: str, *, cache: str = "") -> None:
+        super().__init__(message)
+        self.cache = cache
 
 
 class ApiError(PropertyKitError):

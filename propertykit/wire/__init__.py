@@ -24,7 +24,13 @@ from propertykit.wire.bulk_cache import (
     kept_payloads,
     store_derived,
 )
-from propertykit.wire.cache_setting import describe_cache_setting, open_cache
+from propertykit.wire.cache_faults import raising_cache_unavailable
+from propertykit.wire.cache_setting import (
+    describe_cache_setting,
+    open_cache,
+    open_cache_file,
+    remove_cache_file,
+)
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
@@ -49,7 +55,10 @@ __all__ = [
     "fetch_tile",
     "kept_payloads",
     "open_cache",
+    "open_cache_file",
     "open_sqlite_cache",
+    "raising_cache_unavailable",
     "redis_connection_of",
+    "remove_cache_file",
     "store_derived",
 ]
