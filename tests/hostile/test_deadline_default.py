@@ -15,7 +15,7 @@ import propertykit as pk
 from propertykit.config import ENV_API_KEY
 from tests.hostile._servers import Seen, envelope, hostile, records, send, trickle
 
-IDS = ["L1", "L2"]
+IDS = ["L0", "L1"]  # as records(0, 2) serves them
 
 
 @pytest.mark.slow  # about 10 s by design
