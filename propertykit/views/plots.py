@@ -121,6 +121,7 @@ def price_trend(
         if points.empty:
             continue
         shown += int(points["count"].sum())
+        points = _with_gaps(points, _FREQUENCIES[freq])
         colour = "#7f7f7f" if name == "Other" else _PALETTE[names.index(name) % len(_PALETTE)]
         figure.add_trace(
             go.Scatter(
@@ -316,9 +317,31 @@ def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
                 "median": float(prices.median()),
                 "count": len(prices),
                 "span": span,
+                "first": first,
+                "last": last,
             }
         )
-    return pd.DataFrame(out, columns=["x", "median", "count", "span"])
+    return pd.DataFrame(out, columns=["x", "median", "count", "span", "first", "last"])
+
+
+def _with_gaps(points: pd.DataFrame, freq: str) -> pd.DataFrame:
+    """``points`` with a blank point between two that periods without sales separate, so the
+    line breaks there instead of running straight across them."""
+    first = pd.DatetimeIndex(points["first"]).to_period(freq).asi8
+    last = pd.DatetimeIndex(points["last"]).to_period(freq).asi8
+    after_gap = first[1:] - last[:-1] != 1
+    if not after_gap.any():
+        return points
+    rows = []
+    for position in range(len(points)):
+        if position and after_gap[position - 1]:
+            middle = (
+                points["last"].iloc[position - 1]
+                + (points["first"].iloc[position] - points["last"].iloc[position - 1]) / 2
+            )
+            rows.append({"x": middle, "median": np.nan, "count": 0, "span": "no sales"})
+        rows.append(points.iloc[position].to_dict())
+    return pd.DataFrame(rows, columns=points.columns)
 
 
 def _top_groups(values: pd.Series, limit: int) -> pd.Series:
