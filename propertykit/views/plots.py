@@ -164,7 +164,8 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (pale), each bar in
-        its band's official colour (:data:`EPC_COLOURS`).
+        its band's official colour (:data:`EPC_COLOURS`); then their legend key, a solid and a
+        pale grey square (a bar's own swatch would show band A's colour for both).
 
     Examples
     --------
@@ -172,7 +173,7 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     >>> from propertykit.sandbox.data import generate_records
     >>> fig = epc_chart(pk.frame(generate_records(50)))
     >>> [trace.name for trace in fig.data], list(fig.data[0].x)
-    (['Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
+    (['Current', 'Potential', 'Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
     """
     table = shared.epc(df)
     title = "EPC ratings: current and potential"
@@ -201,6 +202,25 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
                     f"{name} rating %{{x}}: %{{y:,}} properties"
                     " (%{customdata:.0%})<extra></extra>"
                 ),
+                legendgroup=name,
+                showlegend=False,  # its swatch would be band A's colour for both: keyed below
+            )
+        )
+    for name, fill in (("Current", "#505050"), ("Potential", "rgba(80,80,80,0.45)")):
+        figure.add_trace(  # the key: solid for current, pale with an outline for potential
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=name,
+                legendgroup=name,
+                marker={
+                    "symbol": "square",
+                    "size": 14,
+                    "color": fill,
+                    "line": {"color": "#505050", "width": 2},
+                },
+                hoverinfo="skip",
             )
         )
     rated = int(max(current.sum(), potential.sum()))
@@ -270,6 +290,10 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
                 line_color="#333333",
             )
         )
+    low, high = float(values["price"].min()), float(values["price"].max())
+    if high - low < 0.05 * max(abs(high), 1.0):  # one price (or nearly): an axis +/- 10 %
+        middle = (low + high) / 2
+        figure.update_yaxes(range=[middle - 0.1 * abs(middle) - 1, middle + 0.1 * abs(middle) + 1])
     figure.update_layout(
         template=TEMPLATE,
         title=f"{title} ({len(values):,} properties)",
