@@ -6,6 +6,7 @@ draws them. Returned, never shown.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Literal
 
 import pandas as pd
@@ -127,3 +128,77 @@ def _add_group(figure: go.Figure, rows: pd.DataFrame, name: str, position: int) 
             ),
         )
     )
+
+
+def index_against_median(df: pd.DataFrame, *, min_pairs: int = 30) -> go.Figure:
+    """The repeat-sales index beside the median price per year (both 100 in the index's first
+    year), with one sentence on which to trust: the report's price-index section.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> fig = index_against_median(pk.frame(generate_records(2000)))
+    >>> [trace.name for trace in fig.data][1:], fig.layout.annotations[0].text[:28]
+    (['Repeat-sales index', 'Median sale price'], 'Trust the repeat-sales index')
+    """
+    sales = shared.sales(df)
+    figure = index_chart(sales, min_pairs=min_pairs)
+    if not figure.data:
+        figure.add_annotation(
+            text="Too few homes sold twice for an index: the median moves with the mix of<br>"
+            "homes sold as well as with their prices.",
+            **_SENTENCE,
+        )
+        return figure
+    figure.data[-1].name = "Repeat-sales index"
+    line = figure.data[-1]
+    dated = sales[sales["date"].notna() & (pd.to_numeric(sales["price"]) > 0)]
+    medians = dated.groupby(dated["date"].dt.year)["price"].median()
+    years = pd.Series([pd.Timestamp(x).year for x in line.x])
+    base = medians.get(int(years.iloc[0]))
+    if base is None or base <= 0:
+        return figure
+    rebased = medians.reindex(range(int(years.iloc[0]), int(years.iloc[-1]) + 1)) / base * 100
+    figure.add_trace(
+        go.Scatter(
+            x=[pd.Timestamp(year=int(year), month=1, day=1) for year in rebased.index],
+            y=rebased.to_numpy(),
+            mode="lines+markers",
+            name="Median sale price",
+            line={"color": "#7f7f7f", "dash": "dash"},
+            marker={"color": "#7f7f7f", "symbol": "square"},
+            hovertemplate="Median sale price<br>%{x|%Y}: %{y:.1f}<extra></extra>",
+        )
+    )
+    index = pd.Series(line.y, index=years.to_numpy())
+    gap = (rebased.reindex(index.index) / index - 1).dropna()
+    sentence = (
+        "Trust the repeat-sales index: it compares each home only with itself, so a change in"
+        " the mix of homes sold (more detached houses one year) does not move it; the median"
+        " does."
+    )
+    if len(gap):
+        worst = int(gap.abs().idxmax())
+        sentence += f" Here they differ by up to {abs(gap[worst]):.0%} ({worst})."
+    figure.add_annotation(text="<br>".join(textwrap.wrap(sentence, 100)), **_SENTENCE)
+    figure.update_layout(
+        title=figure.layout.title.text.replace("Repeat-sales price index", "Price index"),
+        margin={"t": 120},
+        legend_title_text=None,
+    )
+    return figure
+
+
+_SENTENCE: dict[str, object] = {
+    "xref": "paper",
+    "yref": "paper",
+    "x": 0,
+    "y": 1.02,
+    "xanchor": "left",
+    "yanchor": "bottom",
+    "showarrow": False,
+    "align": "left",
+    "font": {"size": 12, "color": "#444444"},
+    "name": "which to trust",
+}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -173,3 +175,14 @@ def test_price_trend_leaves_years_without_sales_blank() -> None:
     drawn = [None if np.isnan(y) else int(y) for y in trace.y]
     assert drawn == [2001, 2002, None, 2006, 2007]  # no straight line across 2003-2005
     assert trace.connectgaps in (None, False)
+
+
+def test_the_report_shows_the_index_beside_the_median_and_says_which_to_trust() -> None:
+    from propertykit.views.report import build_report
+
+    page = build_report(pk.frame(generate_records(3_000)))
+    section = page[page.index("<h2>A price index you can trust</h2>") :]
+    section = section[: section.index("</section>")].replace("\\u003cbr\\u003e", " ")
+    assert "Repeat-sales index" in section and "Median sale price" in section
+    found = re.search(r"Here they differ by up to (\d+)% \((\d{4})\)", section)
+    assert "Trust the repeat-sales index" in section and found and int(found[1]) > 10
