@@ -215,23 +215,8 @@ def add_boundaries(
     for name, mask, colour in underneath_first(groups):
         if mask.any():
             _add_fill(figure, geometries[mask], anchors[mask], hover[mask], name, colour)
-    for name, _, colour in groups if legend else []:
-        figure.add_trace(  # the legend swatch: a square of the fill colour
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=name,
-                legendgroup=name,
-                marker={
-                    "symbol": "square",
-                    "size": 14,
-                    "color": colour,
-                    "line": {"color": "#303030", "width": 1},
-                },
-                hoverinfo="skip",
-            )
-        )
+    for name, _, colour in groups if legend else []:  # a square of the fill colour
+        figure.add_trace(shared.legend_square(name, colour, outline="#303030", width=1))
 
 
 def _add_fill(

@@ -164,7 +164,7 @@ def property_map(
         if labels:
             _add_context(panel, shaped[where], lon[where], lat[where], extent)
         maps.append(panel)
-    # the title counts what is drawn: a boundary in no colour class would not be
+    # the title counts what is drawn (a boundary in no colour class is not)
     drawn = np.logical_or.reduce([mask for _, mask, _ in groups]) if groups else everyone
     shown = int(sum((where & drawn).sum() for _, where in panels[1 if overview else 0 :]))
     if overview:

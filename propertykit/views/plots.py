@@ -83,6 +83,9 @@ def price_trend(
     plotly.graph_objects.Figure
         One ``Scatter`` trace per group, each in its own colour ("Other" grey); the number of
         sales behind each median is ``customdata[:, 0]`` and on hover, with the periods pooled.
+        Where periods without sales lie between two points the line breaks (a blank point,
+        ``y`` NaN, ``customdata`` ``[0, "no sales"]``): no straight line across years of no
+        data.
 
     Examples
     --------
@@ -207,22 +210,8 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
             )
         )
     for name, fill in (("Current", "#505050"), ("Potential", "rgba(80,80,80,0.45)")):
-        figure.add_trace(  # the key: solid for current, pale with an outline for potential
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=name,
-                legendgroup=name,
-                marker={
-                    "symbol": "square",
-                    "size": 14,
-                    "color": fill,
-                    "line": {"color": "#505050", "width": 2},
-                },
-                hoverinfo="skip",
-            )
-        )
+        # the key: solid for current, pale with an outline for potential
+        figure.add_trace(shared.legend_square(name, fill, outline="#505050", width=2))
     rated = int(max(current.sum(), potential.sum()))
     figure.update_layout(
         template=TEMPLATE,
@@ -349,8 +338,8 @@ def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
 
 
 def _with_gaps(points: pd.DataFrame, freq: str) -> pd.DataFrame:
-    """``points`` with a blank point between two that periods without sales separate, so the
-    line breaks there instead of running straight across them."""
+    """``points`` with a blank point wherever periods without sales lie between two points, so
+    the line breaks there instead of running straight across them."""
     first = pd.DatetimeIndex(points["first"]).to_period(freq).asi8
     last = pd.DatetimeIndex(points["last"]).to_period(freq).asi8
     after_gap = first[1:] - last[:-1] != 1
