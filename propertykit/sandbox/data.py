@@ -35,6 +35,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from propertykit.sandbox.prices import sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
     BAND_RATIOS,
@@ -256,28 +257,6 @@ def _boundary(rng: random.Random, lat: float, lng: float, area: float) -> dict[s
     return {"type": "Polygon", "coordinates": [ring]}
 
 
-def _sale_history(
-    rand: Callable[[], float], value_now: float, growth: float, year_built: int | None, kind: str
-) -> list[dict[str, Any]]:
-    first = date(max(year_built or 1995, 1995), 1, 1).toordinal()
-    span = _REFERENCE_ORDINAL - first
-    days = sorted(first + int(rand() * span) for _ in range(int(rand() * 5)))
-    history = []
-    for position, ordinal in enumerate(days):
-        years_ago = (_REFERENCE_ORDINAL - ordinal) / 365.25
-        price = value_now / (1 + growth) ** years_ago * (0.9 + rand() * 0.2)
-        day = date.fromordinal(ordinal)
-        history.append(
-            {
-                "date": day.isoformat(),
-                "price": _nearest(price, 100),
-                "propertyType": kind,
-                "newBuild": position == 0 and year_built is not None and day.year - year_built <= 1,
-            }
-        )
-    return history
-
-
 def _address(rand: Callable[[], float], town: Town, is_flat: bool) -> dict[str, str]:
     position = int(rand() * len(town.outcodes))
     outcode, locality = town.outcodes[position], town.localities[position]
@@ -391,7 +370,7 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     rng = _rng(index, seed)
     rand = rng.random
     town = _town_of(rng)
-    base_price, growth = REGION_PRICES[town.region]
+    base_price = REGION_PRICES[town.region][0]
 
     type_position = min(bisect.bisect_left(_TYPE_CUMULATIVE, rand()), len(PROPERTY_TYPES) - 1)
     kind, _, code, subtypes, price_factor, (fewest_beds, most_beds) = PROPERTY_TYPES[type_position]
@@ -410,7 +389,15 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
     estimated_sale = _nearest(value_now, 1000)
     estimated_rent = _nearest(value_now * (0.038 + rand() * 0.02) / 12, 10)
-    history = _sale_history(rand, value_now, growth, year_built, kind)
+    history = sale_history(
+        rand,
+        random.Random(f"propertykit:{seed}:{index}:sales"),
+        value_now=value_now,
+        region=town.region,
+        year_built=year_built,
+        kind=kind,
+        today=REFERENCE_DATE,
+    )
     market_status = _market_status(rand, history)
     asking = _nearest(value_now * (1.0 + rand() * 0.08), 1000)
     rent = _nearest(estimated_rent * (1.0 + rand() * 0.05), 10)

@@ -126,6 +126,44 @@ class PropertyAccessor:
 
         return price_trend(self._df, **kwargs)
 
+    def price_index(
+        self,
+        *,
+        freq: Literal["year", "quarter", "month"] = "year",
+        by: str | None = None,
+        min_pairs: int = 30,
+    ) -> pd.DataFrame:
+        """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
+        :func:`propertykit.frames.price_index.price_index`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> index = pk.frame(generate_records(2000)).pk.price_index()
+        >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
+        (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
+        """
+        from propertykit.frames.price_index import price_index
+
+        return price_index(self._df, freq=freq, by=by, min_pairs=min_pairs)
+
+    def index_chart(self, **kwargs: Any) -> go.Figure:
+        """The repeat-sales price index with its 95 % band:
+        :func:`propertykit.views.index_chart.index_chart`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> figure = pk.frame(generate_records(2000)).pk.index_chart()
+        >>> figure.layout.yaxis.title.text
+        'Index (first period = 100)'
+        """
+        from propertykit.views.index_chart import index_chart
+
+        return index_chart(self._df, **kwargs)
+
     def epc_chart(self, **kwargs: Any) -> go.Figure:
         """Current against potential EPC ratings: :func:`propertykit.views.plots.epc_chart`.
 

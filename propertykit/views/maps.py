@@ -172,14 +172,16 @@ def property_map(
         if labels:
             _add_context(panel, shaped[where], lon[where], lat[where], extent)
         maps.append(panel)
-    shown = int(sum(where.sum() for _, where in panels[1 if overview else 0 :]))
+    # the title counts what is drawn (a boundary in no colour class is not)
+    drawn = np.logical_or.reduce([mask for _, mask, _ in groups]) if groups else everyone
+    shown = int(sum((where & drawn).sum() for _, where in panels[1 if overview else 0 :]))
     if overview:
         title += (
             f" ({shown:,} of {len(shaped):,} drawn in {len(panels) - 1} close-ups;"
             " all located on the overview)"
         )
     elif not many:
-        title += f" ({len(shaped):,} mapped)"
+        title += f" ({shown:,} mapped)"
 
     figure = maps[0] if len(maps) == 1 else _grid(maps)
     figure.update_layout(
@@ -189,11 +191,23 @@ def property_map(
         height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
     )
+    if any(_has_colour_bar(trace) for trace in figure.data):
+        # the colour bar's title is the legend's: the legend goes under the map, untitled,
+        # so the two never print over each other at the right
+        figure.update_layout(
+            legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top", "title_text": None},
+            margin_b=60,
+        )
     if streets is not None:
         streets.bake(figure)
     if chosen == "tiles":
         return ground.to_tiles(figure, panels[0][0], tiles=tiles, attribution=attribution)
     return figure
+
+
+def _has_colour_bar(trace: go.BaseTraceType) -> bool:
+    marker = getattr(trace, "marker", None)
+    return marker is not None and bool(marker.colorbar.to_plotly_json())
 
 
 def _grid(maps: list[go.Figure]) -> go.Figure:
@@ -305,10 +319,12 @@ def _add_context(
             y=label.lat,
             text=label.text,
             showarrow=False,
-            yanchor="bottom",
-            yshift=context.LABEL_LIFT,
+            xanchor=label.xanchor,
+            yanchor=label.yanchor,
+            xshift=label.xshift,
+            yshift=label.yshift,
             font={"size": context.LABEL_FONT, "color": "#1b1b1b"},
-            bgcolor="rgba(255,255,255,0.72)",
+            bgcolor="rgba(255,255,255,0.55)",
             borderpad=2,
             name="place",
             hovertext=f"{label.text}: {label.count:,} properties",

@@ -241,6 +241,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
     """The report's figures; ones whose columns are missing are left out with a note."""
     wanted: list[tuple[str, Callable[[], go.Figure]]] = [
         ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
+        ("A price index you can trust", lambda: _price_index_section(df)),
         ("Energy performance", lambda: plots.epc_chart(df)),
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
         (
@@ -274,6 +275,13 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         notes.extend(f"{heading}: {w.message}" for w in caught)
         figures.append((heading, figure))
     return figures
+
+
+def _price_index_section(df: pd.DataFrame) -> go.Figure:
+    """The repeat-sales index beside the median trend, with one sentence on which to trust."""
+    from propertykit.views.index_chart import index_against_median
+
+    return index_against_median(df)
 
 
 def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
