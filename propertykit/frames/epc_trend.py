@@ -1,0 +1,393 @@
+"""How EPC ratings move over time: band shares per lodgement year or quarter, by group.
+
+:func:`epc_trend` counts each property's certificate in the period of its ``validFrom`` (the day
+it was lodged), per group when asked, and gives per period the number of certificates, the count
+and the share of each band A-G, the share rated A to C, and the mean current and potential
+efficiency. It is a picture of certificates: each home's latest one, by when it was lodged, not
+of the whole housing stock.
+
+Nothing is dropped without a count. Certificates without a lodgement date or a current rating
+(absent, or unreadable as served: ``df.pk.unparsed()``) are left out, counted in
+``attrs["left_out"]`` and warned about once (:class:`EpcTrendWarning`). A period with fewer
+than ``min_count`` certificates is pooled with the periods after it (the last with the ones
+before) into one row whose ``pooled`` is true and whose ``label`` names the span, or left out
+with ``pool=False``; a group with fewer in all is left out; both are listed in ``attrs`` and
+warned about.
+
+The counting is one ``numpy.bincount`` over (group, period, band) codes, so a million
+properties take a fraction of the time of ``groupby`` + ``value_counts`` + ``unstack``
+(``benchmarks/epc_trend.py``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.frames.records import EPC_RATINGS
+from propertykit.frames.tables import epc_table
+
+__all__ = ["DEFAULT_MIN_COUNT", "EpcTrendWarning", "epc_trend", "trend_columns"]
+
+#: The fewest certificates a period stands for unless ``min_count`` says otherwise.
+DEFAULT_MIN_COUNT = 50
+#: What a group with no value in the ``by`` column is called.
+NOT_GIVEN = "not given"
+_MONTHS_PER_PERIOD = {"year": 12, "quarter": 3}
+_PERIOD_CODES = {"year": "Y", "quarter": "Q"}
+_GOOD = 3  # A, B and C are the first three bands
+#: The EPC table's columns that show a property has a certificate.
+EPC_VALUES = (
+    "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
+    "potentialEnergyEfficiency", "validFrom", "validTo",
+)  # fmt: skip
+# why a certificate is not counted (the keys of attrs["left_out"])
+_NO_DATE = "without a lodgement date (validFrom)"
+_BAD_DATE = "with a lodgement date that could not be read"
+_NO_RATING = "without a current rating"
+_BAD_RATING = "with a current rating that could not be read"
+_THIN = "in periods or groups with too few certificates"
+_UNUSABLE = (_NO_DATE, _BAD_DATE, _NO_RATING, _BAD_RATING)
+
+
+class EpcTrendWarning(PropertyKitWarning):
+    """Certificates or periods were left out of an EPC trend, or thin periods were pooled."""
+
+
+def trend_columns(by: str | None = None) -> list[str]:
+    """The columns of :func:`epc_trend`, in order.
+
+    Examples
+    --------
+    >>> trend_columns("propertyType")[:3]
+    ['period', 'propertyType', 'n']
+    """
+    return [
+        "period",
+        *([by] if by else []),
+        "n",
+        *(f"count_{band}" for band in EPC_RATINGS),
+        *(f"share_{band}" for band in EPC_RATINGS),
+        "share_A_to_C",
+        "mean_efficiency",
+        "mean_potential",
+        "period_end",
+        "pooled",
+        "label",
+    ]
+
+
+def epc_trend(
+    df: pd.DataFrame,
+    *,
+    freq: Literal["year", "quarter"] = "year",
+    by: str | None = None,
+    min_count: int = DEFAULT_MIN_COUNT,
+    pool: bool = True,
+) -> pd.DataFrame:
+    """Band shares of EPC certificates per period of lodgement (``validFrom``), per group.
+
+    Parameters
+    ----------
+    df
+        The property frame (``pk.frame(records)``), or an EPC table from
+        :func:`propertykit.frames.tables.epc_table` with any ``by`` column added.
+    freq
+        ``"year"`` or ``"quarter"`` of ``validFrom``.
+    by
+        A column of ``df`` to split by (``"propertyType"``, ``"address.town"``, ...), or
+        ``None``. Rows without a value form the group ``"not given"``.
+    min_count
+        The fewest certificates a row may stand for (see ``pool``).
+    pool
+        Periods with fewer than ``min_count`` certificates are pooled with the following
+        periods of their group (a short last stretch with the row before it); ``False`` leaves
+        them out instead. Either way they are counted in ``attrs`` and warned about.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per period (or pooled span) and group, ordered by group then period, columns
+        :func:`trend_columns`: ``period`` (``pandas.Period``; the first of a pooled span),
+        the ``by`` group, ``n`` (certificates with a date and a current rating),
+        ``count_A`` ... ``count_G``, ``share_A`` ... ``share_G`` (summing to 1),
+        ``share_A_to_C``, ``mean_efficiency`` and ``mean_potential`` (SAP points, over the
+        certificates that give one), ``period_end`` (the last period of the span), ``pooled``
+        and ``label`` (``"2019"``, ``"2019 Q3"``, ``"2009 to 2011"``). ``attrs`` holds
+        ``certificates`` (rows with any EPC value), ``without_certificate``, ``counted``,
+        ``left_out`` (reason -> count), ``pooled`` and ``left_out_periods`` (labels), ``freq``,
+        ``by`` and ``min_count``.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> records = [{"propertyId": f"P{i}", "epc": {"currentEnergyRating": "DC"[i % 2],
+    ...             "validFrom": f"{2020 + i % 3}-03-01"}} for i in range(60)]
+    >>> trend = epc_trend(pk.frame(records), min_count=10)
+    >>> trend[["label", "n", "share_C", "share_D"]].to_dict("records")[0]
+    {'label': '2020', 'n': 20, 'share_C': 0.5, 'share_D': 0.5}
+    """
+    if freq not in _MONTHS_PER_PERIOD:
+        raise InvalidInput(f"freq must be one of {', '.join(_MONTHS_PER_PERIOD)}, got {freq!r}")
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+        raise InvalidInput(f"min_count must be a whole number of at least 1, got {min_count!r}")
+    if by is not None and by not in df.columns:
+        raise InvalidInput(f"cannot split certificates by {by!r}: it is not a column of the frame")
+    table = df if "currentEnergyRating" in df.columns else epc_table(df, today="2000-01-01")
+    ratings = _rating_codes(table["currentEnergyRating"])
+    periods, odd_dates = _period_codes(table["validFrom"], freq)
+    has_date, has_rating = periods >= 0, ratings >= 0
+    counted = has_date & has_rating
+    certificates, left_out = _left_out(df, table, has_date, has_rating, odd_dates)
+    names: list[Any] | None = None
+    groups = np.zeros(int(counted.sum()), dtype=np.intp)
+    if by is not None:
+        names, groups = _group_codes(df[by][counted])
+    efficiencies = [
+        pd.to_numeric(table[name][counted]).to_numpy(dtype=float, na_value=np.nan)
+        for name in ("currentEnergyEfficiency", "potentialEnergyEfficiency")
+    ]
+    cells = _Cells(groups, periods[counted], ratings[counted], efficiencies)
+    rows, pooled, (dropped, dropped_labels) = _rows(cells, names, freq, min_count, pool)
+    left_out[_THIN] = dropped
+    result = pd.DataFrame(rows, columns=trend_columns(by))
+    for name in ("period", "period_end"):
+        result[name] = pd.PeriodIndex.from_ordinals(
+            result[name].to_numpy(dtype=np.int64), freq=_PERIOD_CODES[freq]
+        )
+    result = result.astype(
+        {"n": "int64", "pooled": "bool", **{f"count_{b}": "int64" for b in EPC_RATINGS}}
+    )
+    result.attrs = {
+        "certificates": certificates,
+        "without_certificate": len(table) - certificates,
+        "counted": int(result["n"].sum()),
+        "left_out": left_out,
+        "pooled": pooled,
+        "left_out_periods": dropped_labels,
+        "freq": freq,
+        "by": by,
+        "min_count": min_count,
+    }
+    _warn(result.attrs)
+    return result
+
+
+def _rating_codes(ratings: pd.Series) -> np.ndarray:
+    """0 for A ... 6 for G, -1 where missing or not a band."""
+    if isinstance(ratings.dtype, pd.CategoricalDtype):
+        if list(ratings.cat.categories) != list(EPC_RATINGS):
+            ratings = ratings.cat.set_categories(list(EPC_RATINGS))
+        return np.asarray(ratings.cat.codes, dtype=np.int64)
+    letters = ratings.astype("object").where(ratings.notna(), None)
+    letters = letters.map(lambda v: v.strip().upper() if isinstance(v, str) else v)
+    return np.asarray(pd.Categorical(letters, categories=list(EPC_RATINGS)).codes, dtype=np.int64)
+
+
+def _period_codes(days: pd.Series, freq: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's Period ordinal (-1 where there is no date), and where a date was given as
+    text that is no date (only in a table not made by propertykit, whose dates are typed)."""
+    values = days
+    if not pd.api.types.is_datetime64_any_dtype(days):
+        values = pd.to_datetime(days, errors="coerce", format="ISO8601", utc=True)
+    if isinstance(values.dtype, pd.DatetimeTZDtype):
+        values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+    stamps = values.to_numpy(dtype="datetime64[us]")
+    ordinals = stamps.astype("datetime64[M]").astype(np.int64) // _MONTHS_PER_PERIOD[freq]
+    missing = np.isnat(stamps) | (ordinals < 0)  # a period before 1970 is no EPC lodgement
+    ordinals[missing] = -1
+    return ordinals, missing & days.notna().to_numpy()
+
+
+def _group_codes(values: pd.Series) -> tuple[list[Any], np.ndarray]:
+    """Group names (sorted, ``"not given"`` last) and each row's position among them."""
+    codes, uniques = pd.factorize(values, sort=True)
+    names = list(uniques)
+    if (codes < 0).any():
+        codes = np.where(codes < 0, len(names), codes)
+        names.append(NOT_GIVEN)
+    return names, codes.astype(np.intp)
+
+
+class _Cells:
+    """Certificates counted per (group, period, band) cell, and efficiency sums per cell.
+
+    Cells are numbered group x span + period; only cells holding a certificate are kept
+    (``ids``, sorted), so a ``by`` column with a million values costs no more than its rows.
+    """
+
+    def __init__(
+        self, groups: np.ndarray, periods: np.ndarray, bands: np.ndarray, efficiencies: Any
+    ) -> None:
+        self.first = int(periods.min()) if len(periods) else 0
+        self.span = int(periods.max()) - self.first + 1 if len(periods) else 1
+        cell = groups * self.span + (periods - self.first)
+        size = (int(groups.max()) + 1) * self.span if len(groups) else 0
+        if size <= 2 * len(cell) + 100_000:  # dense: one bincount, no sort
+            self.ids = np.arange(size)
+        else:
+            self.ids, cell = np.unique(cell, return_inverse=True)
+            size = len(self.ids)
+        self.counts = np.bincount(cell * 7 + bands, minlength=size * 7).reshape(size, 7)
+        self.sums: list[tuple[np.ndarray, np.ndarray]] = []
+        for values in efficiencies:
+            given = ~np.isnan(values)
+            total = np.bincount(cell[given], weights=values[given], minlength=size)
+            self.sums.append((total, np.bincount(cell[given], minlength=size)))
+
+    def of_group(self, group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The group's cells holding certificates: their rows here, periods, certificates."""
+        low, high = np.searchsorted(self.ids, [group * self.span, (group + 1) * self.span])
+        rows = np.arange(low, high)
+        rows = rows[self.counts[rows].sum(axis=1) > 0]
+        return rows, self.ids[rows] - group * self.span, self.counts[rows].sum(axis=1)
+
+    def mean(self, which: int, rows: np.ndarray) -> float:
+        total, given = self.sums[which]
+        n = int(given[rows].sum())
+        return float(total[rows].sum() / n) if n else float("nan")
+
+
+def _buckets(held: np.ndarray, min_count: int, pool: bool) -> tuple[list[list[int]], list[int]]:
+    """Positions (into ``held``, certificates per non-empty period) grouped into rows of at
+    least ``min_count``, and the positions left out."""
+    if not pool:
+        solid = held >= min_count
+        return [[int(p)] for p in np.flatnonzero(solid)], np.flatnonzero(~solid).tolist()
+    buckets: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for position, count in enumerate(held.tolist()):
+        current.append(position)
+        total += count
+        if total >= min_count:
+            buckets.append(current)
+            current, total = [], 0
+    if current and buckets:  # a short last stretch joins the row before it
+        buckets[-1].extend(current)
+        current = []
+    return buckets, current
+
+
+def _label(ordinal: int, freq: str) -> str:
+    if freq == "year":
+        return str(1970 + ordinal)
+    return f"{1970 + ordinal // 4} Q{ordinal % 4 + 1}"
+
+
+def _rows(
+    cells: _Cells, names: list[Any] | None, freq: str, min_count: int, pool: bool
+) -> tuple[list[tuple[Any, ...]], list[str], tuple[int, list[str]]]:
+    """The result's rows, the labels of pooled rows, and what was left out (count, labels)."""
+    rows: list[tuple[Any, ...]] = []
+    pooled: list[str] = []
+    dropped, dropped_labels = 0, []
+    for group, name in enumerate(names or [None]):
+        where, periods, held = cells.of_group(group)
+        buckets, rest = _buckets(held, min_count, pool)
+        prefix = "" if names is None else f"{name}: "
+        dropped += int(held[rest].sum())
+        dropped_labels += [prefix + _label(cells.first + int(periods[p]), freq) for p in rest]
+        for bucket in buckets:
+            first = cells.first + int(periods[bucket[0]])
+            last = cells.first + int(periods[bucket[-1]])
+            label = _label(first, freq) + ("" if first == last else f" to {_label(last, freq)}")
+            if first != last:
+                pooled.append(prefix + label)
+            counts = cells.counts[where[bucket]].sum(axis=0)
+            n = int(counts.sum())
+            rows.append(
+                (
+                    first,
+                    *([] if names is None else [name]),
+                    n,
+                    *counts.tolist(),
+                    *(counts / n).tolist(),
+                    float(counts[:_GOOD].sum() / n),
+                    cells.mean(0, where[bucket]),
+                    cells.mean(1, where[bucket]),
+                    last,
+                    first != last,
+                    label,
+                )
+            )
+    return rows, pooled, (dropped, dropped_labels)
+
+
+def _left_out(
+    df: pd.DataFrame,
+    table: pd.DataFrame,
+    has_date: np.ndarray,
+    has_rating: np.ndarray,
+    odd_dates: np.ndarray,
+) -> tuple[int, dict[str, int]]:
+    """How many rows hold a certificate (any EPC value), and why some cannot be counted."""
+    any_value = np.zeros(len(table), dtype=bool)
+    for name in EPC_VALUES:
+        any_value |= table[name].notna().to_numpy()
+    unreadable = _unreadable(df, table)
+    unreadable["validFrom"] |= odd_dates
+    for rows in unreadable.values():
+        any_value |= rows
+    no_date = any_value & ~has_date
+    no_rating = any_value & has_date & ~has_rating
+    bad_date = no_date & unreadable["validFrom"]
+    bad_rating = no_rating & unreadable["currentEnergyRating"]
+    return int(any_value.sum()), {
+        _NO_DATE: int((no_date & ~bad_date).sum()),
+        _BAD_DATE: int(bad_date.sum()),
+        _NO_RATING: int((no_rating & ~bad_rating).sum()),
+        _BAD_RATING: int(bad_rating.sum()),
+    }
+
+
+def _unreadable(df: pd.DataFrame, table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Rows whose date or rating was served but could not be read (``attrs["unparsed"]``)."""
+    found = {
+        name: np.zeros(len(table), dtype=bool) for name in ("validFrom", "currentEnergyRating")
+    }
+    entries = df.attrs.get("unparsed") or ()
+    ids_by_name: dict[str, set[Any]] = {name: set() for name in found}
+    for property_id, column, _ in entries:
+        name = str(column).removeprefix("epc.")
+        if name in ids_by_name and str(column).startswith("epc."):
+            ids_by_name[name].add(property_id)
+    for name, ids in ids_by_name.items():
+        if ids and "propertyId" in table.columns:
+            found[name] = table["propertyId"].isin(ids).to_numpy() & table[name].isna().to_numpy()
+    return found
+
+
+def _warn(attrs: dict[str, Any]) -> None:
+    left = attrs["left_out"]
+    unusable = {reason: left[reason] for reason in _UNUSABLE if left[reason]}
+    if unusable:
+        reasons = ", ".join(f"{count:,} {reason}" for reason, count in unusable.items())
+        warnings.warn(
+            f"EPC trend: {sum(unusable.values()):,} of {attrs['certificates']:,} certificates "
+            f"left out: {reasons} (see attrs['left_out'] and df.pk.unparsed()).",
+            EpcTrendWarning,
+            stacklevel=outside_stacklevel(),
+        )
+    pooled, dropped = attrs["pooled"], attrs["left_out_periods"]
+    if pooled or dropped:
+        parts = []
+        if pooled:
+            parts.append(f"pooled with their neighbours into {_listed(pooled)}")
+        if dropped:
+            parts.append(f"left out ({_listed(dropped)}: {left[_THIN]:,} certificates)")
+        warnings.warn(
+            f"EPC trend: periods with fewer than {attrs['min_count']:,} certificates were "
+            f"{' and '.join(parts)} (see attrs['pooled'] and attrs['left_out_periods']).",
+            EpcTrendWarning,
+            stacklevel=outside_stacklevel(),
+        )
+
+
+def _listed(labels: list[str], most: int = 6) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most:,} more" if len(labels) > most else "")
