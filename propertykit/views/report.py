@@ -8,6 +8,7 @@ data cost (from a ``client.usage``).
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import tempfile
@@ -179,6 +180,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
         ("Energy performance", lambda: plots.epc_chart(df)),
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
+        *_energy_over_time(df),
         (
             "Where the properties are",
             lambda: maps.property_map(df, color="epc.currentEnergyRating", basemap="outline"),
@@ -210,6 +212,23 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         notes.extend(f"{heading}: {w.message}" for w in caught)
         figures.append((heading, figure))
     return figures
+
+
+def _energy_over_time(df: pd.DataFrame) -> list[tuple[str, Callable[[], go.Figure]]]:
+    """The "Energy ratings over time" section: band shares of the certificates by year lodged,
+    for all homes, and per property type (which homes lag) when two types or more have enough
+    certificates to compare."""
+    from propertykit.frames.epc_trend import DEFAULT_MIN_COUNT
+    from propertykit.views.epc_trend import epc_trend_chart
+
+    heading = "Energy ratings over time"
+    section = [(heading, lambda: epc_trend_chart(df))]
+    if {"propertyType", "epc.currentEnergyRating"} <= set(df.columns):
+        rated = df.loc[df["epc.currentEnergyRating"].notna(), "propertyType"].value_counts()
+        if (rated >= 4 * DEFAULT_MIN_COUNT).sum() >= 2:
+            by_type = functools.partial(epc_trend_chart, df, by="propertyType")
+            section.append((f"{heading}, by property type", by_type))
+    return section
 
 
 def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
