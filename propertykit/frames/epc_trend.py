@@ -51,6 +51,7 @@ _BAD_DATE = "with a lodgement date that could not be read"
 _NO_RATING = "without a current rating"
 _BAD_RATING = "with a current rating that could not be read"
 _THIN = "in periods or groups with too few certificates"
+_MEANS = ("mean_efficiency", "mean_potential")
 _UNUSABLE = (_NO_DATE, _BAD_DATE, _NO_RATING, _BAD_RATING)
 
 
@@ -144,24 +145,16 @@ def epc_trend(
     counted = has_date & has_rating
     certificates, left_out = _left_out(df, table, has_date, has_rating, odd_dates)
     names: list[Any] | None = None
-    groups = np.zeros(int(counted.sum()), dtype=np.intp)
+    groups = np.zeros(len(table), dtype=np.intp)
     if by is not None:
-        names, groups = _group_codes(df[by][counted])
+        names, groups = _group_codes(df[by], counted)
     efficiencies = [
-        pd.to_numeric(table[name][counted]).to_numpy(dtype=float, na_value=np.nan)
-        for name in ("currentEnergyEfficiency", "potentialEnergyEfficiency")
+        _numbers(table[name]) for name in ("currentEnergyEfficiency", "potentialEnergyEfficiency")
     ]
-    cells = _Cells(groups, periods[counted], ratings[counted], efficiencies)
-    rows, pooled, (dropped, dropped_labels) = _rows(cells, names, freq, min_count, pool)
+    cells = _Cells(groups, periods, ratings, counted, efficiencies)
+    buckets, pooled, (dropped, dropped_labels) = _buckets(cells, names, freq, min_count, pool)
     left_out[_THIN] = dropped
-    result = pd.DataFrame(rows, columns=trend_columns(by))
-    for name in ("period", "period_end"):
-        result[name] = pd.PeriodIndex.from_ordinals(
-            result[name].to_numpy(dtype=np.int64), freq=_PERIOD_CODES[freq]
-        )
-    result = result.astype(
-        {"n": "int64", "pooled": "bool", **{f"count_{b}": "int64" for b in EPC_RATINGS}}
-    )
+    result = _table(cells, buckets, names, by, freq)
     result.attrs = {
         "certificates": certificates,
         "without_certificate": len(table) - certificates,
@@ -196,81 +189,109 @@ def _period_codes(days: pd.Series, freq: str) -> tuple[np.ndarray, np.ndarray]:
         values = pd.to_datetime(days, errors="coerce", format="ISO8601", utc=True)
     if isinstance(values.dtype, pd.DatetimeTZDtype):
         values = values.dt.tz_convert("UTC").dt.tz_localize(None)
-    stamps = values.to_numpy(dtype="datetime64[us]")
-    ordinals = stamps.astype("datetime64[M]").astype(np.int64) // _MONTHS_PER_PERIOD[freq]
-    missing = np.isnat(stamps) | (ordinals < 0)  # a period before 1970 is no EPC lodgement
+    missing = values.isna().to_numpy().copy()
+    years = values.dt.year.to_numpy(dtype=np.int64, na_value=0) - 1970
+    ordinals = (
+        years
+        if freq == "year"
+        else years * 4 + values.dt.quarter.to_numpy(dtype=np.int64, na_value=1) - 1
+    )
+    missing |= ordinals < 0  # a period before 1970 is no EPC lodgement
     ordinals[missing] = -1
     return ordinals, missing & days.notna().to_numpy()
 
 
-def _group_codes(values: pd.Series) -> tuple[list[Any], np.ndarray]:
-    """Group names (sorted, ``"not given"`` last) and each row's position among them."""
-    codes, uniques = pd.factorize(values, sort=True)
-    names = list(uniques)
-    if (codes < 0).any():
-        codes = np.where(codes < 0, len(names), codes)
+def _group_codes(values: pd.Series, counted: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """Names of the groups the counted rows fall in, and each row's position among them: in
+    category order for a categorical, else sorted; ``"not given"`` last."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, uniques = np.asarray(values.cat.codes, dtype=np.intp), values.cat.categories
+    else:
+        found, uniques = values.factorize(sort=True)  # Arrow's dictionary encoding for text
+        codes = np.asarray(found, dtype=np.intp)
+    seen = np.flatnonzero(np.bincount(codes[counted] + 1, minlength=len(uniques) + 1)[1:])
+    renumber = np.full(len(uniques) + 1, len(seen), dtype=np.intp)  # missing -> after the rest
+    renumber[seen] = np.arange(len(seen))
+    codes = renumber[codes]  # -1 (missing) takes the last slot
+    names = list(uniques[seen])
+    if (codes[counted] == len(seen)).any():
         names.append(NOT_GIVEN)
-    return names, codes.astype(np.intp)
+    return names, codes
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    if not pd.api.types.is_numeric_dtype(values):
+        values = pd.to_numeric(values, errors="coerce")
+    return np.asarray(values.to_numpy(dtype=float, na_value=np.nan))
 
 
 class _Cells:
-    """Certificates counted per (group, period, band) cell, and efficiency sums per cell.
+    """Certificates per (group, period, band) cell, and efficiency sums per cell.
 
-    Cells are numbered group x span + period; only cells holding a certificate are kept
-    (``ids``, sorted), so a ``by`` column with a million values costs no more than its rows.
+    A cell is group x span + period - first. Rows not counted go to one cell past the end, so
+    no column is copied to leave them out. A ``by`` column with more values than there are rows
+    numbers only the cells in use (``ids``, sorted), so it costs no more than its rows.
     """
 
     def __init__(
-        self, groups: np.ndarray, periods: np.ndarray, bands: np.ndarray, efficiencies: Any
+        self,
+        groups: np.ndarray,
+        periods: np.ndarray,
+        bands: np.ndarray,
+        counted: np.ndarray,
+        efficiencies: list[np.ndarray],
     ) -> None:
-        self.first = int(periods.min()) if len(periods) else 0
-        self.span = int(periods.max()) - self.first + 1 if len(periods) else 1
-        cell = groups * self.span + (periods - self.first)
-        size = (int(groups.max()) + 1) * self.span if len(groups) else 0
-        if size <= 2 * len(cell) + 100_000:  # dense: one bincount, no sort
-            self.ids = np.arange(size)
-        else:
+        some = bool(counted.any())
+        self.first = int(np.min(periods, where=counted, initial=2**62)) if some else 0
+        self.span = int(periods.max()) - self.first + 1 if some else 1
+        size = (int(np.max(groups, where=counted, initial=0)) + 1) * self.span if some else 0
+        cell = np.where(counted, groups * self.span + (periods - self.first), size)
+        self.ids = np.arange(size)
+        if size > 2 * len(cell) + 100_000:  # sparse: number only the cells in use
             self.ids, cell = np.unique(cell, return_inverse=True)
+            if len(self.ids) and self.ids[-1] == size:  # the cell of the rows not counted
+                self.ids = self.ids[:-1]
             size = len(self.ids)
-        self.counts = np.bincount(cell * 7 + bands, minlength=size * 7).reshape(size, 7)
+        keys = cell * 7 + np.maximum(bands, 0)
+        self.counts = np.bincount(keys, minlength=(size + 1) * 7).reshape(size + 1, 7)[:size]
         self.sums: list[tuple[np.ndarray, np.ndarray]] = []
         for values in efficiencies:
             given = ~np.isnan(values)
-            total = np.bincount(cell[given], weights=values[given], minlength=size)
-            self.sums.append((total, np.bincount(cell[given], minlength=size)))
-
-    def of_group(self, group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The group's cells holding certificates: their rows here, periods, certificates."""
-        low, high = np.searchsorted(self.ids, [group * self.span, (group + 1) * self.span])
-        rows = np.arange(low, high)
-        rows = rows[self.counts[rows].sum(axis=1) > 0]
-        return rows, self.ids[rows] - group * self.span, self.counts[rows].sum(axis=1)
-
-    def mean(self, which: int, rows: np.ndarray) -> float:
-        total, given = self.sums[which]
-        n = int(given[rows].sum())
-        return float(total[rows].sum() / n) if n else float("nan")
+            total = np.bincount(cell, weights=np.where(given, values, 0.0), minlength=size + 1)
+            number = np.bincount(cell, weights=given, minlength=size + 1)
+            self.sums.append((total[:size], number[:size]))
+        self.held = self.counts.sum(axis=1)
 
 
-def _buckets(held: np.ndarray, min_count: int, pool: bool) -> tuple[list[list[int]], list[int]]:
+class _Buckets:
+    """Rows of the result: which cells each one adds up (``of``: a row per cell, -1 for none),
+    and its group and first and last period."""
+
+    def __init__(self, cells: np.ndarray) -> None:
+        self.cells = cells
+        self.of = np.full(len(cells), -1, dtype=np.intp)
+        self.spans: list[tuple[int, int, int]] = []
+
+
+def _stretches(held: np.ndarray, min_count: int, pool: bool) -> tuple[list[list[int]], list[int]]:
     """Positions (into ``held``, certificates per non-empty period) grouped into rows of at
     least ``min_count``, and the positions left out."""
     if not pool:
         solid = held >= min_count
         return [[int(p)] for p in np.flatnonzero(solid)], np.flatnonzero(~solid).tolist()
-    buckets: list[list[int]] = []
+    stretches: list[list[int]] = []
     current: list[int] = []
     total = 0
     for position, count in enumerate(held.tolist()):
         current.append(position)
         total += count
         if total >= min_count:
-            buckets.append(current)
+            stretches.append(current)
             current, total = [], 0
-    if current and buckets:  # a short last stretch joins the row before it
-        buckets[-1].extend(current)
+    if current and stretches:  # a short last stretch joins the row before it
+        stretches[-1].extend(current)
         current = []
-    return buckets, current
+    return stretches, current
 
 
 def _label(ordinal: int, freq: str) -> str:
@@ -279,43 +300,71 @@ def _label(ordinal: int, freq: str) -> str:
     return f"{1970 + ordinal // 4} Q{ordinal % 4 + 1}"
 
 
-def _rows(
+def _span_label(first: int, last: int, freq: str) -> str:
+    return _label(first, freq) + ("" if first == last else f" to {_label(last, freq)}")
+
+
+def _buckets(
     cells: _Cells, names: list[Any] | None, freq: str, min_count: int, pool: bool
-) -> tuple[list[tuple[Any, ...]], list[str], tuple[int, list[str]]]:
+) -> tuple[_Buckets, list[str], tuple[int, list[str]]]:
     """The result's rows, the labels of pooled rows, and what was left out (count, labels)."""
-    rows: list[tuple[Any, ...]] = []
+    rows = np.flatnonzero(cells.held)
+    groups = cells.ids[rows] // cells.span
+    periods = cells.ids[rows] % cells.span + cells.first
+    held = cells.held[rows]
+    buckets = _Buckets(rows)
     pooled: list[str] = []
     dropped, dropped_labels = 0, []
-    for group, name in enumerate(names or [None]):
-        where, periods, held = cells.of_group(group)
-        buckets, rest = _buckets(held, min_count, pool)
-        prefix = "" if names is None else f"{name}: "
-        dropped += int(held[rest].sum())
-        dropped_labels += [prefix + _label(cells.first + int(periods[p]), freq) for p in rest]
-        for bucket in buckets:
-            first = cells.first + int(periods[bucket[0]])
-            last = cells.first + int(periods[bucket[-1]])
-            label = _label(first, freq) + ("" if first == last else f" to {_label(last, freq)}")
+    for part in np.split(np.arange(len(rows)), np.flatnonzero(np.diff(groups)) + 1):
+        if not len(part):
+            continue
+        group = int(groups[part[0]])
+        prefix = "" if names is None else f"{names[group]}: "
+        stretches, rest = _stretches(held[part], min_count, pool)
+        for stretch in stretches:
+            members = part[stretch]
+            first, last = int(periods[members[0]]), int(periods[members[-1]])
+            buckets.of[members] = len(buckets.spans)
+            buckets.spans.append((group, first, last))
             if first != last:
-                pooled.append(prefix + label)
-            counts = cells.counts[where[bucket]].sum(axis=0)
-            n = int(counts.sum())
-            rows.append(
-                (
-                    first,
-                    *([] if names is None else [name]),
-                    n,
-                    *counts.tolist(),
-                    *(counts / n).tolist(),
-                    float(counts[:_GOOD].sum() / n),
-                    cells.mean(0, where[bucket]),
-                    cells.mean(1, where[bucket]),
-                    last,
-                    first != last,
-                    label,
-                )
-            )
-    return rows, pooled, (dropped, dropped_labels)
+                pooled.append(prefix + _span_label(first, last, freq))
+        dropped += int(held[part[rest]].sum())
+        dropped_labels += [prefix + _label(int(periods[part[p]]), freq) for p in rest]
+    return buckets, pooled, (dropped, dropped_labels)
+
+
+def _table(
+    cells: _Cells, buckets: _Buckets, names: list[Any] | None, by: str | None, freq: str
+) -> pd.DataFrame:
+    """The rows added up per bucket, as the result frame."""
+    rows = len(buckets.spans)
+    kept = buckets.of >= 0
+    into, cell_rows = buckets.of[kept], buckets.cells[kept]
+    counts = np.zeros((rows, 7), dtype=np.int64)
+    np.add.at(counts, into, cells.counts[cell_rows])
+    n = counts.sum(axis=1)
+    spans = np.array(buckets.spans, dtype=np.int64).reshape(rows, 3)
+    columns: dict[str, Any] = {
+        "period": pd.PeriodIndex.from_ordinals(spans[:, 1], freq=_PERIOD_CODES[freq]),
+        "n": n,
+    }
+    if by is not None and names is not None:
+        columns[by] = pd.Series(np.asarray(names, dtype=object)[spans[:, 0]])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for position, band in enumerate(EPC_RATINGS):
+            columns[f"count_{band}"] = counts[:, position]
+            columns[f"share_{band}"] = counts[:, position] / n
+        columns["share_A_to_C"] = counts[:, :_GOOD].sum(axis=1) / n
+        for name, (total, number) in zip(_MEANS, cells.sums, strict=True):
+            sums = np.bincount(into, weights=total[cell_rows], minlength=rows)
+            given = np.bincount(into, weights=number[cell_rows], minlength=rows)
+            columns[name] = np.where(given > 0, sums / given, np.nan)
+    columns["period_end"] = pd.PeriodIndex.from_ordinals(spans[:, 2], freq=_PERIOD_CODES[freq])
+    columns["pooled"] = spans[:, 1] != spans[:, 2]
+    columns["label"] = pd.Series(
+        [_span_label(first, last, freq) for _, first, last in buckets.spans], dtype="str"
+    )
+    return pd.DataFrame(columns, columns=trend_columns(by))
 
 
 def _left_out(
