@@ -40,6 +40,8 @@ NOT_GIVEN = "not given"
 _MONTHS_PER_PERIOD = {"year": 12, "quarter": 3}
 _PERIOD_CODES = {"year": "Y", "quarter": "Q"}
 _GOOD = 3  # A, B and C are the first three bands
+_MICROSECONDS_PER_DAY = 86_400_000_000
+_LOOKUP_DAYS = 200_000  # about 550 years
 #: The EPC table's columns that show a property has a certificate.
 EPC_VALUES = (
     "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
@@ -139,6 +141,8 @@ def epc_trend(
     if by is not None and by not in df.columns:
         raise InvalidInput(f"cannot split certificates by {by!r}: it is not a column of the frame")
     table = df if "currentEnergyRating" in df.columns else epc_table(df, today="2000-01-01")
+    if "validFrom" not in table.columns:
+        raise InvalidInput("an EPC table needs a validFrom column (the day each was lodged)")
     ratings = _rating_codes(table["currentEnergyRating"])
     periods, odd_dates = _period_codes(table["validFrom"], freq)
     has_date, has_rating = periods >= 0, ratings >= 0
@@ -149,7 +153,8 @@ def epc_trend(
     if by is not None:
         names, groups = _group_codes(df[by], counted)
     efficiencies = [
-        _numbers(table[name]) for name in ("currentEnergyEfficiency", "potentialEnergyEfficiency")
+        _numbers(table[name]) if name in table.columns else np.full(len(table), np.nan)
+        for name in ("currentEnergyEfficiency", "potentialEnergyEfficiency")
     ]
     cells = _Cells(groups, periods, ratings, counted, efficiencies)
     buckets, pooled, (dropped, dropped_labels) = _buckets(cells, names, freq, min_count, pool)
@@ -176,29 +181,36 @@ def _rating_codes(ratings: pd.Series) -> np.ndarray:
         if list(ratings.cat.categories) != list(EPC_RATINGS):
             ratings = ratings.cat.set_categories(list(EPC_RATINGS))
         return np.asarray(ratings.cat.codes, dtype=np.int64)
-    letters = ratings.astype("object").where(ratings.notna(), None)
-    letters = letters.map(lambda v: v.strip().upper() if isinstance(v, str) else v)
-    return np.asarray(pd.Categorical(letters, categories=list(EPC_RATINGS)).codes, dtype=np.int64)
+    position = {band: code for code, band in enumerate(EPC_RATINGS)}
+    codes = ratings.map(lambda v: position.get(v.strip().upper(), -1) if isinstance(v, str) else -1)
+    return np.asarray(codes, dtype=np.int64)
 
 
-def _period_codes(days: pd.Series, freq: str) -> tuple[np.ndarray, np.ndarray]:
+def _period_codes(served: pd.Series, freq: str) -> tuple[np.ndarray, np.ndarray]:
     """Each row's Period ordinal (-1 where there is no date), and where a date was given as
     text that is no date (only in a table not made by propertykit, whose dates are typed)."""
-    values = days
-    if not pd.api.types.is_datetime64_any_dtype(days):
-        values = pd.to_datetime(days, errors="coerce", format="ISO8601", utc=True)
+    values = served
+    if not pd.api.types.is_datetime64_any_dtype(served):
+        values = pd.to_datetime(served, errors="coerce", format="ISO8601", utc=True)
     if isinstance(values.dtype, pd.DatetimeTZDtype):
         values = values.dt.tz_convert("UTC").dt.tz_localize(None)
-    missing = values.isna().to_numpy().copy()
-    years = values.dt.year.to_numpy(dtype=np.int64, na_value=0) - 1970
-    ordinals = (
-        years
-        if freq == "year"
-        else years * 4 + values.dt.quarter.to_numpy(dtype=np.int64, na_value=1) - 1
-    )
+    stamps = values.to_numpy(dtype="datetime64[us]")
+    missing = np.isnat(stamps)
+    days = stamps.view(np.int64) // _MICROSECONDS_PER_DAY
+    low = int(np.min(days, where=~missing, initial=2**62))
+    high = int(np.max(days, where=~missing, initial=-(2**62)))
+    if low > high:  # no date at all
+        ordinals = np.full(len(days), -1, dtype=np.int64)
+    elif high - low < _LOOKUP_DAYS:  # each day's period from a table of the days spanned
+        spanned = np.arange(low, high + 1).astype("datetime64[D]")
+        table = spanned.astype("datetime64[M]").astype(np.int64) // _MONTHS_PER_PERIOD[freq]
+        ordinals = table[np.clip(days - low, 0, high - low)]
+    else:  # dates centuries apart: numpy's calendar for each
+        months = stamps.astype("datetime64[M]").astype(np.int64)
+        ordinals = months // _MONTHS_PER_PERIOD[freq]
     missing |= ordinals < 0  # a period before 1970 is no EPC lodgement
     ordinals[missing] = -1
-    return ordinals, missing & days.notna().to_numpy()
+    return ordinals, missing & served.notna().to_numpy()
 
 
 def _group_codes(values: pd.Series, counted: np.ndarray) -> tuple[list[Any], np.ndarray]:
@@ -222,7 +234,7 @@ def _group_codes(values: pd.Series, counted: np.ndarray) -> tuple[list[Any], np.
 def _numbers(values: pd.Series) -> np.ndarray:
     if not pd.api.types.is_numeric_dtype(values):
         values = pd.to_numeric(values, errors="coerce")
-    return np.asarray(values.to_numpy(dtype=float, na_value=np.nan))
+    return np.asarray(values.to_numpy(dtype=float, na_value=np.nan, copy=True))  # zeroed later
 
 
 class _Cells:
@@ -245,22 +257,33 @@ class _Cells:
         self.first = int(np.min(periods, where=counted, initial=2**62)) if some else 0
         self.span = int(periods.max()) - self.first + 1 if some else 1
         size = (int(np.max(groups, where=counted, initial=0)) + 1) * self.span if some else 0
-        cell = np.where(counted, groups * self.span + (periods - self.first), size)
+        keys = periods * 7  # (group x span + period - first) x 7 + band, in place
+        if size > self.span:  # more than one group
+            keys += groups * (self.span * 7)
+        keys += bands
+        keys -= self.first * 7
+        np.putmask(keys, ~counted, size * 7)
         self.ids = np.arange(size)
-        if size > 2 * len(cell) + 100_000:  # sparse: number only the cells in use
+        if size > 2 * len(keys) + 100_000:  # sparse: number only the cells in use
+            cell = keys // 7
             self.ids, cell = np.unique(cell, return_inverse=True)
             if len(self.ids) and self.ids[-1] == size:  # the cell of the rows not counted
                 self.ids = self.ids[:-1]
             size = len(self.ids)
-        keys = cell * 7 + np.maximum(bands, 0)
-        self.counts = np.bincount(keys, minlength=(size + 1) * 7).reshape(size + 1, 7)[:size]
+            keys = cell * 7 + np.where(counted, bands, 0)
+        slots = (size + 1) * 7
+        self.counts = np.bincount(keys, minlength=slots).reshape(size + 1, 7)[:size]
+        self.held = self.counts.sum(axis=1)
         self.sums: list[tuple[np.ndarray, np.ndarray]] = []
         for values in efficiencies:
-            given = ~np.isnan(values)
-            total = np.bincount(cell, weights=np.where(given, values, 0.0), minlength=size + 1)
-            number = np.bincount(cell, weights=given, minlength=size + 1)
-            self.sums.append((total[:size], number[:size]))
-        self.held = self.counts.sum(axis=1)
+            absent = np.isnan(values)
+            number = self.held.astype(float)
+            if absent.any():
+                np.putmask(values, absent, 0.0)
+                given = np.bincount(keys, weights=~absent, minlength=slots).reshape(-1, 7)
+                number = given.sum(axis=1)[:size]
+            total = np.bincount(keys, weights=values, minlength=slots).reshape(-1, 7)
+            self.sums.append((total.sum(axis=1)[:size], number))
 
 
 class _Buckets:
@@ -377,7 +400,8 @@ def _left_out(
     """How many rows hold a certificate (any EPC value), and why some cannot be counted."""
     any_value = np.zeros(len(table), dtype=bool)
     for name in EPC_VALUES:
-        any_value |= table[name].notna().to_numpy()
+        if name in table.columns:
+            any_value |= table[name].notna().to_numpy()
     unreadable = _unreadable(df, table)
     unreadable["validFrom"] |= odd_dates
     for rows in unreadable.values():

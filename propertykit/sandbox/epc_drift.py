@@ -51,7 +51,7 @@ BANDS = tuple(letter for letter, _ in _FLOORS)
 
 #: The first and last day a certificate may be lodged (``validFrom``), both included.
 LODGED_FROM = date(2009, 1, 1)
-LODGED_TO = date(2025, 4, 30)
+LODGED_TO = date(2024, 12, 31)
 _FIRST_YEAR = LODGED_FROM.year
 _DAYS = (LODGED_TO - LODGED_FROM).days + 1
 

@@ -154,10 +154,10 @@ class PropertyAccessor:
         >>> with warnings.catch_warnings(record=True, action="always") as said:
         ...     trend = df.pk.epc_trend(min_count=100)
         >>> trend.attrs["pooled"], len(said)
-        (['2016 to 2017', '2024 to 2025'], 1)
+        (['2016 to 2017'], 1)
         >>> trend[["label", "n", "share_A_to_C"]].round(2).head(2)
           label    n  share_A_to_C
-        0  2009  117          0.10
+        0  2009  119          0.10
         1  2010  104          0.15
         """
         from propertykit.frames.epc_trend import epc_trend
