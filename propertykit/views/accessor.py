@@ -172,7 +172,7 @@ class PropertyAccessor:
         --------
         >>> import warnings, propertykit as pk
         >>> from propertykit.sandbox.data import generate_records
-        >>> with warnings.catch_warnings(action="ignore"):  # two pooled spans, said as above
+        >>> with warnings.catch_warnings(action="ignore"):  # 2016 and 2017 pooled, said as above
         ...     figure = pk.frame(generate_records(2000)).pk.epc_trend_chart(min_count=100)
         >>> figure.layout.title.text.split("<br>")[0]
         'EPC ratings of certificates by year lodged (1,885 certificates)'
