@@ -14,8 +14,9 @@ printed with their ratios (route a over route b: above 1 means propertykit is fa
 
 Time is wall-clock (``time.perf_counter``) around the work only. Memory is the peak resident set
 size of the child during the work minus its resident size just before: the kernel's high-water
-mark (``VmHWM``) is reset through ``/proc/self/clear_refs`` first (where that is not allowed,
-``ru_maxrss`` minus the size before, and the output says so).
+mark (``VmHWM``) is reset through ``/proc/self/clear_refs`` first, after the C heap's free memory
+is handed back (where the reset is not allowed, ``ru_maxrss`` minus the size before, and the output
+says so); the probes are those of ``benchmarks/frames.py``.
 
     python benchmarks/epc_trend.py [--properties 1000000] [--records 20000] [--rounds 3]
 """
@@ -23,6 +24,7 @@ mark (``VmHWM``) is reset through ``/proc/self/clear_refs`` first (where that is
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import subprocess
@@ -33,6 +35,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+# the memory probes of benchmarks/frames.py (this folder is on sys.path when run as a script)
+from frames import _reset_peak, _rss_kib, _trim
+
 SIDES = ("pandas route", "propertykit")
 GROUPINGS = ("none", "propertyType")
 KEEP = (
@@ -40,21 +45,6 @@ KEEP = (
     "epc.potentialEnergyRating", "epc.currentEnergyEfficiency", "epc.potentialEnergyEfficiency",
     "epc.validFrom", "epc.validTo",
 )  # fmt: skip
-
-
-def _resident_kib(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise LookupError(field)
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
 
 
 def pandas_route(df: Any, by: str | None) -> Any:
@@ -84,13 +74,15 @@ def child(path: str, side: str, grouping: str) -> None:
     by = None if grouping == "none" else grouping
     work = pandas_route if side == SIDES[0] else propertykit_route
     work(df.head(1000), by)  # imports and first-call costs out of the measurement
-    before = _resident_kib("VmRSS")
+    gc.collect()
+    _trim()
+    before = _rss_kib("VmRSS")
     exact = _reset_peak()
     start = time.perf_counter()
     result = work(df, by)
     seconds = time.perf_counter() - start
     if exact:
-        peak = _resident_kib("VmHWM")
+        peak = _rss_kib("VmHWM")
     else:
         import resource
 
