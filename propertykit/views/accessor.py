@@ -144,7 +144,7 @@ class PropertyAccessor:
 
     def epc_trend(self, **kwargs: Any) -> pd.DataFrame:
         """EPC band shares per year (or quarter) of lodgement, optionally by group:
-        :func:`propertykit.frames.epc_trend.epc_trend`.
+        :func:`propertykit.frames.epc_over_time.epc_trend`.
 
         Examples
         --------
@@ -160,7 +160,7 @@ class PropertyAccessor:
         0  2009  119          0.10
         1  2010  104          0.15
         """
-        from propertykit.frames.epc_trend import epc_trend
+        from propertykit.frames import epc_trend
 
         return epc_trend(self._df, **kwargs)
 

@@ -1,7 +1,7 @@
 """How EPC ratings move over time, drawn: band shares per period as 100 % stacked bars.
 
-:func:`epc_trend_chart` draws :func:`propertykit.frames.epc_trend.epc_trend`: one bar per period
-of lodgement, split into the seven bands in the official EPC colours (A at the bottom, so the
+:func:`epc_trend_chart` draws :func:`propertykit.frames.epc_over_time.epc_trend`: one bar per
+period of lodgement, split into the seven bands in the official EPC colours (A at the bottom, so the
 top of the C layer is the share rated A to C), the mean current and potential efficiency as
 lines on a second axis, and with ``by=`` one small panel per group. A bar that pools periods
 with too few certificates spans them all and is drawn pale, never as if it were solid; the
@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from propertykit.errors import InvalidInput
-from propertykit.frames.epc_trend import DEFAULT_MIN_COUNT, epc_trend
+from propertykit.frames import EPC_TREND_MIN_COUNT, epc_trend
 from propertykit.views import figures as shared
 from propertykit.views.figures import BANDS, EPC_COLOURS, TEMPLATE
 
@@ -42,7 +42,7 @@ def epc_trend_chart(
     *,
     freq: Literal["year", "quarter"] = "year",
     by: str | None = None,
-    min_count: int = DEFAULT_MIN_COUNT,
+    min_count: int = EPC_TREND_MIN_COUNT,
     max_groups: int = 6,
 ) -> go.Figure:
     """EPC band shares per period of lodgement as 100 % stacked bars, with mean efficiency.
@@ -50,10 +50,10 @@ def epc_trend_chart(
     Parameters
     ----------
     df
-        The property frame, or a table from :func:`propertykit.frames.epc_trend.epc_trend`
+        The property frame, or a table from :func:`propertykit.frames.epc_over_time.epc_trend`
         (drawn as it is; ``freq``, ``by`` and ``min_count`` are then read from its ``attrs``).
     freq, by, min_count
-        As for :func:`~propertykit.frames.epc_trend.epc_trend` (its warnings about pooled
+        As for :func:`~propertykit.frames.epc_over_time.epc_trend` (its warnings about pooled
         periods and certificates left out are given here too).
     max_groups
         With ``by``, the largest groups by number of certificates get a panel each; the

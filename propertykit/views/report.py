@@ -218,14 +218,14 @@ def _energy_over_time(df: pd.DataFrame) -> list[tuple[str, Callable[[], go.Figur
     """The "Energy ratings over time" section: band shares of the certificates by year lodged,
     for all homes, and per property type (which homes lag) when two types or more have enough
     certificates to compare."""
-    from propertykit.frames.epc_trend import DEFAULT_MIN_COUNT
+    from propertykit.frames import EPC_TREND_MIN_COUNT
     from propertykit.views.epc_trend import epc_trend_chart
 
     heading = "Energy ratings over time"
     section = [(heading, lambda: epc_trend_chart(df))]
     if {"propertyType", "epc.currentEnergyRating"} <= set(df.columns):
         rated = df.loc[df["epc.currentEnergyRating"].notna(), "propertyType"].value_counts()
-        if (rated >= 4 * DEFAULT_MIN_COUNT).sum() >= 2:
+        if (rated >= 4 * EPC_TREND_MIN_COUNT).sum() >= 2:
             by_type = functools.partial(epc_trend_chart, df, by="propertyType")
             section.append((f"{heading}, by property type", by_type))
     return section

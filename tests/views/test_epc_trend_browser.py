@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import propertykit as pk
-from propertykit.frames.epc_trend import EpcTrendWarning
+from propertykit.frames.epc_over_time import EpcTrendWarning
 from propertykit.sandbox.data import generate_records
 from propertykit.views.figures import EPC_COLOURS
 from tests._browser import OfflinePage, chromium, open_offline, wait_for_plotly
@@ -58,8 +58,8 @@ def browser() -> Iterator[Browser]:
 def drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     df = pk.frame(generate_records(3000))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EpcTrendWarning)  # 2024 and 2025 pooled: said in the chart
-        figure = df.pk.epc_trend_chart(min_count=100)
+        warnings.simplefilter("ignore", EpcTrendWarning)  # years pooled in pairs: said below
+        figure = df.pk.epc_trend_chart(min_count=250)
     path = Path(tmp_path_factory.mktemp("epc-trend")) / "chart.html"
     figure.write_html(path, include_plotlyjs=True, full_html=True)
     opened: OfflinePage = open_offline(browser, path.as_uri(), width=1200, height=800)
@@ -90,4 +90,4 @@ def test_the_bars_are_drawn_a_to_g_in_the_band_colours(drawn: dict[str, Any]) ->
 @pytest.mark.timeout(180)
 def test_the_subtitle_says_what_the_data_is(drawn: dict[str, Any]) -> None:
     assert "not of the whole housing stock" in drawn["title"]
-    assert "Pale bars pool years with fewer than 100 certificates" in drawn["title"]
+    assert "Pale bars pool years with fewer than 250 certificates" in drawn["title"]

@@ -31,10 +31,10 @@ from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stackle
 from propertykit.frames.records import EPC_RATINGS
 from propertykit.frames.tables import epc_table
 
-__all__ = ["DEFAULT_MIN_COUNT", "EpcTrendWarning", "epc_trend", "trend_columns"]
+__all__ = ["EPC_TREND_MIN_COUNT", "EpcTrendWarning", "epc_trend", "trend_columns"]
 
 #: The fewest certificates a period stands for unless ``min_count`` says otherwise.
-DEFAULT_MIN_COUNT = 50
+EPC_TREND_MIN_COUNT = 50
 #: What a group with no value in the ``by`` column is called.
 NOT_GIVEN = "not given"
 _MONTHS_PER_PERIOD = {"year": 12, "quarter": 3}
@@ -89,7 +89,7 @@ def epc_trend(
     *,
     freq: Literal["year", "quarter"] = "year",
     by: str | None = None,
-    min_count: int = DEFAULT_MIN_COUNT,
+    min_count: int = EPC_TREND_MIN_COUNT,
     pool: bool = True,
 ) -> pd.DataFrame:
     """Band shares of EPC certificates per period of lodgement (``validFrom``), per group.
