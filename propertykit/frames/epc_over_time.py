@@ -14,9 +14,10 @@ before) into one row whose ``pooled`` is true and whose ``label`` names the span
 with ``pool=False``; a group with fewer in all is left out; both are listed in ``attrs`` and
 warned about.
 
-The counting is one ``numpy.bincount`` over (group, period, band) codes, so a million
-properties take a fraction of the time of ``groupby`` + ``value_counts`` + ``unstack``
-(``benchmarks/epc_trend.py``).
+The counting is one ``numpy.bincount`` over (group, period, band) codes, and a day's period comes
+from a table of the days spanned, so on a million properties it is about 1.3 times as fast as
+``groupby`` + ``value_counts(normalize=True)`` + ``unstack``, in as much memory, while giving more
+(``benchmarks/epc_trend.py``; both start from :func:`~propertykit.frames.tables.epc_table`).
 """
 
 from __future__ import annotations
