@@ -418,7 +418,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         --------
         >>> df = client.sources(sb.source_ids[:2], attributes=["address", "epc"])
         >>> df["epc.currentEnergyRating"].tolist()
-        ['C', 'D']
+        ['E', 'D']
         """
         if dry_run:
             ids = validate_ids(source_ids, source=True)

@@ -18,6 +18,7 @@ from propertykit.views import accessor as _accessor  # noqa: F401  (registers df
 
 if TYPE_CHECKING:
     from propertykit.views.boundaries import WGS84, read_boundaries
+    from propertykit.views.epc_trend import epc_trend_chart
     from propertykit.views.export import to_geoparquet, to_parquet
     from propertykit.views.geo import to_geodataframe
     from propertykit.views.maps import property_map
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "WGS84": "boundaries",
     "read_boundaries": "boundaries",
+    "epc_trend_chart": "epc_trend",
     "to_geoparquet": "export",
     "to_parquet": "export",
     "to_geodataframe": "geo",
@@ -50,6 +52,7 @@ __all__ = [
     "build_report",
     "epc_chart",
     "epc_price_chart",
+    "epc_trend_chart",
     "price_trend",
     "property_map",
     "read_boundaries",

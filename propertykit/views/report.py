@@ -13,6 +13,7 @@ once when the report is built (:mod:`~propertykit.views.street`) and embedded as
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import tempfile
@@ -244,6 +245,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         ("A price index you can trust", lambda: _price_index_section(df)),
         ("Energy performance", lambda: plots.epc_chart(df)),
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
+        *_energy_over_time(df),
         (
             "Where the properties are",
             lambda: maps.property_map(df, color="epc.currentEnergyRating", basemap="outline"),
@@ -282,6 +284,23 @@ def _price_index_section(df: pd.DataFrame) -> go.Figure:
     from propertykit.views.index_chart import index_against_median
 
     return index_against_median(df)
+
+
+def _energy_over_time(df: pd.DataFrame) -> list[tuple[str, Callable[[], go.Figure]]]:
+    """The "Energy ratings over time" section: band shares of the certificates by year lodged,
+    for all homes, and per property type (which homes lag) when two types or more have enough
+    certificates to compare."""
+    from propertykit.frames import EPC_TREND_MIN_COUNT
+    from propertykit.views.epc_trend import epc_trend_chart
+
+    heading = "Energy ratings over time"
+    section = [(heading, lambda: epc_trend_chart(df))]
+    if {"propertyType", "epc.currentEnergyRating"} <= set(df.columns):
+        rated = df.loc[df["epc.currentEnergyRating"].notna(), "propertyType"].value_counts()
+        if (rated >= 4 * EPC_TREND_MIN_COUNT).sum() >= 2:
+            by_type = functools.partial(epc_trend_chart, df, by="propertyType")
+            section.append((f"{heading}, by property type", by_type))
+    return section
 
 
 def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
