@@ -23,7 +23,8 @@
 
 Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
 (prices that look like pence), ``GeometryWarning`` (boundaries that could not be read) and
-``ServiceDegraded`` (health says ``degraded``). ``ServiceUnhealthy`` is raised by ``health()``
+``ServiceDegraded`` (health says ``degraded``) and ``CacheWriteWarning`` (answers paid for that
+could not be stored in the cache). ``ServiceUnhealthy`` is raised by ``health()``
 when the service says it is ``unhealthy``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
@@ -45,6 +46,7 @@ __all__ = [
     "AuthenticationError",
     "BadResponse",
     "BudgetExceeded",
+    "CacheWriteWarning",
     "ConfigError",
     "DailyCapReached",
     "GeometryWarning",
@@ -111,6 +113,11 @@ def outside_stacklevel() -> int:
 
 class GeometryWarning(PropertyKitWarning):
     """Some locations or boundaries could not be read and became missing geometries."""
+
+
+class CacheWriteWarning(PropertyKitWarning):
+    """Answers paid for could not be stored in the cache (disk full, file size limit...); their
+    records were returned, and the message counts them. Asking again pays again."""
 
 
 class NotRecordsWarning(PropertyKitWarning):

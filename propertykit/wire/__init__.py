@@ -5,9 +5,13 @@ The requests-cache session (SQLite or Redis), pacing, retries and 429s decided a
 into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
 the Redis parts a team shares, one fetch per batch across processes
 (:mod:`~propertykit.wire.single_flight`) and a budget they share
-(:mod:`~propertykit.wire.shared_budget`); cached answers read in bulk
-(:mod:`~propertykit.wire.bulk_cache`) with derived entries beside them
-(:mod:`~propertykit.wire.derived_cache`).
+(:mod:`~propertykit.wire.shared_budget`), all applied at one seam: the adapter every real send
+passes (:mod:`~propertykit.wire.metered`). propertykit's own cache backends
+(:mod:`~propertykit.wire.sqlite_storage`, :mod:`~propertykit.wire.redis_storage`) with their own
+serializer (:mod:`~propertykit.wire.stored_answer`): cached answers read in bulk
+(:mod:`~propertykit.wire.bulk_cache`) with values kept beside them
+(:mod:`~propertykit.wire.derived_cache`); answers that could not be stored, counted
+(:mod:`~propertykit.wire.write_failures`). No requests-cache name beginning with ``_`` is used.
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
 meaning, a record's shape or a purchase.
@@ -16,13 +20,7 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import (
-    CachedAnswer,
-    cached_answers,
-    cached_bodies,
-    kept_payloads,
-    store_derived,
-)
+from propertykit.wire.bulk_cache import CachedAnswer, cached_answers, cached_bodies, keep_beside
 from propertykit.wire.cache_setting import describe_cache_setting, open_cache
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
@@ -44,9 +42,8 @@ __all__ = [
     "clear_derived",
     "describe_cache",
     "describe_cache_setting",
-    "kept_payloads",
+    "keep_beside",
     "open_cache",
     "open_sqlite_cache",
     "redis_connection_of",
-    "store_derived",
 ]

@@ -10,7 +10,6 @@ from requests_cache.backends.base import BaseCache
 from propertykit.config import cache_dir
 from propertykit.errors import ConfigError
 from propertykit.wire import team as _team
-from propertykit.wire.derived_cache import heal
 from propertykit.wire.session import CACHE_FILE_NAME, open_sqlite_cache
 
 __all__ = ["describe_cache_setting", "open_cache"]
@@ -21,7 +20,7 @@ def open_cache(cache: object) -> tuple[BaseCache | None, bool]:
     if cache is False or cache is None:
         return None, True
     if cache is True:
-        return _healed(open_sqlite_cache(cache_dir() / CACHE_FILE_NAME)), True
+        return open_sqlite_cache(cache_dir() / CACHE_FILE_NAME), True
     if isinstance(cache, BaseCache):
         return cache, False
     if _team.is_redis_url(cache):
@@ -30,16 +29,11 @@ def open_cache(cache: object) -> tuple[BaseCache | None, bool]:
         path = Path(cache).expanduser()
         if path.is_dir() or str(cache).endswith(("/", os.sep)):
             path = path / CACHE_FILE_NAME
-        return _healed(open_sqlite_cache(path)), True
+        return open_sqlite_cache(path), True
     raise ConfigError(
         "cache must be True, False, a path, a redis:// address or a requests-cache backend, "
         f"got {type(cache).__name__}"
     )
-
-
-def _healed(cache: BaseCache) -> BaseCache:
-    heal(cache)  # see propertykit.wire.derived_cache
-    return cache
 
 
 def describe_cache_setting(cache: object, backend: BaseCache | None) -> str:
