@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lab sandbox bench clean system-deps
+.PHONY: demo test test-latest check lab sandbox bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,17 @@ demo: $(STAMP)
 
 test: check system-deps
 	$(BIN)/python -m pytest
+
+# The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
+# upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.
+LATEST := .venv-latest
+test-latest:
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST)/bin/python -m pip install --quiet -e '.[dev]'
+	$(LATEST)/bin/python -m pip install --quiet --upgrade requests-cache pyarrow pandas
+	$(LATEST)/bin/python -m pip list | grep -iE '^(requests-cache|pyarrow|pandas) '
+	$(LATEST)/bin/python -m pytest tests/wire tests/client tests/frames propertykit/wire propertykit/client propertykit/frames
 
 check: $(STAMP)
 	$(BIN)/ruff check propertykit tests benchmarks conftest.py
@@ -41,4 +52,4 @@ system-deps:
 	@bash scripts/system-deps.sh chromium redis-server
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

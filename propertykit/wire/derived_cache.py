@@ -20,7 +20,10 @@ import hashlib
 import struct
 from typing import Any
 
-__all__ = ["clear_derived", "fingerprint", "kept_payload", "pack_kept"]
+__all__ = ["FRAMES_TABLE", "clear_derived", "fingerprint", "kept_payload", "pack_kept"]
+
+#: The SQLite table of kept values, in the cache's file.
+FRAMES_TABLE = "propertykit_kept"
 
 _MAGIC = b"PKK1"
 _HEAD = struct.Struct("<4s20s")  # magic, SHA-1 of the answer as stored

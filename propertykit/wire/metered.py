@@ -186,9 +186,10 @@ class MeteredAdapter(BoundedAdapter):
         if current.sent:  # a redirect hop: its first request's lock and place cover it
             return super().send(request, stream=stream, **kwargs)
         if self.flight is not None and self.cache is not None and current.shared:
+            refresh = _asks_fresh(request)
             key = self.cache.create_key(request, verify=kwargs.get("verify", True))
             current.locks.enter_context(self.flight.hold(key, time_left()))
-            fresh = stored_response(self.cache, key)  # stored by another process meanwhile?
+            fresh = None if refresh else stored_response(self.cache, key)  # stored meanwhile?
             if fresh is not None and not fresh.is_expired and "Vary" not in fresh.headers:
                 return fresh  # type: ignore[no-any-return]
         budget = self.budget if current.billable else None
@@ -244,6 +245,13 @@ class MeteredAdapter(BoundedAdapter):
             self.budget.give_back()
         elif isinstance(self.budget, LocalBudget):
             self.budget.keep()
+
+
+def _asks_fresh(request: requests.PreparedRequest) -> bool:
+    """Whether the request asks for a new answer whatever is cached (requests-cache's
+    ``force_refresh``/``refresh``, documented as these ``Cache-Control`` directives)."""
+    directives = (request.headers.get("Cache-Control") or "").replace(" ", "").split(",")
+    return "no-cache" in directives or "must-revalidate" in directives
 
 
 def _spent(budget: Budget, request: requests.PreparedRequest) -> BudgetExceeded:

@@ -169,8 +169,6 @@ class RedisAnswers(BaseCache):
         self, response: Response, cache_key: str | None = None, expires: Any = None
     ) -> None:
         """Store an answer; one that cannot be written is counted (and warned of), not raised."""
-        if getattr(response, "from_cache", False) and not getattr(response, "revalidated", False):
-            return  # read again from this cache after a wait: it is stored already
         from redis.exceptions import ResponseError
 
         try:

@@ -8,8 +8,9 @@ so it may offer what the warm replay needs and requests-cache does not:
 - a write that fails (disk full, file size limit) raises, instead of being rolled back without a
   word: :meth:`SQLiteAnswers.save_response` turns that into a count of answers not stored
   (:mod:`propertykit.wire.write_failures`), and the answer is still returned;
-- values kept beside an answer (:meth:`SQLiteStorage.get_kept`, :meth:`SQLiteStorage.keep`):
-  deleted in the same transaction that stores the answer again or deletes it.
+- values kept beside an answer (:meth:`SQLiteStorage.get_kept`, :meth:`SQLiteStorage.keep`),
+  in a table of ours: deleted in the same transaction that stores the answer again or deletes
+  it (their SHA-1 check makes them safe anyway: :mod:`propertykit.wire.derived_cache`).
 
 Each thread has a connection of its own (WAL mode, a busy timeout), so a read in one thread
 never pins the view another thread reads. Entries use requests-cache's table layout (``key``,
@@ -22,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from requests import Response
 from requests_cache.backends.base import BaseCache, BaseStorage
 from requests_cache.serializers import SerializerType
 
+from propertykit.wire.derived_cache import FRAMES_TABLE
 from propertykit.wire.stored_answer import ANSWER_SERIALIZER
 from propertykit.wire.write_failures import answer_not_stored
 
@@ -38,7 +40,7 @@ __all__ = ["CHUNK", "KEPT_TABLE", "SQLiteAnswers", "SQLiteStorage"]
 #: Keys per query (under SQLite's limit of bound parameters).
 CHUNK = 500
 #: The table of values kept beside the answers (see :meth:`SQLiteStorage.keep`).
-KEPT_TABLE = "propertykit_kept"
+KEPT_TABLE = FRAMES_TABLE
 
 
 class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
@@ -76,10 +78,11 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 f"CREATE TABLE IF NOT EXISTS {table_name} "
                 "(key TEXT PRIMARY KEY, value BLOB, expires INTEGER)"
             )
-            connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (key TEXT NOT NULL, "
-                "form TEXT NOT NULL, value BLOB, PRIMARY KEY (key, form))"
-            )
+            with suppress(sqlite3.Error):  # without it, only keeping fails
+                connection.execute(
+                    f"CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (key TEXT NOT NULL, "
+                    "form TEXT NOT NULL, value BLOB, PRIMARY KEY (key, form))"
+                )
 
     # -- connections ------------------------------------------------------------------------------
 
@@ -141,14 +144,14 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
                 (key, stored, expires),
             )
-            connection.execute(f"DELETE FROM {KEPT_TABLE} WHERE key = ?", (key,))
+            _forget_kept(connection, "key = ?", [key])
 
     def __delitem__(self, key: str) -> None:
         with self._writing() as connection:
             deleted = connection.execute(
                 f"DELETE FROM {self.table_name} WHERE key = ?", (key,)
             ).rowcount
-            connection.execute(f"DELETE FROM {KEPT_TABLE} WHERE key = ?", (key,))
+            _forget_kept(connection, "key = ?", [key])
         if not deleted:
             raise KeyError(key)
 
@@ -170,13 +173,13 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 chunk = keys[start : start + CHUNK]
                 marks = ",".join("?" * len(chunk))
                 connection.execute(f"DELETE FROM {self.table_name} WHERE key IN ({marks})", chunk)
-                connection.execute(f"DELETE FROM {KEPT_TABLE} WHERE key IN ({marks})", chunk)
+                _forget_kept(connection, f"key IN ({marks})", chunk)
 
     def clear(self) -> None:
         """Delete every entry (and everything kept beside them)."""
         with self._writing() as connection:
             connection.execute(f"DELETE FROM {self.table_name}")
-            connection.execute(f"DELETE FROM {KEPT_TABLE}")
+            _forget_kept(connection, "1", [])
 
     def read_afresh(self, key: str) -> Any:
         """The entry for ``key`` (``None``: absent), read on a connection opened for it: it sees
@@ -234,6 +237,14 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
         return [found.get(key) for key in keys]
 
 
+def _forget_kept(connection: sqlite3.Connection, where: str, values: list[str]) -> None:
+    """Delete kept values whose answer is stored again or deleted: only to save space (a kept
+    value is used only with the answer it was made from), so a failure here is no failure of
+    the write (a table made unwritable by hand, say)."""
+    with suppress(sqlite3.Error):
+        connection.execute(f"DELETE FROM {KEPT_TABLE} WHERE {where}", values)
+
+
 class SQLiteAnswers(BaseCache):
     """propertykit's SQLite cache backend: answers and redirects in one file.
 
@@ -264,8 +275,6 @@ class SQLiteAnswers(BaseCache):
         self, response: Response, cache_key: str | None = None, expires: Any = None
     ) -> None:
         """Store an answer; one that cannot be written is counted (and warned of), not raised."""
-        if getattr(response, "from_cache", False) and not getattr(response, "revalidated", False):
-            return  # read again from this cache after a wait: it is stored already
         try:
             super().save_response(response, cache_key, expires)
         except (sqlite3.Error, OSError) as exc:

@@ -72,7 +72,7 @@ class WriteFailures:
 
     def note(self, cache: str, error: BaseException) -> None:
         """One answer not stored."""
-        logger.warning("an answer could not be stored in the cache: %s", type(error).__name__)
+        logger.info("an answer could not be stored in the cache: %s", type(error).__name__)
         with self._lock:
             self._count += 1
             self._last = (cache, error)
