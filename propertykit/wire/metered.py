@@ -250,7 +250,7 @@ class MeteredAdapter(BoundedAdapter):
 def _asks_fresh(request: requests.PreparedRequest) -> bool:
     """Whether the request asks for a new answer whatever is cached (requests-cache's
     ``force_refresh``/``refresh``, documented as these ``Cache-Control`` directives)."""
-    directives = (request.headers.get("Cache-Control") or "").replace(" ", "").split(",")
+    directives = str(request.headers.get("Cache-Control") or "").replace(" ", "").split(",")
     return "no-cache" in directives or "must-revalidate" in directives
 
 

@@ -100,14 +100,14 @@ class _Finder(ast.NodeVisitor):
     def _check_subclass(self, node: ast.ClassDef, bases: list[type]) -> None:
         own = {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
         for item in ast.walk(node):
-            if isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store):
-                if isinstance(item.value, ast.Name) and item.value.id == "self":
-                    own.add(item.attr)
+            stored = isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store)
+            if stored and isinstance(item.value, ast.Name) and item.value.id == "self":
+                own.add(item.attr)
         base_names = {name for base in bases for name in dir(base)}
         for item in node.body:
-            if isinstance(item, ast.FunctionDef) and _private(item.name):
-                if item.name in base_names:
-                    self.found.append(f"line {item.lineno}: overrides {node.name}.{item.name}")
+            name = item.name if isinstance(item, ast.FunctionDef) else ""
+            if _private(name) and name in base_names:
+                self.found.append(f"line {item.lineno}: overrides {node.name}.{item.name}")
         for item in ast.walk(node):
             if not (isinstance(item, ast.Attribute) and _private(item.attr)):
                 continue
