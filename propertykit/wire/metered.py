@@ -115,6 +115,7 @@ class Attempt:
     shared: bool = False
     reserved: LocalBudget | None = None
     sent: bool = False
+    settled: bool = False
     placed: bool = False
     locks: ExitStack = field(default_factory=ExitStack)
 
@@ -214,7 +215,7 @@ class MeteredAdapter(BoundedAdapter):
     def answered(self, response: requests.Response) -> None:
         """Count an answer as soon as its status is known (before its body is read)."""
         current = _ATTEMPT.get()
-        if current is None or (current.sent and not current.placed):
+        if current is None or current.settled:
             return
         if not current.sent:
             current.sent = True
@@ -227,17 +228,20 @@ class MeteredAdapter(BoundedAdapter):
         self._settle(current, charged)
 
     def _ended_without_answer(self, current: Attempt, *, sent: bool) -> None:
-        if current.sent and not current.placed:
-            return  # already answered and settled (e.g. a body cut off after a 200)
-        if sent:
-            if not current.sent:
-                current.sent = True
-                self.usage.record_sent(current.endpoint, billable=current.billable)
-            self._settle(current, True)  # it left: the service may have charged it
-        else:
+        if current.settled:
+            return  # answered already (e.g. a body cut off after its 200)
+        if not sent:
             self._settle(current, False)
+            return
+        if not current.sent:
+            current.sent = True
+            self.usage.record_sent(current.endpoint, billable=False)
+        if current.billable:  # it left and got no answer: the service may have charged it
+            self.usage.record_charged(current.endpoint)
+        self._settle(current, current.billable)
 
     def _settle(self, current: Attempt, charged: bool) -> None:
+        current.settled = True
         if not current.placed or self.budget is None:
             return
         current.placed = False
