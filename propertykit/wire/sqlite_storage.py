@@ -41,6 +41,11 @@ __all__ = ["CHUNK", "KEPT_TABLE", "SQLiteAnswers", "SQLiteStorage"]
 CHUNK = 500
 #: The table of values kept beside the answers (see :meth:`SQLiteStorage.keep`).
 KEPT_TABLE = FRAMES_TABLE
+_OLD_TRIGGERS = (
+    "propertykit_kept_on_insert",
+    "propertykit_kept_on_update",
+    "propertykit_kept_on_delete",
+)
 
 
 class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
@@ -83,6 +88,8 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                     f"CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (key TEXT NOT NULL, "
                     "form TEXT NOT NULL, value BLOB, PRIMARY KEY (key, form))"
                 )
+            for old in _OLD_TRIGGERS:  # propertykit before 0.2 kept values by triggers
+                connection.execute(f"DROP TRIGGER IF EXISTS {old}")
 
     # -- connections ------------------------------------------------------------------------------
 
