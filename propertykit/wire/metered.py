@@ -64,10 +64,14 @@ class LocalBudget:
     Examples
     --------
     >>> budget = LocalBudget(1)
-    >>> budget.take(), budget.take()
-    (True, False)
-    >>> budget.give_back(); budget.take()
+    >>> budget.take()  # a request on its way holds the one place
     True
+    >>> budget.give_back()  # its answer was not charged (a 503)
+    >>> budget.take()
+    True
+    >>> budget.keep()  # this one was charged: the place stays taken
+    >>> budget.take()
+    False
     """
 
     name: str | None = None

@@ -57,6 +57,7 @@ class WriteFailures:
     >>> import warnings
     >>> failures = WriteFailures()
     >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
     ...     with failures.one_warning():
     ...         failures.note("c.sqlite", OSError(27, "File too large"))
     ...         failures.note("c.sqlite", OSError(27, "File too large"))
