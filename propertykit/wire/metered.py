@@ -120,7 +120,7 @@ class Attempt:
     reserved: LocalBudget | None = None
     sent: bool = False
     settled: bool = False
-    placed: bool = False
+    placed: Budget | None = None
     locks: ExitStack = field(default_factory=ExitStack)
 
 
@@ -150,6 +150,18 @@ def one_attempt(
         _ATTEMPT.reset(token)
         if current.reserved is not None:  # never sent: answered from the cache
             current.reserved.give_back()
+        _settle_place(current, charged=False)  # left with no final answer (redirects...)
+
+
+def _settle_place(current: Attempt, *, charged: bool) -> None:
+    """Keep the attempt's place in its budget (charged), or give it back."""
+    budget, current.placed = current.placed, None
+    if budget is None:
+        return
+    if not charged:
+        budget.give_back()
+    elif isinstance(budget, LocalBudget):
+        budget.keep()
 
 
 class MeteredAdapter(BoundedAdapter):
@@ -199,11 +211,11 @@ class MeteredAdapter(BoundedAdapter):
                 return fresh  # type: ignore[no-any-return]
         budget = self.budget if current.billable else None
         if current.reserved is not None:
-            current.reserved, current.placed = None, True
+            current.reserved, current.placed = None, self.budget
         elif budget is not None:
             if not budget.take():
                 raise _spent(budget, request)
-            current.placed = True
+            current.placed = budget
         try:
             return super().send(request, stream=stream, **kwargs)
         except DeadlinePassed as exc:
@@ -246,13 +258,7 @@ class MeteredAdapter(BoundedAdapter):
 
     def _settle(self, current: Attempt, charged: bool) -> None:
         current.settled = True
-        if not current.placed or self.budget is None:
-            return
-        current.placed = False
-        if not charged:
-            self.budget.give_back()
-        elif isinstance(self.budget, LocalBudget):
-            self.budget.keep()
+        _settle_place(current, charged=charged)
 
 
 def _asks_fresh(request: requests.PreparedRequest) -> bool:
