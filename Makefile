@@ -1,8 +1,10 @@
 # Two commands do all set-up on a fresh machine: `make demo` and `make test`.
 # The virtual environment is created on first use and re-installed only when pyproject.toml changes.
+# `make demo` installs only what the demo needs (the package itself); `make test` adds `.[dev]`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-latest check lab sandbox bench clean system-deps
@@ -11,11 +13,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+# The main job against the local sandbox: demo-output/report.html, and a summary on the terminal.
+demo: $(DEMO_STAMP)
 	$(BIN)/propertykit demo
 
 test: check system-deps
@@ -37,6 +44,7 @@ check: $(STAMP)
 	$(BIN)/ruff format --check propertykit tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

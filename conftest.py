@@ -9,7 +9,7 @@ pytest runs the examples (``--doctest-modules``) with these names already define
     an example uses ``sb`` or ``client`` without making its own. Shared: read from it, never
     steer it (balance, clock, faults). Use its ids (``sb.location_ids``, ``sb.source_ids``,
     ``sb.title_numbers``), never made-up ones. Buying a deed changes it: each example that buys
-    uses a title no other example touches (``sb.title_numbers[0]`` to ``[8]`` are taken).
+    uses a title no other example touches (``sb.title_numbers[0]`` to ``[9]`` are taken).
 ``client``
     A fresh ``pk.Client`` on ``sb`` for each example: its own SQLite cache and purchase journal
     (so usage counts start at 0), no progress bars; closed afterwards. ``PROPERTYKIT_API_KEY``

@@ -22,10 +22,10 @@
         └── ServerError              5xx
 
 Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
-(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read) and
-``ServiceDegraded`` (health says ``degraded``) and ``CacheWriteWarning`` (answers paid for that
-could not be stored in the cache). ``ServiceUnhealthy`` is raised by ``health()``
-when the service says it is ``unhealthy``.
+(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read),
+``ServiceDegraded`` (health says ``degraded``), ``MissingIdsWarning`` (ids that returned no
+record) and ``CacheWriteWarning`` (answers paid for that could not be stored in the cache).
+``ServiceUnhealthy`` is raised by ``health()`` when the service says it is ``unhealthy``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
@@ -52,6 +52,7 @@ __all__ = [
     "GeometryWarning",
     "InsufficientCredit",
     "InvalidInput",
+    "MissingIdsWarning",
     "NetworkError",
     "NotCached",
     "NotFound",
@@ -123,6 +124,15 @@ class CacheWriteWarning(PropertyKitWarning):
 class NotRecordsWarning(PropertyKitWarning):
     """Items of the service's list of records that are not records (JSON objects) were left
     out; the message counts them and shows one."""
+
+
+class MissingIdsWarning(PropertyKitWarning):
+    """Some of the ids asked for returned no record (unknown to the service, or withdrawn).
+
+    Given once per lookup; the message counts them and names a few, and the frame lists them all
+    in ``df.attrs["missing_ids"]`` (a tuple, in the order asked). Turn it into an error with
+    ``warnings.simplefilter("error", pk.MissingIdsWarning)``.
+    """
 
 
 class ConfigError(PropertyKitError):

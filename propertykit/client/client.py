@@ -22,7 +22,7 @@ from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
 from propertykit.client.portable import Portable, portable_settings
-from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
+from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
 from propertykit.client.query import QueryMixin
 from propertykit.client.replay import properties_frame, sources_frame
@@ -42,7 +42,7 @@ from propertykit.wire import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from propertykit.deeds import Purchase
+    from propertykit.deeds import EarlierPurchase, Purchase
 
 __all__ = ["Client"]
 
@@ -132,11 +132,10 @@ class Client(HealthMixin, QueryMixin, Portable):
         _rng: random.Random | None = None,
     ) -> None:
         self._settings = portable_settings(locals())  # what a pickled copy is built from
-        endpoints = resolve_endpoints(profile, endpoints)
-        key = resolve_key(api_key, endpoints)
+        service = resolve_service(api_key, base_url, profile=profile, endpoints=endpoints)
+        endpoints, key, url = service.endpoints, service.api_key, service.base_url
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
         retry = check_settings(
@@ -481,6 +480,22 @@ class Client(HealthMixin, QueryMixin, Portable):
 
         transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
         return deeds.purchase_status(transport, title_number)
+
+    def earlier_purchase(self, title_number: str) -> EarlierPurchase | None:
+        """The charged purchase of a title made before (journal, then purchase-status), if any.
+
+        Nothing is bought: ask this before offering a purchase, so that a title already bought
+        is said (with when) instead of being put up for confirmation as if new.
+
+        Examples
+        --------
+        >>> client.earlier_purchase(sb.title_numbers[19]) is None  # no example buys this one
+        True
+        """
+        from propertykit import deeds
+
+        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
+        return deeds.find_earlier_purchase(transport, deeds.Journal(self.journal), title_number)
 
     # -- helpers ----------------------------------------------------------------------------------
 

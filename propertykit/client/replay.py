@@ -36,6 +36,7 @@ from propertykit.client.bulk import Batch, run_batches
 from propertykit.client.envelope import Page, read_page
 from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
+from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
 from propertykit.frames import (
@@ -135,13 +136,14 @@ def properties_frame(
     params = attribute_params(client.endpoints, attributes)
     lookups = client._lookups
     batches = lookups.property_batches(ids, params)
-    return _replayed(
+    df = _replayed(
         client,
         batches,
         lambda batch: params,
         lambda batch: lookups.fetch_properties(batch, params),
         endpoint="properties",
     )
+    return note_missing_ids(df, ids, by_location=True)  # said, never silent
 
 
 def sources_frame(
@@ -157,13 +159,14 @@ def sources_frame(
     lookups: Lookups = client._lookups
     batches = lookups.source_batches(ids, base, page_size, None)
     first = lookups.page_params(base, 0, page_size, None, 0) or {}
-    return _replayed(
+    df = _replayed(
         client,
         batches,
         lambda batch: first,
         lambda batch: lookups.fetch_sources(batch, base, page_size, None),
         endpoint="sources",
     )
+    return note_missing_ids(df, ids, by_location=False)  # said, never silent
 
 
 def _replayed(

@@ -296,12 +296,14 @@ def _footer(df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime)
     else:
         sent, hits, billable = counts
         cost = (
-            f"Fetching the data took {sent:,} requests over the network, {billable:,} of them "
-            f"billable (credits spent); {hits:,} answers came from the local cache at no cost."
+            f"Fetching the data took {sent:,} request{'' if sent == 1 else 's'} over the "
+            f"network, {billable:,} of them billable (credits spent); {hits:,} "
+            f"answer{' came' if hits == 1 else 's came'} from the local cache at no cost."
         )
     origin = source or "a property-data service"
     return (
-        f"<p>Data: {len(df):,} property records from {html.escape(origin)}. "
+        f"<p>Data: {len(df):,} property record{'' if len(df) == 1 else 's'} from "
+        f"{html.escape(origin)}. "
         f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
         f"by propertykit {html.escape(VERSION)}.</p>"
         f"<p>{html.escape(cost)}</p>"
