@@ -80,8 +80,15 @@ __all__ = ["Transport"]
 
 logger = logging.getLogger("propertykit")
 
-#: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
-_LIMITER_TIMEOUT = "Rate limit not cleared"
+
+def _refused_by_the_limiter(exc: requests.exceptions.Timeout) -> bool:
+    """Whether requests-ratelimiter refused to wait (the suggest limit needed a longer wait).
+
+    It raises a bare ``Timeout`` before any adapter runs, so the exception carries no request;
+    requests' own timeouts are ``ConnectTimeout``/``ReadTimeout`` raised with their request.
+    """
+    return type(exc) is requests.exceptions.Timeout and exc.request is None
+
 
 _NO_REVALIDATING = (
     "requests-cache's stale_while_revalidate sends from a thread of its own, outside the budget "
@@ -368,7 +375,7 @@ class Transport:
             self.usage.record_error(endpoint)
             raise
         except requests.exceptions.Timeout as exc:
-            if str(exc).startswith(_LIMITER_TIMEOUT):
+            if _refused_by_the_limiter(exc):
                 self.usage.record_error(endpoint)
                 raise client_side_limit(
                     url, self.endpoints.suggest_per_minute, self.retry.max_wait
