@@ -22,6 +22,7 @@ from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.epc_over_time import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
+from propertykit.frames.repeat_sales import FewPairsWarning, price_index
 from propertykit.frames.stored_form import (
     BodiesRead,
     decode_bodies,
@@ -55,6 +56,7 @@ __all__ = [
     "TAX_BANDS",
     "BodiesRead",
     "EpcTrendWarning",
+    "FewPairsWarning",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
     "decode_bodies",
@@ -67,6 +69,7 @@ __all__ = [
     "frame_of",
     "in_major_units",
     "is_minor",
+    "price_index",
     "read_bodies_form",
     "unparsed_table",
 ]
