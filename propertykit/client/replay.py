@@ -12,9 +12,9 @@ down the normal path, which refuses or follows it exactly as before. Each batch 
 cache hit in ``client.usage``, as the normal path counts it.
 
 A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
-Arrow read it beside its cached answer (:func:`~propertykit.frames.encode_per_body`,
+Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
 :func:`~propertykit.wire.store_derived`); re-runs, when every batch has one made from the very
-answer cached and still usable, frame from those (:func:`~propertykit.frames.decode_bodies`) and
+answer cached and still usable, frame from those (:func:`~propertykit.frames.stored_form.decode_shares`) and
 parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
@@ -38,15 +38,15 @@ from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
-from propertykit.frames import (
-    ENVELOPE_FIELDS,
+from propertykit.frames import frame
+from propertykit.frames.bodies import ENVELOPE_FIELDS
+from propertykit.frames.stored_form import (
     BodiesRead,
-    decode_bodies,
-    encode_per_body,
-    form,
-    frame,
-    frame_of,
-    read_bodies_form,
+    decode_shares,
+    encode_shares,
+    format_name,
+    frame_from_read,
+    read_for_keeping,
 )
 from propertykit.jsonio import Record, loads, paused_gc
 from propertykit.wire import CachedAnswer, cached_answers, kept_payloads, store_derived
@@ -180,10 +180,10 @@ def _replayed(
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=client.progress) as bar:
         with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
-            kept = kept_payloads(transport.session, wanted, form=form(), offline=offline)
+            kept = kept_payloads(transport.session, wanted, form=format_name(), offline=offline)
             shares = [share for share in kept if share is not None]
-            read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
-            df = None if read is None else frame_of(read, money_unit=money_unit)
+            read = decode_shares(shares) if shares and len(shares) == len(kept) else None
+            df = None if read is None else frame_from_read(read, money_unit=money_unit)
         if df is not None:  # every batch kept as read: nothing to parse
             for _ in batches:
                 transport.usage.record_cache_hit(endpoint)
@@ -199,7 +199,7 @@ def _replayed(
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
             read, fields = _read(framed)
-            df = frame_of(read, money_unit=money_unit)
+            df = frame_from_read(read, money_unit=money_unit)
             odd = _odd_pages(framed, fields, len(df))
             if not odd:
                 for _ in batches:
@@ -236,7 +236,7 @@ def _cached(
     list[CachedAnswer | None], list[tuple[bytes, str | None] | None], list[memoryview | None]
 ]:
     """Each batch's cached answer, its body if usable as it stands, and its kept form if any."""
-    answers = cached_answers(transport.session, wanted, derived_form=form())
+    answers = cached_answers(transport.session, wanted, derived_form=format_name())
     now, offline = datetime.now(UTC), transport.offline
     found = [None if a is None else a.body(now, offline=offline) for a in answers]
     kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
@@ -248,7 +248,7 @@ def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
     fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
     token = ENVELOPE_FIELDS.set(fields)
     try:
-        return read_bodies_form(framed), fields
+        return read_for_keeping(framed), fields
     finally:
         ENVELOPE_FIELDS.reset(token)
 
@@ -288,10 +288,10 @@ def _keep_as_read(
     lengths = fields.get("result")
     if lengths is None or None in lengths or sum(lengths) != len(read.records):
         return
-    shares = encode_per_body(read, lengths)
+    shares = encode_shares(read, lengths)
     derived = [
         (answer, usable[1], share)
         for answer, usable, share, already in zip(answers, found, shares, kept, strict=True)
         if answer is not None and usable is not None and share is not None and already is None
     ]
-    store_derived(session, derived, form())
+    store_derived(session, derived, format_name())
