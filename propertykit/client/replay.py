@@ -14,8 +14,8 @@ cache hit in ``client.usage``, as the normal path counts it.
 A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
 Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
 :func:`~propertykit.wire.store_derived`); re-runs, when every batch has one made from the very
-answer cached and still usable, frame from those (:func:`~propertykit.frames.stored_form.decode_shares`) and
-parse nothing.
+answer cached and still usable, frame from those
+(:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as

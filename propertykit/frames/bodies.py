@@ -34,7 +34,15 @@ from propertykit.frames.records import in_sale_order, read_records
 from propertykit.frames.schema import KNOWN, RECORD_TYPE
 from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
-__all__ = ["ENVELOPE_FIELDS", "POLYGON", "Unreadable", "decode_body", "geojson", "read_bodies"]
+__all__ = [
+    "ENVELOPE_FIELDS",
+    "POLYGON",
+    "Unreadable",
+    "decode_body",
+    "geojson",
+    "read_bodies",
+    "read_by_arrow",
+]
 
 #: When set to a dict, :func:`read_bodies` fills it with each envelope's top-level fields (name
 #: -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None`` when it has
@@ -75,7 +83,8 @@ def read_bodies(
     counted: list[Any] = []
     fields = ENVELOPE_FIELDS.get()
     try:
-        records, boundaries = _read(_as_bytes(bodies), fields, counted)
+        records, boundaries, nulls = read_by_arrow(bodies, fields)
+        counted.extend([None] * nulls)
     except Unreadable:
         counted.clear()
         with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than decoding
@@ -120,7 +129,8 @@ def _envelopes(decoded: list[Any], fields: dict[str, list[Any]]) -> None:
     asked = [name for name in fields if name != "result" and any(name in e for e in envelopes)]
     fields.clear()
     fields.update({name: [e.get(name) for e in envelopes] for name in asked})
-    fields["result"] = [len(r) if isinstance(r := e.get("result"), list) else None for e in envelopes]
+    lists = [e.get("result") for e in envelopes]
+    fields["result"] = [len(r) if isinstance(r, list) else None for r in lists]
 
 
 def _as_bytes(bodies: Sequence[Any]) -> list[bytes]:
@@ -144,16 +154,18 @@ def _chunks(data: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
         start, size = end, min(2 * size, CHUNK_BYTES[1])
 
 
-def _read(
-    data: list[bytes], fields: dict[str, list[Any]] | None, left_out: list[Any]
-) -> tuple[pa.StructArray, np.ndarray]:
-    """Tier 1: every body by Arrow's reader, or :class:`Unreadable`."""
+def read_by_arrow(
+    bodies: Sequence[Any], fields: dict[str, list[Any]] | None = None
+) -> tuple[pa.StructArray, np.ndarray, int]:
+    """Tier 1: every body by Arrow's reader, or :class:`Unreadable`: the records, their
+    boundaries, and how many items of the ``result`` lists were ``null`` (left out)."""
+    data = _as_bytes(bodies)
     multiline = any(b"\n" in body or b"\r" in body for body in data)
     longest = max(map(len, data))
     found: dict[str, list[Any]] = {}
     parts: list[dict[str, pa.Array]] = []
     boundaries = []
-    read = 0
+    read = nulls = 0
     for chunk in _chunks(data):
         try:
             table = pa_json.read_json(
@@ -171,7 +183,7 @@ def _read(
                 _envelope(table, found, read)
             records = pa.concat_arrays([c.flatten() for c in table.column("result").chunks])
             if records.null_count:  # items that are not objects: left out, counted
-                left_out.extend([None] * records.null_count)
+                nulls += records.null_count
                 records = records.filter(records.is_valid())
             part, boundary = _split(records)
         except pa.ArrowException as exc:
@@ -196,7 +208,7 @@ def _read(
     struct = pa.StructArray.from_arrays(
         [*known, *extras.values()], names=[*RECORD_TYPE.names, *extras]
     )
-    return struct, np.concatenate(boundaries)
+    return struct, np.concatenate(boundaries), nulls
 
 
 def _split(records: pa.StructArray) -> tuple[dict[str, pa.Array], pa.StructArray]:

@@ -69,8 +69,9 @@ def _inferred(columns: dict[str, list[Any]]) -> dict[str, pa.Array]:
     count = len(columns[names[0]])
     if count == 0:
         return {name: pa.nulls(0) for name in names}
+    rows = zip(*columns.values(), strict=True)
     lines = _ENCODER.encode_lines(
-        [{n: v for n, v in zip(names, row, strict=True) if v is not None} for row in zip(*columns.values(), strict=True)]
+        [{n: v for n, v in zip(names, row, strict=True) if v is not None} for row in rows]
     )
     table = pa_json.read_json(
         pa.BufferReader(lines),

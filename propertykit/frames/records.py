@@ -102,13 +102,16 @@ def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarra
     boundaries = np.full(len(rows), None, dtype=object)
     for i, field in enumerate(RECORD_TYPE):
         name = field.name
-        values = list(map(dict.get, present, itertools.repeat(name)))
         arrow = whole.field(i) if whole is not None else None
+        nested = isinstance(field.type, pa.StructType | pa.ListType)
+        if nested or arrow is None:
+            values = list(map(dict.get, present, itertools.repeat(name)))
         if isinstance(field.type, pa.StructType):
             objects, changed = _objects(values, name, sink)
             found |= _field_values(objects, _unknown(objects, name), f"{name}.")
             if name == "spatial":
-                boundaries[:] = [None if s is None else s.get("boundary") for s in objects]
+                served = (None if s is None else s.get("boundary") for s in objects)
+                boundaries = np.fromiter(served, dtype=object, count=len(objects))
             if arrow is None or changed:
                 arrow = read_values(objects, field.type, name, sink)
         elif isinstance(field.type, pa.ListType):
@@ -203,7 +206,10 @@ def read_histories(
 def _owners(lengths: list[int], rows: Sequence[int] | None) -> list[int]:
     """The frame's row of each entry of lists of ``lengths``."""
     owners = np.repeat(np.arange(len(lengths)), lengths)
-    return (owners if rows is None else np.asarray(rows, dtype=np.intp)[owners]).tolist()
+    found: list[int] = (
+        owners if rows is None else np.asarray(rows, dtype=np.intp)[owners]
+    ).tolist()
+    return found
 
 
 def in_sale_order(lists: pa.ListArray) -> pa.ListArray:
