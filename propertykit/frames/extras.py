@@ -32,7 +32,7 @@ from propertykit.frames.schema import ARROW_ERRORS, RECORD_TYPE
 __all__ = ["joined", "leaves", "ordered", "read_extras"]
 
 _ENCODER = msgspec.json.Encoder()
-_REFUSED = (*ARROW_ERRORS, pa.ArrowNotImplementedError, TypeError, ValueError)
+_REFUSED = (*ARROW_ERRORS, pa.ArrowException, TypeError, ValueError)  # odd shapes too
 _RANK = {name: i for i, name in enumerate(RECORD_TYPE.names)}
 
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import propertykit as pk
-import propertykit.views.accessor  # noqa: F401  (df.pk)
+import propertykit.views.accessor  # (df.pk)
 from propertykit.sandbox.data import generate_records
 
 POOL = generate_records(12, seed=26)
@@ -125,7 +125,7 @@ def expected(values: list[Any]) -> tuple[list[Any], list[Any]]:
 def cells(column: pd.Series) -> list[Any]:
     out = []
     for value in column.tolist():
-        if isinstance(value, float) and math.isnan(value) or value is None or value is pd.NA:
+        if (isinstance(value, float) and math.isnan(value)) or value is None or value is pd.NA:
             out.append(None)
         elif hasattr(value, "tolist"):
             out.append(value.tolist())
