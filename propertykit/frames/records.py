@@ -18,7 +18,6 @@ after the named ones), then every other field by dotted name; and the boundaries
 from __future__ import annotations
 
 import itertools
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,15 +75,17 @@ def _objects(
 def _unknown(objects: list[dict[str, Any] | None], holder: str) -> list[str]:
     """The keys of ``objects`` the interface does not name, in the order first seen."""
     known = KNOWN[holder]
-    present = list(filter(None, objects))
-    if all(map(operator.le, map(dict.keys, present), itertools.repeat(known))):
-        return []  # the usual case, checked without building a set
+    if set().union(*filter(None, objects)) <= known:  # dicts or None: the usual case, in C
+        return []
+    present = filter(None, objects)
     return [k for k in dict.fromkeys(itertools.chain.from_iterable(present)) if k not in known]
 
 
 def _field_values(
     objects: list[dict[str, Any] | None], keys: Sequence[str], prefix: str
 ) -> dict[str, list[Any]]:
+    if not keys:
+        return {}
     present = [_EMPTY if o is None else o for o in objects]
     return {f"{prefix}{k}": list(map(dict.get, present, itertools.repeat(k))) for k in keys}
 
