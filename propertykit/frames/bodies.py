@@ -16,7 +16,7 @@ difference: numbers in a boundary's coordinates read by Arrow come back as float
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from itertools import pairwise
 from typing import Any
@@ -68,6 +68,9 @@ _SCHEMA = pa.schema(
 )
 
 
+_UNJOINED = (pa.ArrowException, TypeError)  # no type Arrow promotes the chunks' types to
+
+
 class Unreadable(Exception):
     """Arrow's reader cannot read the bodies exactly as ``json`` would: decode them."""
 
@@ -87,12 +90,13 @@ def read_bodies(
         counted.extend([None] * nulls)
     except Unreadable:
         counted.clear()
-        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more than decoding
-            decoded = [decode_body(body, position) for position, body in enumerate(bodies)]
-            found = [record for body in decoded for record in records_of(body, left_out=counted)]
-        if fields is not None:
-            _envelopes(decoded, fields)
-        records, boundaries = read_records(found, sink)
+        noted = len(sink)
+        try:  # a chunk at a time, so that the decoded records of only one are held at once
+            records, boundaries = _read_decoded(_chunks(bodies), sink, counted, fields)
+        except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
+            del sink[noted:]
+            counted.clear()
+            records, boundaries = _read_decoded([bodies], sink, counted, fields)
     if left_out is not None:
         left_out.extend(counted)
     elif counted:
@@ -123,14 +127,55 @@ def decode_body(body: Any, position: int) -> Any:
     return value
 
 
-def _envelopes(decoded: list[Any], fields: dict[str, list[Any]]) -> None:
-    """Fill ``fields`` with the envelope fields asked for, from decoded bodies."""
-    envelopes = [body if isinstance(body, dict) else {} for body in decoded]
-    asked = [name for name in fields if name != "result" and any(name in e for e in envelopes)]
-    fields.clear()
-    fields.update({name: [e.get(name) for e in envelopes] for name in asked})
-    lists = [e.get("result") for e in envelopes]
-    fields["result"] = [len(r) if isinstance(r, list) else None for r in lists]
+def _read_decoded(
+    chunks: Iterable[Sequence[Any]],
+    sink: Sink,
+    left_out: list[Any],
+    fields: dict[str, list[Any]] | None,
+) -> tuple[pa.StructArray, np.ndarray]:
+    """Tier 2: the bodies decoded, a chunk at a time, and their records read as records are."""
+    asked = [name for name in fields or () if name != "result"]
+    envelopes: list[dict[str, Any]] = []
+    parts: list[dict[str, pa.Array]] = []
+    boundaries = []
+    position = start = 0
+    for chunk in chunks:
+        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
+            decoded = [decode_body(body, position + i) for i, body in enumerate(chunk)]
+            found = [record for body in decoded for record in records_of(body, left_out=left_out)]
+        for body in decoded:  # what the caller asked of the envelopes, and the records' count
+            envelope = body if isinstance(body, dict) else {}
+            result = envelope.get("result")
+            seen = {name: envelope[name] for name in asked if name in envelope}
+            envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
+        own: Sink = []
+        records, served = read_records(found, own)
+        sink.extend((column, [start + r for r in rows], raw) for column, rows, raw in own)
+        parts.append(dict(zip(records.type.names, records.flatten(), strict=True)))
+        boundaries.append(served)
+        position += len(chunk)
+        start += len(found)
+    if not parts:
+        return read_records([], sink)
+    if fields is not None:
+        names = [n for n in asked if any(n in e for e in envelopes)] + ["result"]
+        fields.clear()
+        fields.update({name: [e.get(name) for e in envelopes] for name in names})
+    return _joined_parts(parts), np.concatenate(boundaries)
+
+
+def _joined_parts(parts: list[dict[str, pa.Array]]) -> pa.StructArray:
+    """Chunks' records as one struct: the named fields, then every other in order."""
+    names = list(dict.fromkeys(name for part in parts for name in part))
+    columns = {
+        name: joined([p.get(name, pa.nulls(len(p["propertyId"]))) for p in parts]) for name in names
+    }
+    columns["saleHistory"] = in_sale_order(columns["saleHistory"])
+    extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
+    known = [columns[name] for name in RECORD_TYPE.names]
+    return pa.StructArray.from_arrays(
+        [*known, *extras.values()], names=[*RECORD_TYPE.names, *extras]
+    )
 
 
 def _as_bytes(bodies: Sequence[Any]) -> list[bytes]:
@@ -142,7 +187,7 @@ def _as_bytes(bodies: Sequence[Any]) -> list[bytes]:
         raise Unreadable(str(exc)) from exc
 
 
-def _chunks(data: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
+def _chunks(data: Sequence[Any]) -> Iterator[Sequence[Any]]:
     """``data`` in runs of bodies of about :data:`CHUNK_BYTES` (the first small, then growing)."""
     start, size = 0, CHUNK_BYTES[0]
     while start < len(data):
@@ -191,23 +236,13 @@ def read_by_arrow(
         parts.append(part)
         boundaries.append(geojson(boundary))
         read += len(chunk)
-    names = list(dict.fromkeys(name for part in parts for name in part))
     try:
-        columns = {
-            name: joined([p.get(name, pa.nulls(len(p["propertyId"]))) for p in parts])
-            for name in names
-        }
-    except (pa.ArrowException, TypeError) as exc:  # kinds Arrow cannot join: as records do
+        struct = _joined_parts(parts)
+    except _UNJOINED as exc:  # kinds Arrow cannot join: as records do
         raise Unreadable(str(exc)) from exc
     if fields is not None:
         fields.clear()
         fields.update({name: v + [None] * (read - len(v)) for name, v in found.items()})
-    extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
-    columns["saleHistory"] = in_sale_order(columns["saleHistory"])
-    known = [columns[name] for name in RECORD_TYPE.names]
-    struct = pa.StructArray.from_arrays(
-        [*known, *extras.values()], names=[*RECORD_TYPE.names, *extras]
-    )
     return struct, np.concatenate(boundaries), nulls
 
 

@@ -4,14 +4,14 @@
 lenient route) and then types the columns (:func:`frame_from_read`). The first half is most of
 the time, and its result depends on nothing but the bodies, so the client keeps it beside each
 cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_shares` gives each body's
-share, as an Arrow IPC stream (its records, fields the interface does not name included, and its
-boundaries; no pickle), and :func:`decode_shares` puts the shares of many bodies back together,
-ready for :func:`frame_from_read`. The frame is then the very frame ``pk.frame(bodies)`` gives
+share, as Arrow IPC (its records and its boundaries, no pickle), and :func:`decode_shares` puts
+the shares of many bodies back together, ready for :func:`frame_from_read`. The frame is then the very frame ``pk.frame(bodies)`` gives
 (``tests/frames/test_stored_form.py``).
 
 A body gets no share (``None``) when its reading cannot be kept exactly: values the reader
-coerced or kept raw (they are reported per frame), or boundaries that are not plain GeoJSON
-polygons of floats. :func:`format_name` names the format: the schema and the reading code it came
+coerced or kept raw (they are reported per frame), fields the interface does not name (typed by
+the whole read, not the body alone), or boundaries that are not plain GeoJSON polygons of
+floats. :func:`format_name` names the format: the schema and the reading code it came
 from, so a share is never read by a version that would read the bodies differently.
 """
 
@@ -31,8 +31,6 @@ import pyarrow as pa
 
 from propertykit.frames.bodies import POLYGON, geojson, read_bodies
 from propertykit.frames.coercion import Sink
-from propertykit.frames.extras import joined, ordered
-from propertykit.frames.records import in_sale_order
 from propertykit.frames.schema import RECORD_TYPE
 from propertykit.frames.tables import frame_from_arrow
 from propertykit.jsonio import warn_left_out
@@ -46,6 +44,9 @@ __all__ = [
     "read_for_keeping",
 ]
 
+_KNOWN_ONLY = RECORD_TYPE
+_SCHEMA = pa.schema([("records", RECORD_TYPE), ("boundary", POLYGON)])
+_END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
 #: Bump when what a share holds changes in a way the schema does not show.
 _FORMAT = "2"
 #: The modules whose code decides how bodies read: a change in any gives a new format name.
@@ -99,7 +100,10 @@ def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None
 
     ``lengths`` are the bodies' record counts in order, summing to the records read.
     """
-    if sum(lengths) != len(read.records):
+    if sum(lengths) != len(read.records) or read.records.type != _KNOWN_ONLY:
+        # Fields the interface does not name are typed by what else a read holds (an integer
+        # field is float64 beside a body with 2.5 in it): a body's share of them is not what
+        # the body read alone gives, so such reads are not kept.
         return [None] * len(lengths)
     odd_rows = np.zeros(len(read.records) + 1, dtype=bool)
     for _column, rows, _raw in read.sink:
@@ -116,11 +120,8 @@ def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None
             if share is polygons:
                 share = polygons.slice(start, length)
             records = read.records.slice(start, length)
-            batch = pa.RecordBatch.from_arrays([records, share], names=["records", "boundary"])
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, batch.schema) as stream:
-                stream.write_batch(batch)
-            shares.append(sink.getvalue().to_pybytes())
+            batch = pa.RecordBatch.from_arrays([records, share], schema=_SCHEMA)
+            shares.append(bytes(batch.serialize()))
         start = end
     return shares
 
@@ -147,29 +148,22 @@ def decode_shares(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
 
     ``None`` when a share cannot be read (the caller reads the bodies instead).
     """
-    records, polygons = [], []
+    stream = b"".join([_schema_message(), *shares, _END_OF_STREAM])
     try:
-        for share in shares:
-            table = pa.ipc.open_stream(share).read_all()
-            if table.column_names != ["records", "boundary"]:
-                return None
-            if table.schema.field("boundary").type != POLYGON:
-                return None
-            records.append(table.column("records").combine_chunks())
-            polygons.append(table.column("boundary").combine_chunks())
-        if not records:
+        table = pa.ipc.open_stream(stream).read_all().combine_chunks()
+        if table.schema != _SCHEMA:
             return None
-        together = joined(records)
-        named = [together.field(name) for name in RECORD_TYPE.names]
-    except (pa.ArrowException, ValueError, KeyError, TypeError):
+        columns = [
+            column.chunk(0) if column.num_chunks else pa.array([], column.type)
+            for column in table.columns
+        ]
+    except (pa.ArrowException, ValueError):
         return None
-    extras = ordered(
-        {f.name: together.field(f.name) for f in together.type if f.name not in RECORD_TYPE.names}
-    )
-    children = dict(zip(RECORD_TYPE.names, named, strict=True))
-    children["saleHistory"] = in_sale_order(children["saleHistory"])
-    struct = pa.StructArray.from_arrays(
-        [*children.values(), *extras.values()], names=[*children, *extras]
-    )
-    boundaries = geojson(pa.concat_arrays(polygons), strict=False)
+    struct, polygons = columns
+    boundaries = geojson(polygons, strict=False)
     return BodiesRead(struct, boundaries, [])
+
+
+@functools.cache
+def _schema_message() -> bytes:
+    return bytes(_SCHEMA.serialize())
