@@ -5,8 +5,8 @@ lenient route) and then types the columns (:func:`frame_from_read`). The first h
 the time, and its result depends on nothing but the bodies, so the client keeps it beside each
 cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_shares` gives each body's
 share, as Arrow IPC (its records and its boundaries, no pickle), and :func:`decode_shares` puts
-the shares of many bodies back together, ready for :func:`frame_from_read`. The frame is then the very frame ``pk.frame(bodies)`` gives
-(``tests/frames/test_stored_form.py``).
+the shares of many bodies back together, ready for :func:`frame_from_read`. The frame is then
+the very frame ``pk.frame(bodies)`` gives (``tests/frames/test_stored_form.py``).
 
 A body gets no share (``None``) when its reading cannot be kept exactly: values the reader
 coerced or kept raw (they are reported per frame), fields the interface does not name (typed by
