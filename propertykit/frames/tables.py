@@ -144,10 +144,9 @@ def frame(
         not an object becomes a row of missing values. Or the raw response bodies themselves
         (``bytes`` or ``str``, one or a list, each an envelope ``{"result": [...]}`` or a list
         of records): Arrow's JSON reader reads them on every core without decoding them into
-        Python first, which is several times quicker (``benchmarks/frames.py``). Leaves it
-        refuses (untidy values) alone are decoded, by ``msgspec``; bodies of other shapes are
-        decoded with ``json`` and framed as records. The frame is the same either way
-        (:mod:`propertykit.frames.from_bodies`).
+        Python first, which is several times quicker (``benchmarks/frames.py``). Bodies it
+        refuses (untidy values, other shapes) are decoded, by ``msgspec``, and framed as
+        records. The frame is the same either way (:mod:`propertykit.frames.bodies`).
     money_unit
         The unit of the service's monetary numbers, which its interface does not state:
         ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
@@ -170,8 +169,8 @@ def frame(
     --------
     >>> import propertykit as pk
     >>> df = pk.frame([{"propertyId": "PK1", "epc": {"currentEnergyRating": "c"}, "extra": 1}])
-    >>> df.loc[0, "epc.currentEnergyRating"], len(df.columns) == len(pk.frames.COLUMNS)
-    ('C', True)
+    >>> df.loc[0, "epc.currentEnergyRating"], df.attrs["extra_columns"], int(df.loc[0, "extra"])
+    ('C', ('extra',), 1)
     >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
     ['PK1']
     """
