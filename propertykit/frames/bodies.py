@@ -58,6 +58,9 @@ POLYGON = pa.struct(
 )
 #: Bytes per chunk: the first chunk's, and the most.
 CHUNK_BYTES = (256 * 2**10, 16 * 2**20)
+#: Bytes of bodies decoded at once when Arrow refuses them (their records held as Python objects
+#: take several times as much).
+DECODED_BYTES = 2 * 2**20
 #: Bytes Arrow parses per task inside a chunk (several tasks use several cores).
 BLOCK_BYTES = 4 * 2**20
 _SPATIAL = pa.field(
@@ -92,7 +95,8 @@ def read_bodies(
         counted.clear()
         noted = len(sink)
         try:  # a chunk at a time, so that the decoded records of only one are held at once
-            records, boundaries = _read_decoded(_chunks(bodies), sink, counted, fields)
+            chunks = _chunks(bodies, DECODED_BYTES)
+            records, boundaries = _read_decoded(chunks, sink, counted, fields)
         except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
             del sink[noted:]
             counted.clear()
@@ -187,8 +191,9 @@ def _as_bytes(bodies: Sequence[Any]) -> list[bytes]:
         raise Unreadable(str(exc)) from exc
 
 
-def _chunks(data: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    """``data`` in runs of bodies of about :data:`CHUNK_BYTES` (the first small, then growing)."""
+def _chunks(data: Sequence[Any], most: int = CHUNK_BYTES[1]) -> Iterator[Sequence[Any]]:
+    """``data`` in runs of bodies of about :data:`CHUNK_BYTES` (the first small, then growing
+    up to ``most``)."""
     start, size = 0, CHUNK_BYTES[0]
     while start < len(data):
         end, taken = start, 0
@@ -196,7 +201,7 @@ def _chunks(data: Sequence[Any]) -> Iterator[Sequence[Any]]:
             taken += len(data[end])
             end += 1
         yield data[start:end]
-        start, size = end, min(2 * size, CHUNK_BYTES[1])
+        start, size = end, min(2 * size, most)
 
 
 def read_by_arrow(
