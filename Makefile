@@ -1,31 +1,44 @@
 # Two commands do all set-up on a fresh machine: `make demo` and `make test`.
 # The virtual environment is created on first use and re-installed only when pyproject.toml changes.
+# `make demo` installs only what the demo needs (the package itself); `make test` adds `.[dev]`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lab sandbox bench clean system-deps
+.PHONY: demo test test-fast check lab sandbox bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+# The main job against the local sandbox: demo-output/report.html, and a summary on the terminal.
+demo: $(DEMO_STAMP)
 	$(BIN)/propertykit demo
 
 test: check system-deps
 	$(BIN)/python -m pytest
+
+# The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
+# conftest.py), in under two minutes; `make test` still runs them all.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not e2e and not redis and not dask"
 
 check: $(STAMP)
 	$(BIN)/ruff check propertykit tests benchmarks conftest.py
 	$(BIN)/ruff format --check propertykit tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
@@ -38,7 +51,7 @@ bench: $(STAMP)
 
 # System packages some tests need (installed when missing and running as root).
 system-deps:
-	@bash scripts/system-deps.sh chromium redis-server
+	@bash scripts/system-deps.sh chromium redis-server poppler-utils
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

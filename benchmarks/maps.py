@@ -14,6 +14,13 @@ local file) to the end of ``Plotly.newPlot``: parsing the figure and drawing it.
 from navigation start (plotly.js's ~1-2 s of loading included), is printed beside it. Debian's
 Chromium under Playwright, best of two.
 
+**Street tiles** (``--tiles`` for this case alone; it also runs after the others): the report
+of 300 sandbox properties built without tiles, with street tiles from a cold tile cache (a tile
+server of our own on 127.0.0.1 answering each tile after ``--tile-delay-ms``, like one across
+the internet, with streets and names drawn on its tiles so they compress about as badly as
+real ones), and again from the warm cache; then each printed to PDF. Build time, requests sent
+to the tile server, file size.
+
 Run: ``.venv/bin/python benchmarks/maps.py`` (``--quick`` for 1k/1k only).
 """
 
@@ -36,6 +43,7 @@ from plotly.offline import get_plotlyjs
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 from propertykit.views.maps import property_map
+from propertykit.views.report import build_report, write_report
 
 #: The commit of ``main`` that issue 17 started from.
 BEFORE = "abf0506"
@@ -43,6 +51,7 @@ CHROMIUM = "/usr/bin/chromium"
 #: SwiftShader gives headless Chromium WebGL (scattergl) without a GPU.
 FLAGS = ["--headless", "--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the tile server of the tests
 
 
 def before_module() -> types.ModuleType:
@@ -99,10 +108,53 @@ def cases(quick: bool) -> list[tuple[str, str, int]]:
     return points + boundaries
 
 
+def tiles_case(delay_ms: float) -> None:
+    """The report without street tiles, with them (cold cache, warm cache), as HTML and PDF."""
+    import os
+    import time
+
+    from tests.views.tile_server import TileServer
+
+    df = frame(generate_records(300))
+    rows = []
+    with tempfile.TemporaryDirectory() as temporary, TileServer() as server:
+        folder = Path(temporary)
+        os.environ["PROPERTYKIT_CACHE_DIR"] = str(folder / "cache")
+        server.delay, server.busy = delay_ms / 1000, True
+        options = {"tiles": server.template, "attribution": "Test tiles"}
+        build_report(df)  # warm-up: imports, plotly.js read once
+        for name, tiles in (("no tiles", {}), ("tiles, cold", options), ("tiles, warm", options)):
+            sent = len(server.requests)
+            start = time.perf_counter()
+            size = len(build_report(df, **tiles).encode())  # type: ignore[arg-type]
+            seconds = time.perf_counter() - start
+            rows.append((name, seconds, len(server.requests) - sent, size))
+        for name, tiles in (("PDF, no tiles", {}), ("PDF, tiles (warm)", options)):
+            start = time.perf_counter()
+            pdf = write_report(df, folder / "report.pdf", **tiles)  # type: ignore[arg-type]
+            rows.append((name, time.perf_counter() - start, 0, pdf.stat().st_size))
+    print(f"\nstreet tiles: report of {len(df)} properties, tile server {delay_ms:.0f} ms a tile")
+    for name, seconds, sent, size in rows:
+        print(f"  {name:<18} {seconds:7.1f} s  {sent:>4} tile requests  {size:>12,} B")
+    by = {name: (seconds, size) for name, seconds, _, size in rows}
+    print(
+        f"  tiles cost {by['tiles, cold'][0] / by['no tiles'][0]:.1f}x the build time cold, "
+        f"{by['tiles, warm'][0] / by['no tiles'][0]:.1f}x warm; the HTML is "
+        f"{by['tiles, cold'][1] / by['no tiles'][1]:.2f}x the size, the PDF "
+        f"{by['PDF, tiles (warm)'][1] / by['PDF, no tiles'][1]:.1f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k points and 1k boundaries only")
-    quick = parser.parse_args().quick
+    parser.add_argument("--tiles", action="store_true", help="the street-tiles case only")
+    parser.add_argument("--tile-delay-ms", type=float, default=50.0, help="tile server latency")
+    args = parser.parse_args()
+    if args.tiles:
+        tiles_case(args.tile_delay_ms)
+        return
+    quick = args.quick
     from playwright.sync_api import sync_playwright
 
     old = before_module()
@@ -153,6 +205,7 @@ def main() -> None:
     errors = [p for problems in table["problems"] for p in problems]
     if errors:
         print(f"\nconsole errors: {sorted(set(errors))[:5]}")
+    tiles_case(args.tile_delay_ms)
 
 
 if __name__ == "__main__":

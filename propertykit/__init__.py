@@ -21,11 +21,13 @@ from propertykit.errors import (
     AuthenticationError,
     BadResponse,
     BudgetExceeded,
+    CacheUnavailable,
     ConfigError,
     DailyCapReached,
     GeometryWarning,
     InsufficientCredit,
     InvalidInput,
+    MissingIdsWarning,
     NetworkError,
     NotCached,
     NotFound,
@@ -42,7 +44,12 @@ from propertykit.errors import (
     ServiceUnhealthy,
 )
 from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
+from propertykit.views import use_tile_fetcher as _use_tile_fetcher
 from propertykit.wire import Usage
+from propertykit.wire import fetch_tile as _fetch_tile
+
+# Views never fetch: maps get their street tiles through the cached fetcher of the wire layer.
+_use_tile_fetcher(_fetch_tile)
 
 __version__ = VERSION
 
@@ -58,6 +65,7 @@ __all__ = [
     "AuthenticationError",
     "BadResponse",
     "BudgetExceeded",
+    "CacheUnavailable",
     "Client",
     "ConfigError",
     "DailyCapReached",
@@ -67,6 +75,7 @@ __all__ = [
     "InsufficientCredit",
     "InvalidInput",
     "MinorUnitsWarning",
+    "MissingIdsWarning",
     "NetworkError",
     "NotCached",
     "NotFound",

@@ -18,6 +18,11 @@ Environment variables
 ``PROPERTYKIT_PROFILE``
     ``vepler`` makes ``pk.Client()`` follow Vepler's public documentation (see
     :meth:`Endpoints.vepler`); unset or ``spec``: the neutral defaults of the service interface.
+``PROPERTYKIT_LOCK_LEASE``
+    Seconds a batch's team lock (Redis) outlives a holder that stopped renewing it, e.g. a
+    killed kernel: the longest the others then wait before one of them fetches the batch
+    (default 30; at most 60 is advised). The holder renews it while it fetches. With the SQLite
+    cache the operating system frees a dead process's file lock at once.
 ``VEPLER_API_KEY``
     Under the ``vepler`` profile, the key when neither ``api_key`` nor ``PROPERTYKIT_API_KEY``
     is given (the name Vepler's own examples use).
@@ -36,10 +41,13 @@ from typing import Literal, get_args
 import platformdirs
 
 __all__ = [
+    "DEADLINE_PER_TIMEOUT",
     "DEFAULT_EXPIRE_AFTER",
+    "DEFAULT_LOCK_LEASE",
     "ENV_API_KEY",
     "ENV_BASE_URL",
     "ENV_CACHE_DIR",
+    "ENV_LOCK_LEASE",
     "ENV_OFFLINE",
     "ENV_PROFILE",
     "MAX_URL_LENGTH",
@@ -51,7 +59,12 @@ __all__ = [
     "MoneyState",
     "MoneyUnit",
     "cache_dir",
+    "lock_lease",
 ]
+
+#: ``pk.Client(deadline=None)``: a request may take this many times ``timeout`` in all (retries,
+#: waits and body reads included): 300 s with the default ``timeout=30``, 10 s with ``timeout=1``.
+DEADLINE_PER_TIMEOUT = 10
 
 try:
     #: propertykit's version, from the installed package's metadata.
@@ -72,6 +85,10 @@ ENV_BASE_URL = "PROPERTYKIT_BASE_URL"
 ENV_CACHE_DIR = "PROPERTYKIT_CACHE_DIR"
 ENV_OFFLINE = "PROPERTYKIT_OFFLINE"
 ENV_PROFILE = "PROPERTYKIT_PROFILE"
+ENV_LOCK_LEASE = "PROPERTYKIT_LOCK_LEASE"
+
+#: Seconds a batch's team lock lives past its holder's last renewal (see ``lock_lease``).
+DEFAULT_LOCK_LEASE = 30.0
 
 #: The profiles ``pk.Client(profile=...)`` knows: the spec's neutral defaults, and Vepler's.
 PROFILES = ("spec", "vepler")
@@ -227,3 +244,27 @@ def cache_dir() -> Path:
     if configured:
         return Path(configured).expanduser()
     return Path(platformdirs.user_cache_dir("propertykit", appauthor=False))
+
+
+def lock_lease() -> float:
+    """Seconds a batch's team lock outlives a holder that stopped renewing it.
+
+    ``PROPERTYKIT_LOCK_LEASE`` if set (a positive number of seconds), else 30.
+
+    Examples
+    --------
+    >>> lock_lease()
+    30.0
+    """
+    configured = os.environ.get(ENV_LOCK_LEASE, "").strip()
+    if not configured:
+        return DEFAULT_LOCK_LEASE
+    try:
+        lease = float(configured)
+    except ValueError:
+        lease = 0.0
+    if not 0 < lease < float("inf"):
+        from propertykit.errors import ConfigError
+
+        raise ConfigError(f"{ENV_LOCK_LEASE} must be a positive number of seconds")
+    return lease

@@ -12,6 +12,8 @@
     │                          broken paging); never retried, never cached
     ├── ResponseTooLarge       a body past ``max_body_bytes`` once decoded; reading stopped
     ├── PurchaseUncertain      a title-deed purchase whose outcome could not be established
+    ├── CacheUnavailable       the cache cannot be reached or read (Redis down, a damaged file):
+    │                          names it (.cache, never a password); nothing more was sent
     └── ApiError               the service answered 4xx/5xx (.status_code .body .code .message ...)
         ├── AuthenticationError      401  missing or invalid key
         ├── InsufficientCredit       402  too little credit; add credit and run again
@@ -22,9 +24,10 @@
         └── ServerError              5xx
 
 Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
-(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read) and
-``ServiceDegraded`` (health says ``degraded``). ``ServiceUnhealthy`` is raised by ``health()``
-when the service says it is ``unhealthy``.
+(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read),
+``ServiceDegraded`` (health says ``degraded``) and ``MissingIdsWarning`` (ids that returned no
+record). ``ServiceUnhealthy`` is raised by ``health()`` when the service says it is
+``unhealthy``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
@@ -45,11 +48,13 @@ __all__ = [
     "AuthenticationError",
     "BadResponse",
     "BudgetExceeded",
+    "CacheUnavailable",
     "ConfigError",
     "DailyCapReached",
     "GeometryWarning",
     "InsufficientCredit",
     "InvalidInput",
+    "MissingIdsWarning",
     "NetworkError",
     "NotCached",
     "NotFound",
@@ -116,6 +121,15 @@ class GeometryWarning(PropertyKitWarning):
 class NotRecordsWarning(PropertyKitWarning):
     """Items of the service's list of records that are not records (JSON objects) were left
     out; the message counts them and shows one."""
+
+
+class MissingIdsWarning(PropertyKitWarning):
+    """Some of the ids asked for returned no record (unknown to the service, or withdrawn).
+
+    Given once per lookup; the message counts them and names a few, and the frame lists them all
+    in ``df.attrs["missing_ids"]`` (a tuple, in the order asked). Turn it into an error with
+    ``warnings.simplefilter("error", pk.MissingIdsWarning)``.
+    """
 
 
 class ConfigError(PropertyKitError):
@@ -191,6 +205,27 @@ class PurchaseUncertain(PropertyKitError):
     def __init__(self, message: str, *, title_number: str) -> None:
         super().__init__(message)
         self.title_number = title_number
+
+
+class CacheUnavailable(PropertyKitError):
+    """The cache cannot be reached or read: a Redis server down or gone mid-call, a cache file
+    that is not a database or is damaged.
+
+    Nothing more is sent once it is raised: an answer that cannot be stored would be paid for
+    again. ``cache`` names the cache (``redis://host:port/db`` without user or password, or the
+    file's path); the message says what to do. Answers stored before it happened stay free.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> error = CacheUnavailable("Redis is gone", cache="redis://cache:6379/0")
+    >>> pickle.loads(pickle.dumps(error)).cache  # as a Dask worker's error reaches the client
+    'redis://cache:6379/0'
+    """
+
+    def __init__(self, message: str, *, cache: str = "") -> None:
+        super().__init__(message)
+        self.cache = cache
 
 
 class ApiError(PropertyKitError):

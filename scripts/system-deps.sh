@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages some tests need, when they are missing and we run as root.
 # Elsewhere those tests skip with a reason; under CI=true they must run, so a failure here is fatal.
+#   chromium       browser tests, static image export (Kaleido) and the PDF report (Playwright)
+#   redis-server   the team cache
+#   poppler-utils  pdftoppm/pdfinfo: the PDF report's pages rendered and checked
 set -euo pipefail
 need=()
 for pkg in "$@"; do

@@ -2,8 +2,9 @@
 
 ``lint-imports`` (run by ``make check``) enforces the arrows between layers; these tests check
 what it cannot: that the contract itself catches a wrong-way import, that no layer reaches into
-another layer's modules past its ``__init__``, and that every name of the public API contract
-still imports after the move into layers.
+another layer's modules past its ``__init__``, that no modules import each other in a circle
+(imports made only for type checking or inside functions count too), and that every name of the
+public API contract still imports after the move into layers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pandas as pd
 import pytest
 
@@ -55,6 +57,55 @@ def test_no_layer_imports_past_another_layers_init() -> None:
             if submodule.exists():  # a module inside another layer, not a name of its __init__
                 reached_in.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     assert reached_in == []
+
+
+def module_circles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Groups of modules that import each other, directly or through others (Tarjan's SCCs)."""
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = lowest[module] = len(order)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported not in order:
+                visit(imported)
+                lowest[module] = min(lowest[module], lowest[imported])
+            elif imported in on_stack:
+                lowest[module] = min(lowest[module], order[imported])
+        if lowest[module] == order[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1 or graph.direct_import_exists(importer=module, imported=module):
+                circles.append(sorted(group))
+
+    for module in sorted(graph.modules):
+        if module not in order:
+            visit(module)
+    return circles
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    graph = grimp.build_graph("propertykit", cache_dir=None)
+    # before: client.client -> client.portable -> client.client, client.client -> client.replay
+    # -> client.client (one only for type checking, one inside a function)
+    assert module_circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle_through_a_third_module() -> None:
+    graph = grimp.ImportGraph()
+    for importer, imported in [("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")]:
+        graph.add_import(importer=importer, imported=imported)
+    assert module_circles(graph) == [["p.a", "p.b", "p.c"]]
 
 
 def _copy_for_lint(tmp_path: Path) -> Path:
@@ -117,6 +168,7 @@ def test_every_name_of_the_public_api_contract_imports() -> None:
         "DailyCapReached",
         "ServerError",
         "PurchaseUncertain",
+        "CacheUnavailable",
     ):
         assert issubclass(getattr(pk, error), pk.PropertyKitError), error
     assert pk.PartialResult is not None

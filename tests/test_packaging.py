@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 #: conda-forge names that differ from PyPI's.
-CONDA_TO_PYPI = {"redis-py": "redis"}
+CONDA_TO_PYPI = {"redis-py": "redis", "python-kaleido": "kaleido"}
 
 
 def _requirement(line: str) -> tuple[str, str]:

@@ -10,7 +10,14 @@ import argparse
 from pathlib import Path
 
 from propertykit.config import cache_dir
-from propertykit.wire import CACHE_FILE_NAME, clear_derived, describe_cache, open_sqlite_cache
+from propertykit.errors import CacheUnavailable
+from propertykit.wire import (
+    CACHE_FILE_NAME,
+    clear_derived,
+    describe_cache,
+    open_cache_file,
+    remove_cache_file,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +41,14 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"No cache at {path}")
         return 0
-    cache = open_sqlite_cache(path)
+    try:
+        cache = open_cache_file(path)
+    except CacheUnavailable:
+        if args.action != "clear":
+            raise
+        for removed in remove_cache_file(path):  # asked for: a file that cannot be read goes
+            print(f"Removed {removed}, which could not be read as a cache")
+        return 0
     try:
         if args.action == "clear":
             entries = len(cache.responses)

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from propertykit.cli.words import plural
 from propertykit.deeds import Journal, as_rows
 
 _COLUMNS = ("intent_at", "title_number", "money_state", "status", "idempotency_key", "service")
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     open_count = sum(record.is_open for record in records)
     if open_count:
         print(
-            f"\n{open_count} purchase(s) of unknown outcome: buy the same title again with "
+            f"\n{plural(open_count, 'purchase')} of unknown outcome: buy the same title again with "
             "propertykit, which asks purchase-status before sending anything.",
             file=sys.stderr,
         )

@@ -2,7 +2,8 @@
 
 Starts a sandbox (no key, no network), looks up a few hundred properties, writes the HTML report,
 prints what it cost, then does it all again from a new client on the same on-disk cache to show
-that the second run sends no request and spends no credit.
+that the second run sends no request and spends no credit. The report written last counts the
+whole demo: the requests and credits of both runs.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.cli.report import fetch_frame
+from propertykit.cli.report import fetch_frame, say_missing
+from propertykit.cli.words import plural
 from propertykit.client import Client
 from propertykit.views import write_report
 
@@ -40,22 +42,32 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with sandbox.serve(seed=args.seed, latency=args.latency) as sb:
         latency_ms = args.latency * 1000
-        print(f"Sandbox at {sb.url}: {args.properties} properties, {latency_ms:.0f} ms latency")
+        print(f"propertykit: using the local sandbox (made-up data, seed {args.seed})")
+        wanted = plural(args.properties, "property", "properties")
+        print(f"Sandbox at {sb.url}: {wanted}, {latency_ms:.0f} ms latency")
         ids = "\n".join(sb.location_ids[: args.properties])
+        spent = {"requests_sent": 0, "cache_hits": 0, "billable_requests": 0}
         for run_number in (1, 2):
             charged_before = sb.credits_charged
             started = time.perf_counter()
             with Client(sb.api_key, sb.url, cache=cache, progress=False) as client:
                 df = fetch_frame(client, ids)
+                say_missing(df)
+                runs = "the demo's first run" if run_number == 1 else "both runs of the demo"
+                for name in spent:  # the footer counts the whole demo, both runs
+                    spent[name] += getattr(client.usage, name)
                 path = write_report(
                     df,
                     out / "report.html",
                     title="propertykit demo report",
-                    usage=client.usage,
-                    source=f"the propertykit sandbox (seed {args.seed})",
+                    usage=dict(spent),
+                    source=f"the propertykit sandbox (seed {args.seed}); usage counts {runs}",
                 )
                 seconds = time.perf_counter() - started
-                print(f"\nRun {run_number}: {len(df):,} properties in {seconds:.2f} s")
+                print(
+                    f"\nRun {run_number}: {plural(len(df), 'property', 'properties')} "
+                    f"in {seconds:.2f} s"
+                )
                 print(f"  {client.usage}")
                 print(f"  credits charged by the sandbox: {sb.credits_charged - charged_before:,}")
         print(f"\nReport: {path.resolve()}")

@@ -18,7 +18,7 @@ from propertykit.errors import PropertyKitError
 COMMANDS = {
     "demo": "run the main job against the bundled sandbox",
     "sandbox": "serve the local sandbox of the service",
-    "report": "build a self-contained HTML report",
+    "report": "build a self-contained HTML or PDF report",
     "cache": "inspect or clear the HTTP cache",
     "deeds": "show the title-deed purchase journal",
 }

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from propertykit.config import Endpoints
+from propertykit.config import DEADLINE_PER_TIMEOUT, Endpoints
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 from propertykit.wire import RetrySettings
 
@@ -77,6 +77,8 @@ def check_settings(
     check_number("max_retries", max_retries, minimum=0, integer=True)
     check_number("max_wait", max_wait, minimum=0)
     check_number("timeout", timeout, minimum=0, exclusive=True)
+    if deadline is None:  # ten times the timeout: 300 s by default, 10 s with timeout=1
+        deadline = DEADLINE_PER_TIMEOUT * float(timeout)  # type: ignore[arg-type]
     check_number("deadline", deadline, minimum=0, exclusive=True)
     check_number("max_body_bytes", max_body, minimum=1, integer=True)
     return RetrySettings(

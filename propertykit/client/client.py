@@ -6,24 +6,27 @@ rate limit, retries, errors, budget, usage) is :mod:`propertykit.wire.transport`
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from requests_cache.backends.base import BaseCache
 
 from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
+from propertykit.client.context import LookupContext
 from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
-from propertykit.client.portable import Portable, portable_settings
-from propertykit.client.profile import resolve_base_url, resolve_endpoints, resolve_key
+from propertykit.client.portable import ClientRecipe, Portable, portable_settings
+from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
+from propertykit.client.purchases import PurchasesMixin
 from propertykit.client.query import QueryMixin
 from propertykit.client.replay import properties_frame, sources_frame
 from propertykit.config import ENV_OFFLINE, Endpoints
@@ -36,18 +39,30 @@ from propertykit.wire import (
     Usage,
     describe_cache_setting,
     open_cache,
+    raising_cache_unavailable,
     redis_connection_of,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from propertykit.deeds import Purchase
-
 __all__ = ["Client"]
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
-class Client(HealthMixin, QueryMixin, Portable):
+
+def _cache_faults_named(method: _Method) -> _Method:
+    """``method``, raising ``CacheUnavailable`` (naming the cache) when the cache fails."""
+
+    @functools.wraps(method)
+    def named(self: Client, *args: Any, **kwargs: Any) -> Any:
+        with raising_cache_unavailable(self._cache_label):
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, named)
+
+
+class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -85,7 +100,8 @@ class Client(HealthMixin, QueryMixin, Portable):
         Seconds to wait for the service on any one connect or read.
     deadline
         Seconds one request may take in all, retries, waits and body reads included, else
-        ``NetworkError`` (default 300; a call of several pages or batches gets it for each).
+        ``NetworkError`` (default ten times ``timeout``: 300 s; a call of several pages or
+        batches gets it for each).
     max_body_bytes
         Cap on a decoded response body (default 256 MiB); past it ``ResponseTooLarge``.
     max_in_flight
@@ -122,7 +138,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         budget_name: str | None = None,
         progress: bool | None = None,
         timeout: float = 30.0,
-        deadline: float = 300.0,
+        deadline: float | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
@@ -132,11 +148,10 @@ class Client(HealthMixin, QueryMixin, Portable):
         _rng: random.Random | None = None,
     ) -> None:
         self._settings = portable_settings(locals())  # what a pickled copy is built from
-        endpoints = resolve_endpoints(profile, endpoints)
-        key = resolve_key(api_key, endpoints)
+        service = resolve_service(api_key, base_url, profile=profile, endpoints=endpoints)
+        endpoints, key, url = service.endpoints, service.api_key, service.base_url
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
-        url = resolve_base_url(base_url, endpoints)
         if offline is None:
             offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
         retry = check_settings(
@@ -175,6 +190,25 @@ class Client(HealthMixin, QueryMixin, Portable):
         )
         self._lookups = Lookups(self._transport, self.endpoints)
 
+    @classmethod
+    def from_recipe(cls, recipe: ClientRecipe) -> Client:
+        """A new client from a recipe (see :meth:`recipe`); the key from ``PROPERTYKIT_API_KEY``.
+
+        Examples
+        --------
+        >>> copy = pk.Client.from_recipe(client.recipe())
+        >>> copy.base_url == client.base_url
+        True
+        >>> copy.close()
+        """
+        return cls(**recipe.settings, progress=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickled client is its recipe: never the key, the session or the cache connection.
+        return (Client.from_recipe, (self.recipe(),))
+
+    query = _cache_faults_named(QueryMixin.query)
+
     # -- housekeeping -----------------------------------------------------------------------------
 
     @property
@@ -189,6 +223,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         """
         return self._transport.usage
 
+    @_cache_faults_named
     def cache_info(self) -> dict[str, Any]:
         """Entries, size on disk (bytes), oldest and newest entry, and path of the cache.
 
@@ -200,6 +235,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         """
         return self._transport.cache_info()
 
+    @_cache_faults_named
     def clear_cache(self) -> None:
         """Delete every cached answer (the next lookups are paid for again).
 
@@ -224,6 +260,7 @@ class Client(HealthMixin, QueryMixin, Portable):
 
     # -- endpoints --------------------------------------------------------------------------------
 
+    @_cache_faults_named
     def property_records(
         self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -246,6 +283,7 @@ class Client(HealthMixin, QueryMixin, Portable):
                 progress=bar,
             )
 
+    @_cache_faults_named
     def source_records(
         self,
         source_ids: str | Iterable[str],
@@ -304,6 +342,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         dry_run: Literal[True],
     ) -> DryRun: ...
 
+    @_cache_faults_named
     def properties(
         self,
         location_ids: str | Iterable[str],
@@ -336,7 +375,7 @@ class Client(HealthMixin, QueryMixin, Portable):
             return self._lookups.plan_properties(
                 self._lookups.property_batches(ids, params), params
             )
-        return properties_frame(self, location_ids, attributes)  # warm cache: bulk, as bytes
+        return properties_frame(self.lookup_context(), location_ids, attributes)
 
     @overload
     def sources(
@@ -360,6 +399,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         dry_run: Literal[True],
     ) -> DryRun: ...
 
+    @_cache_faults_named
     def sources(
         self,
         source_ids: str | Iterable[str],
@@ -378,7 +418,7 @@ class Client(HealthMixin, QueryMixin, Portable):
         --------
         >>> df = client.sources(sb.source_ids[:2], attributes=["address", "epc"])
         >>> df["epc.currentEnergyRating"].tolist()
-        ['C', 'D']
+        ['E', 'D']
         """
         if dry_run:
             ids = validate_ids(source_ids, source=True)
@@ -387,12 +427,13 @@ class Client(HealthMixin, QueryMixin, Portable):
             batches = self._lookups.source_batches(ids, params, page_size, max_results)
             return self._lookups.plan_sources(batches, params, page_size, max_results)
         if max_results is None:  # warm cache: bulk, as bytes (see propertykit.client.replay)
-            return sources_frame(self, source_ids, attributes, page_size)
+            return sources_frame(self.lookup_context(), source_ids, attributes, page_size)
         records = self.source_records(
             source_ids, attributes=attributes, page_size=page_size, max_results=max_results
         )
         return frame(records, money_unit=self.endpoints.money_unit)
 
+    @_cache_faults_named
     def suggest(self, query: str, **params: str | int) -> list[dict[str, Any]]:
         """Search-suggest (rate limited per minute on the client; answers are cached).
 
@@ -413,76 +454,13 @@ class Client(HealthMixin, QueryMixin, Portable):
         records = records_of(body)
         return records if records or not isinstance(body, list) else list(body)
 
-    def buy_title_deed(
-        self, title_number: str, *, buy_again: bool = False, **payload: Any
-    ) -> Purchase:
-        """Buy a title deed, charged at most once (see :mod:`propertykit.deeds.purchase`).
-
-        Every attempt carries the same ``Idempotency-Key``; the intent is written to the journal
-        before sending and the outcome after. A title already bought (per the journal or per
-        purchase-status) is returned as the earlier :class:`~propertykit.deeds.purchase.Purchase`
-        with ``previously_bought=True`` instead of being bought again.
-
-        Parameters
-        ----------
-        title_number
-            The title to buy.
-        buy_again
-            Buy even when the title was bought before (open intents are still resolved first).
-        **payload
-            JSON fields of the purchase request.
-
-        Returns
-        -------
-        Purchase
-            ``status`` ``"delivered"`` or ``"delivering"`` (poll with ``.refresh()`` /
-            ``.wait()``), ``money_state`` ``"charged"``.
-
-        Raises
-        ------
-        ApiError
-            With ``money_state`` ``"charged"`` (do not buy again) or ``"not_charged"``.
-        PurchaseUncertain
-            The outcome could not be established; call again later (it asks first).
-
-        Examples
-        --------
-        >>> purchase = client.buy_title_deed(sb.title_numbers[0])
-        >>> purchase.status, purchase.money_state
-        ('delivered', 'charged')
-        """
-        from propertykit import deeds
-
-        return deeds.buy_title_deed(
-            deeds.HttpPurchaseTransport(self._transport, self.endpoints),
-            deeds.Journal(self.journal),
-            title_number,
-            payload,
-            policy=deeds.RetryPolicy(self._transport.retry, self._transport.rng),
-            buy_again=buy_again,
-            sleep=self._transport.sleep,
-        )
-
-    def purchase_status(self, title_number: str) -> dict[str, Any]:
-        """The raw purchase-status answer for a title (never cached).
-
-        Its shape is not specified by the service; ``money_state`` is read from wherever it is
-        with :func:`propertykit.deeds.purchase.read_money_state`.
-
-        Examples
-        --------
-        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
-        'not_charged'
-        >>> purchase = client.buy_title_deed(sb.title_numbers[1])
-        >>> client.purchase_status(sb.title_numbers[1])["result"]["money_state"]
-        'charged'
-        """
-        from propertykit import deeds
-
-        transport = deeds.HttpPurchaseTransport(self._transport, self.endpoints)
-        return deeds.purchase_status(transport, title_number)
-
     # -- helpers ----------------------------------------------------------------------------------
+
+    def lookup_context(self) -> LookupContext:
+        """What a lookup needs of this client (see :mod:`propertykit.client.context`)."""
+        return LookupContext(
+            self._transport, self._lookups, self.endpoints, self.max_in_flight, self.progress
+        )
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from propertykit.errors import InvalidInput
 
-__all__ = ["ParsedIds", "encode_id", "join_ids", "parse_ids", "validate_ids"]
+__all__ = ["ParsedIds", "encode_id", "id_problem", "join_ids", "parse_ids", "validate_ids"]
 
 #: Separators of the service's comma-separated path segments: never inside an id.
 _FORBIDDEN_IN_ID = frozenset(",/")
@@ -54,7 +54,7 @@ def validate_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
     ['zoopla::1', 'rightmove::2']
     >>> validate_ids("L1,L2", source=False)
     Traceback (most recent call last):
-    propertykit.errors.InvalidInput: Location id 'L1,L2' contains ','
+    propertykit.errors.InvalidInput: Location id 'L1,L2' has “,” in it
     """
     if isinstance(ids, str):
         ids = [ids]
@@ -71,23 +71,56 @@ def validate_ids(ids: str | Iterable[str], *, source: bool) -> list[str]:
             raise InvalidInput(f"Each {kind} must be a string, got {item!r}")
         if not item:
             raise InvalidInput(f"Empty {kind}")
-        if item in _DOT_SEGMENTS:
-            raise InvalidInput(
-                f"{kind.capitalize()} {item!r} is not an id (a URL reads it as a path step)"
-            )
-        forbidden = _FORBIDDEN_IN_ID if source else _FORBIDDEN_IN_LOCATION_ID
-        bad = {ch for ch in item if ch in forbidden or ch.isspace() or not ch.isprintable()}
-        if bad:
-            shown = ", ".join(repr(ch) for ch in sorted(bad))
-            raise InvalidInput(f"{kind.capitalize()} {item!r} contains {shown}")
-        if source:
-            provider, sep, rest = item.partition("::")
-            if not sep or not provider or not rest:
-                raise InvalidInput(f"Source id {item!r} is not of the form <provider>::<id>")
+        problem = id_problem(item, source=source)
+        if problem:
+            raise InvalidInput(f"{kind.capitalize()} {item!r} {problem}")
         seen.setdefault(item, None)
     if not seen:
         raise InvalidInput(f"No {kind}s given")
     return list(seen)
+
+
+#: Characters named in words when an id holds them.
+_CHARACTER_NAMES = {" ": "a space", "\t": "a tab"}
+
+
+def id_problem(item: str, *, source: bool) -> str | None:
+    """Why ``item`` cannot be sent as an id, in plain words (``None``: it can be).
+
+    The one check behind :func:`validate_ids` (which raises with it) and :func:`parse_ids`
+    (which lists it), so the forms refuse exactly what the client refuses.
+
+    Examples
+    --------
+    >>> id_problem("L 2", source=False)
+    'has a space in it'
+    >>> id_problem("rightmove-123", source=True)
+    'is not a source id (written provider::id, such as rightmove::123)'
+    >>> id_problem("L00000001", source=False) is None
+    True
+    """
+    if item in _DOT_SEGMENTS:
+        return "is not an id (a web address reads it as a step in the path)"
+    forbidden = _FORBIDDEN_IN_ID if source else _FORBIDDEN_IN_LOCATION_ID
+    bad = sorted({ch for ch in item if ch in forbidden or ch.isspace() or not ch.isprintable()})
+    if bad:
+        names = dict.fromkeys(_name_of(ch) for ch in bad)
+        return f"has {' and '.join(names)} in it"
+    if source:
+        provider, sep, rest = item.partition("::")
+        if not sep or not provider or not rest:
+            return "is not a source id (written provider::id, such as rightmove::123)"
+    return None
+
+
+def _name_of(character: str) -> str:
+    if character in _CHARACTER_NAMES:
+        return _CHARACTER_NAMES[character]
+    if character.isspace():
+        return "a blank character"
+    if not character.isprintable():
+        return "a control character"
+    return f"“{character}”"
 
 
 #: Ids that need no check beyond this and no percent-encoding (one per line, for a whole list).
@@ -142,7 +175,8 @@ class ParsedIds:
     location_ids, source_ids
         The valid ids of each kind.
     invalid
-        ``(id, reason)`` for every id that cannot be sent.
+        ``(id, reason)`` for every id that cannot be sent; the reason is a sentence in plain
+        words that names the id (``“L 2” has a space in it``).
     """
 
     location_ids: list[str] = field(default_factory=list)
@@ -176,14 +210,12 @@ def parse_ids(text: str) -> ParsedIds:
             continue
         seen.add(item)
         is_source = "::" in item
-        try:
-            validate_ids([item], source=is_source)
-        except InvalidInput as exc:
-            parsed.invalid.append((item, str(exc)))
-            continue
-        if not is_source and ":" in item:
-            reason = f"Id {item!r} has a single ':'; a source id is written <provider>::<id>"
-            parsed.invalid.append((item, reason))
+        problem = id_problem(item, source=is_source)
+        if problem:
+            parsed.invalid.append((item, f"“{item}” {problem}"))
+        elif not is_source and ":" in item:
+            reason = "has a single “:” (a source id is written provider::id, with two)"
+            parsed.invalid.append((item, f"“{item}” {reason}"))
         elif is_source:
             parsed.source_ids.append(item)
         else:

@@ -15,15 +15,14 @@ not carried - put it in a ``redis://`` address you pass yourself).
 
 from __future__ import annotations
 
-import atexit
 import threading
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from propertykit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from propertykit.client.client import Client
     from propertykit.config import Endpoints
     from propertykit.wire import Transport
 
@@ -44,8 +43,7 @@ _PORTABLE = (
     "journal",
 )
 
-_shared: dict[ClientRecipe, Client] = {}
-_shared_lock = threading.Lock()
+_naming_lock = threading.Lock()
 
 
 def portable_settings(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -77,39 +75,10 @@ class ClientRecipe:
         """The ``pk.Client`` keyword arguments (no key: it comes from the environment)."""
         return dict(self.items)
 
-    def build(self) -> Client:
-        """A new client from these settings; the key from ``PROPERTYKIT_API_KEY``."""
-        from propertykit.client.client import Client
-
-        return Client(**self.settings, progress=False)
-
-    def shared(self) -> Client:
-        """One client per process for these settings (a Dask worker's tasks share its pool)."""
-        try:
-            hash(self)
-        except TypeError:  # a setting that cannot be a key (e.g. a dict): no sharing
-            return self.build()
-        with _shared_lock:
-            client = _shared.get(self)
-            if client is None:
-                client = _shared[self] = self.build()
-            return client
-
-
-@atexit.register
-def _close_shared() -> None:
-    with _shared_lock:
-        for client in _shared.values():
-            client.close()
-        _shared.clear()
-
-
-def _rebuild(recipe: ClientRecipe) -> Client:
-    return recipe.build()
-
 
 class Portable:
-    """Pickling, ``repr`` and :meth:`describe` of ``pk.Client``, none of which shows the key."""
+    """The recipes a copy of ``pk.Client`` is built from (``Client.__reduce__`` pickles one),
+    its ``repr`` and :meth:`describe`: none of them shows the key."""
 
     _settings: dict[str, Any]
     _cache_label: str
@@ -135,8 +104,49 @@ class Portable:
         settings.update(base_url=self.base_url, offline=self.offline, endpoints=self.endpoints)
         return ClientRecipe(tuple(sorted(settings.items())))
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.recipe(),))
+    def cluster_recipe(self) -> ClientRecipe:
+        """The recipe for copies that run side by side (Dask workers): one ``budget`` for all.
+
+        A client with ``budget=`` but no ``budget_name=`` gets a name made for it the first time
+        (``"shared-"`` and 12 random hex digits, kept by the client and shown by
+        :meth:`describe`), so its copies draw from one count in the shared cache: a Redis
+        counter, or a file beside the SQLite cache. That count is what the budget had left at
+        that moment; this client's own later lookups keep counting on their own.
+
+        Raises
+        ------
+        ConfigError
+            A budget with a cache the copies cannot share (``cache=False``).
+
+        Examples
+        --------
+        >>> careful = pk.Client(sb.api_key, sb.url, cache="shared.sqlite", budget=5)
+        >>> careful.cluster_recipe().settings["budget_name"].startswith("shared-")
+        True
+        >>> careful.describe()["budget_name"] == careful.cluster_recipe().settings["budget_name"]
+        True
+        >>> careful.close()
+        """
+        if self._settings.get("budget") is not None and self._settings.get("budget_name") is None:
+            with _naming_lock:
+                if self._settings.get("budget_name") is None:
+                    self._name_budget()
+        return self.recipe()
+
+    def _name_budget(self) -> None:
+        from propertykit.wire import redis_connection_of
+
+        cache = self._transport.cache
+        shared = redis_connection_of(cache) is not None or (
+            str(getattr(cache, "db_path", ":memory:")) != ":memory:"
+        )
+        if not shared:
+            raise ConfigError(
+                "A budget on a cluster is shared by the workers through the cache, and this "
+                "client has none they can reach: pass cache= as a path or a redis:// address"
+            )
+        left = max(0, int(self._settings["budget"]) - self._transport.usage.billable_requests)
+        self._settings.update(budget=left, budget_name=f"shared-{uuid.uuid4().hex[:12]}")
 
     def describe(self) -> dict[str, Any]:
         """What this client is, as plain values for a log or a dashboard: never the key.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from propertykit.client.arguments import check_paging
 from propertykit.client.envelope import check_envelope, next_offset, read_page
-from propertykit.client.query_input import check_area, check_filters
+from propertykit.client.query_input import check_area, check_filters, check_sort_field
 from propertykit.config import Endpoints
 from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
 from propertykit.frames import frame
@@ -58,9 +58,7 @@ def query_body(
             )
     body: dict[str, Any] = {"area": check_area(area), "query": check_filters(filters)}
     if sort_by is not None:
-        if not isinstance(sort_by, str) or not sort_by.strip():
-            raise InvalidInput(f"sortBy must be a field name, got {sort_by!r}")
-        body["sortBy"] = sort_by
+        body["sortBy"] = check_sort_field(sort_by)
     if sort_order is not None:
         if sort_order not in _SORT_ORDERS:
             raise InvalidInput(f"sortOrder must be 'asc' or 'desc', got {sort_order!r}")

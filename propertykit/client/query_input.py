@@ -10,7 +10,8 @@
 
 Filters carry the service's own names and are sent as given in the body's ``query`` object; an
 unknown name, a value of the wrong kind, or a minimum above its maximum raises
-:class:`~propertykit.errors.InvalidInput`.
+:class:`~propertykit.errors.InvalidInput`, as do an unknown tag and an unknown ``sortBy`` field:
+the same requests the service (and the sandbox) answer with 400, refused before they are paid for.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ __all__ = [
     "AREA_TYPES",
     "FILTERS",
     "RANGE_FILTERS",
+    "SORT_FIELDS",
+    "TAGS",
     "check_area",
     "check_filters",
+    "check_sort_field",
 ]
 
 AREA_TYPES = ("postcode", "outcode", "point", "polygon", "multipolygon")
@@ -51,6 +55,11 @@ _TEXT_LISTS = (
 )
 #: Every filter name the query endpoint is documented to take in its ``query`` object.
 FILTERS = (*_NUMBERS, *_INT_LISTS, *_TEXT_LISTS, "tags")
+#: The tags of a record (``tags`` in the service interface), which ``tags={...}`` may name.
+TAGS = ("newBuild", "chainFree", "auction", "sharedOwnership", "retirement", "cashBuyersOnly",
+        "investment")  # fmt: skip
+#: The fields the area query can be sorted by (``sortBy``).
+SORT_FIELDS = ("price", "rent", "beds", "baths", "yearBuilt", "floorArea", "lastUpdated")
 
 _POSTCODE = re.compile(r"^[A-Z]{1,2}[0-9][A-Z0-9]? ?[0-9][A-Z]{2}$", re.I)
 _OUTCODE = re.compile(r"^[A-Z]{1,2}[0-9][A-Z0-9]?$", re.I)
@@ -187,6 +196,9 @@ def check_filters(filters: Mapping[str, object]) -> dict[str, Any]:
                 isinstance(k, str) and isinstance(v, bool) for k, v in value.items()
             ):
                 raise _fail(f"tags must be a dict of tag name to True/False, got {value!r}")
+            unknown_tags = [tag for tag in value if tag not in TAGS]
+            if unknown_tags:
+                raise _fail(f"Unknown tag {unknown_tags[0]!r}; the service has: {', '.join(TAGS)}")
             query[name] = dict(value)
     for low, high in RANGE_FILTERS:
         if low in query and high in query and float(query[low]) > float(query[high]):
@@ -206,3 +218,23 @@ def _list_of(name: str, value: object, kind: type) -> list[Any]:
     if not items or not good:
         raise _fail(f"{name} must be a non-empty list of {kind.__name__}, got {value!r}")
     return items
+
+
+def check_sort_field(sort_by: object) -> str:
+    """``sort_by`` if the service can sort by it; :class:`InvalidInput` naming the choices.
+
+    Examples
+    --------
+    >>> check_sort_field("price")
+    'price'
+    >>> check_sort_field("cost")
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: Unknown sortBy field 'cost'; the service sorts by: price, \
+rent, beds, baths, yearBuilt, floorArea, lastUpdated
+    """
+    if not isinstance(sort_by, str) or sort_by not in SORT_FIELDS:
+        raise _fail(
+            f"Unknown sortBy field {sort_by!r}; the service sorts by: {', '.join(SORT_FIELDS)}"
+        )
+    return sort_by

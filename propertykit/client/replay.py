@@ -36,6 +36,7 @@ from propertykit.client.bulk import Batch, run_batches
 from propertykit.client.envelope import Page, read_page
 from propertykit.client.envelope_variants import TOTAL_KEYS
 from propertykit.client.ids import validate_ids
+from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
 from propertykit.frames import frame
@@ -54,8 +55,7 @@ from propertykit.wire import CachedAnswer, cached_answers, kept_payloads, store_
 if TYPE_CHECKING:
     import pandas as pd
 
-    from propertykit.client.client import Client
-    from propertykit.client.lookups import Lookups
+    from propertykit.client.context import LookupContext
 
 __all__ = ["properties_frame", "sources_frame"]
 
@@ -128,24 +128,25 @@ def _more_by_total(count: int, offset: Any, totals: list[Any]) -> bool:
 
 
 def properties_frame(
-    client: Client, location_ids: str | Iterable[str], attributes: Iterable[str] | None
+    context: LookupContext, location_ids: str | Iterable[str], attributes: Iterable[str] | None
 ) -> pd.DataFrame:
     """``client.properties(location_ids, attributes=...)``: cached bodies first, then the rest."""
     ids = validate_ids(location_ids, source=False)
-    params = attribute_params(client.endpoints, attributes)
-    lookups = client._lookups
+    params = attribute_params(context.endpoints, attributes)
+    lookups = context.lookups
     batches = lookups.property_batches(ids, params)
-    return _replayed(
-        client,
+    df = _replayed(
+        context,
         batches,
         lambda batch: params,
         lambda batch: lookups.fetch_properties(batch, params),
         endpoint="properties",
     )
+    return note_missing_ids(df, ids, by_location=True)  # said, never silent
 
 
 def sources_frame(
-    client: Client,
+    context: LookupContext,
     source_ids: str | Iterable[str],
     attributes: Iterable[str] | None,
     page_size: int | None,
@@ -153,32 +154,33 @@ def sources_frame(
     """``client.sources(source_ids, ...)`` without ``max_results``: cached first pages first."""
     ids = validate_ids(source_ids, source=True)
     check_paging(page_size, None)
-    base = attribute_params(client.endpoints, attributes)
-    lookups: Lookups = client._lookups
+    base = attribute_params(context.endpoints, attributes)
+    lookups = context.lookups
     batches = lookups.source_batches(ids, base, page_size, None)
     first = lookups.page_params(base, 0, page_size, None, 0) or {}
-    return _replayed(
-        client,
+    df = _replayed(
+        context,
         batches,
         lambda batch: first,
         lambda batch: lookups.fetch_sources(batch, base, page_size, None),
         endpoint="sources",
     )
+    return note_missing_ids(df, ids, by_location=False)  # said, never silent
 
 
 def _replayed(
-    client: Client,
+    context: LookupContext,
     batches: list[Batch],
     params_of: Callable[[Batch], Mapping[str, Any]],
     fetch: Callable[[Batch], list[Record]],
     *,
     endpoint: str,
 ) -> pd.DataFrame:
-    transport = client._transport
-    money_unit = client.endpoints.money_unit
+    transport = context.transport
+    money_unit = context.endpoints.money_unit
     offline = transport.offline
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
-    with progress_bar(len(batches), endpoint, show=client.progress) as bar:
+    with progress_bar(len(batches), endpoint, show=context.progress) as bar:
         with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
             kept = kept_payloads(transport.session, wanted, form=format_name(), offline=offline)
             shares = [share for share in kept if share is not None]
@@ -222,7 +224,7 @@ def _replayed(
             return page.records
 
         records = run_batches(
-            batches, fetch_or_replay, max_in_flight=client.max_in_flight, progress=bar
+            batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
         )
     df = frame(records, money_unit=money_unit)
     if fetched and not odd:  # keep them all as read, for re-runs (never paged ones)

@@ -12,6 +12,8 @@ objects: Dask's automatic conversion of object columns to text is switched off f
 
 from __future__ import annotations
 
+import atexit
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,13 +22,16 @@ import dask.dataframe as dd
 import pandas as pd
 
 from propertykit.client import Client, ClientRecipe, validate_ids
-from propertykit.errors import ConfigError, InvalidInput
+from propertykit.errors import InvalidInput
 from propertykit.frames import frame
 
-__all__ = ["DEFAULT_BATCHES_PER_PARTITION", "properties", "sources"]
+__all__ = ["DEFAULT_BATCHES_PER_PARTITION", "properties", "sources", "worker_client"]
 
 #: Batches in one partition unless ``partition_size`` says otherwise (1,000 ids at 50 a batch).
 DEFAULT_BATCHES_PER_PARTITION = 20
+
+_worker_clients: dict[ClientRecipe, Client] = {}
+_worker_lock = threading.Lock()
 
 
 def properties(
@@ -112,12 +117,9 @@ def _frame_of(
         raise InvalidInput(f"client must be a pk.Client, got {type(client).__name__}")
     batch_size = client.endpoints.batch_size
     size = _partition_size(partition_size, batch_size)
-    if client.describe()["budget"] is not None and client.describe()["budget_name"] is None:
-        raise ConfigError(
-            "A budget on a cluster must be shared by the workers: give the client a "
-            "budget_name= (with a Redis cache, or a SQLite cache on one machine)"
-        )
-    recipe = client.recipe()  # the key stays here: workers read it from their environment
+    # The key stays here: workers read it from their environment. A budget is shared by them
+    # all, under the client's budget_name or one made for it (see Client.cluster_recipe).
+    recipe = client.cluster_recipe()
     chunks = [tuple(ids[start : start + size]) for start in range(0, len(ids), size)]
     meta = empty_frame()
     with dask.config.set({"dataframe.convert-string": False}):
@@ -156,17 +158,44 @@ def _partition_size(partition_size: int | None, batch_size: int) -> int:
     return partition_size
 
 
+def worker_client(recipe: ClientRecipe) -> Client:
+    """One client per worker process for a recipe: the worker's tasks share its connections.
+
+    Examples
+    --------
+    >>> worker_client(client.cluster_recipe()) is worker_client(client.cluster_recipe())
+    True
+    """
+    try:
+        hash(recipe)
+    except TypeError:  # a setting that cannot be a key (e.g. a dict): no sharing
+        return Client.from_recipe(recipe)
+    with _worker_lock:
+        built = _worker_clients.get(recipe)
+        if built is None:
+            built = _worker_clients[recipe] = Client.from_recipe(recipe)
+        return built
+
+
+@atexit.register
+def _close_worker_clients() -> None:
+    with _worker_lock:
+        for built in _worker_clients.values():
+            built.close()
+        _worker_clients.clear()
+
+
 def _fetch_properties(
     chunk: tuple[str, ...], *, recipe: ClientRecipe, options: dict[str, Any]
 ) -> pd.DataFrame:
-    client = recipe.shared()
+    client = worker_client(recipe)
     return _conform(client.properties(list(chunk), attributes=options["attributes"]))
 
 
 def _fetch_sources(
     chunk: tuple[str, ...], *, recipe: ClientRecipe, options: dict[str, Any]
 ) -> pd.DataFrame:
-    client = recipe.shared()
+    client = worker_client(recipe)
     attributes, page_size = options["attributes"], options["page_size"]
     return _conform(client.sources(list(chunk), attributes=attributes, page_size=page_size))
 

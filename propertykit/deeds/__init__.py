@@ -11,12 +11,14 @@ May import: ``wire`` (the one session, retry settings) and core. Never ``client`
 from __future__ import annotations
 
 from propertykit.deeds.decisions import RetryPolicy, read_delivery_status, read_money_state
+from propertykit.deeds.earlier import EarlierPurchase, find_earlier_purchase
 from propertykit.deeds.flow import buy_title_deed, check_title_number, purchase_status
 from propertykit.deeds.journal import Journal, PurchaseRecord, as_rows
 from propertykit.deeds.purchase import Purchase
 from propertykit.deeds.transport import HttpPurchaseTransport, NotAnswered, PurchaseTransport, Sent
 
 __all__ = [
+    "EarlierPurchase",
     "HttpPurchaseTransport",
     "Journal",
     "NotAnswered",
@@ -28,6 +30,7 @@ __all__ = [
     "as_rows",
     "buy_title_deed",
     "check_title_number",
+    "find_earlier_purchase",
     "purchase_status",
     "read_delivery_status",
     "read_money_state",

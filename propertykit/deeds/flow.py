@@ -56,6 +56,7 @@ from propertykit.errors import (
     ApiError,
     DailyCapReached,
     InvalidInput,
+    NotFound,
     PropertyKitError,
     PurchaseUncertain,
 )
@@ -153,22 +154,27 @@ def check_payload(payload: Mapping[str, Any] | None) -> dict[str, Any]:
 def check_title_number(title_number: object) -> str:
     """The title number, or :class:`~propertykit.errors.InvalidInput` before anything is sent.
 
+    HM Land Registry title numbers are letters and digits (``NGL123456``, ``ST100020``); anything
+    else is refused here, in words a form can show as they are.
+
     Examples
     --------
     >>> check_title_number("NGL123456")
     'NGL123456'
-    """
-    if not isinstance(title_number, str) or not title_number.strip():
-        raise InvalidInput(f"A title number must be a non-empty string, got {title_number!r}")
-    if title_number in (".", ".."):
+    >>> check_title_number("bad title!")
+    Traceback (most recent call last):
+    propertykit.errors.InvalidInput: “bad title!” is not a title number: title numbers are letters and digits only, such as NGL123456.
+    """  # noqa: E501
+    if not isinstance(title_number, str):
         raise InvalidInput(
-            f"Title number {title_number!r} is not a title number (a URL reads it as a path step)"
+            f"A title number is text, such as NGL123456, not a {type(title_number).__name__}."
         )
-    if title_number != title_number.strip() or any(
-        ch in "/?#," or not ch.isprintable() for ch in title_number
-    ):
+    if not title_number.strip():
+        raise InvalidInput("Type a title number, such as NGL123456.")
+    if not (title_number.isascii() and title_number.isalnum()) or len(title_number) > 20:
         raise InvalidInput(
-            f"Title number {title_number!r} contains spaces, control characters or separators"
+            f"“{title_number}” is not a title number: title numbers are letters and digits only, "
+            "such as NGL123456."
         )
     return title_number
 
@@ -464,6 +470,8 @@ def _explain(failure: PropertyKitError | None, decision: Raise, title: str) -> P
             f"be delivered; check client.purchase_status({title!r}) and contact the service's "
             "support with this error if it does not arrive"
         )
+    elif isinstance(failure, NotFound):  # trying again later would not help
+        hint = f"Your account was NOT charged: title {title} does not exist (check the number)"
     else:
         hint = f"Your account was NOT charged for title {title}; it is safe to try again later"
     if isinstance(failure, ApiError):

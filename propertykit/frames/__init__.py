@@ -7,7 +7,8 @@ refuses, a field or leaf at a time through the lenient rules of
 :mod:`~propertykit.frames.coercion`, which coerce a value or count it, warn and keep it raw for
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
-the sales and EPC tables; :func:`in_major_units` rescales a frame served in pence to pounds (a
+the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
+lodgement; :func:`in_major_units` rescales a frame served in pence to pounds (a
 copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run
 need not parse them again (the client's replay imports it by that name).
 
@@ -17,6 +18,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 from __future__ import annotations
 
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
+from propertykit.frames.epc_over_time import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.tables import (
     COLUMNS,
@@ -35,13 +37,16 @@ __all__ = [
     "COLUMNS",
     "EPC_COLUMNS",
     "EPC_RATINGS",
+    "EPC_TREND_MIN_COUNT",
     "MINOR_PER_MAJOR",
     "PENCE_MEDIAN_THRESHOLD",
     "SALES_COLUMNS",
     "TAX_BANDS",
+    "EpcTrendWarning",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
     "epc_table",
+    "epc_trend",
     "explode_sales",
     "frame",
     "in_major_units",

@@ -29,6 +29,7 @@ from propertykit.frames.coercion import Sink
 from propertykit.frames.extras import ordered, read_extras
 from propertykit.frames.schema import (
     ARROW_ERRORS,
+    EPC_RATINGS,
     KINDS,
     KNOWN,
     RECORD_FIELDS,
@@ -38,6 +39,7 @@ from propertykit.frames.schema import (
 )
 
 __all__ = [
+    "EPC_RATINGS",
     "RECORD_FIELDS",
     "RECORD_TYPE",
     "Field",

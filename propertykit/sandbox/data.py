@@ -23,7 +23,8 @@ title number       Land Registry office prefix + 6 digits  ``NGL100042``
 
 Money is in whole pounds (GBP); rents are per calendar month. Dates in ``saleHistory`` and
 ``epc`` are ``YYYY-MM-DD``; date-times are ISO 8601 with ``Z``. Data is anchored to
-:data:`REFERENCE_DATE`, not the wall clock, so it never changes between runs.
+:data:`REFERENCE_DATE`, not the wall clock, so it never changes between runs. EPC certificates
+improve over the years they were lodged in a known way (:mod:`propertykit.sandbox.epc_drift`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from propertykit.sandbox.epc_drift import draw_certificate, energy_rating
+from propertykit.sandbox.prices import sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
     BAND_RATIOS,
@@ -74,20 +77,6 @@ PROVIDERS = ("rightmove", "zoopla", "onthemarket", "epc")
 # Cumulative weights of PROPERTY_TYPES, to draw one with a single bisect.
 _TYPE_WEIGHTS = tuple(t[1] for t in PROPERTY_TYPES)
 _TYPE_CUMULATIVE = tuple(sum(_TYPE_WEIGHTS[: i + 1]) for i in range(len(PROPERTY_TYPES)))
-
-
-def energy_rating(efficiency: int) -> str:
-    """The EPC letter for an energy-efficiency score (A >= 92 ... G <= 20).
-
-    Examples
-    --------
-    >>> energy_rating(75)
-    'C'
-    """
-    for letter, lowest in (("A", 92), ("B", 81), ("C", 69), ("D", 55), ("E", 39), ("F", 21)):
-        if efficiency >= lowest:
-            return letter
-    return "G"
 
 
 def location_id(index: int) -> str:
@@ -228,13 +217,6 @@ def _iso_datetime(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds") + "Z"
 
 
-def _add_years(day: date, years: int) -> date:
-    try:
-        return day.replace(year=day.year + years)
-    except ValueError:  # 29 February
-        return day.replace(year=day.year + years, day=28)
-
-
 def _nearest(value: float, step: int) -> int:
     """``value`` rounded to a multiple of ``step`` (faster than ``round(value, -n)``)."""
     return int(value / step + 0.5) * step
@@ -254,28 +236,6 @@ def _boundary(rng: random.Random, lat: float, lng: float, area: float) -> dict[s
         ring.append([lng + (x * cos - y * sin) * per_lng, lat + (x * sin + y * cos) * per_lat])
     ring.append(list(ring[0]))
     return {"type": "Polygon", "coordinates": [ring]}
-
-
-def _sale_history(
-    rand: Callable[[], float], value_now: float, growth: float, year_built: int | None, kind: str
-) -> list[dict[str, Any]]:
-    first = date(max(year_built or 1995, 1995), 1, 1).toordinal()
-    span = _REFERENCE_ORDINAL - first
-    days = sorted(first + int(rand() * span) for _ in range(int(rand() * 5)))
-    history = []
-    for position, ordinal in enumerate(days):
-        years_ago = (_REFERENCE_ORDINAL - ordinal) / 365.25
-        price = value_now / (1 + growth) ** years_ago * (0.9 + rand() * 0.2)
-        day = date.fromordinal(ordinal)
-        history.append(
-            {
-                "date": day.isoformat(),
-                "price": _nearest(price, 100),
-                "propertyType": kind,
-                "newBuild": position == 0 and year_built is not None and day.year - year_built <= 1,
-            }
-        )
-    return history
 
 
 def _address(rand: Callable[[], float], town: Town, is_flat: bool) -> dict[str, str]:
@@ -327,25 +287,6 @@ def _market_status(
     }
 
 
-def _epc(rand: Callable[[], float], year_built: int | None, is_flat: bool) -> dict[str, Any]:
-    built = year_built or 1950
-    if built >= 2012:
-        current = 80 + int(rand() * 14)
-    else:
-        current = int(40 + (built - 1850) * 0.2 + (rand() - 0.5) * 44 + (5 if is_flat else 0))
-    current = max(1, min(100, current))
-    potential = min(100, current + int(rand() * 28))
-    valid_from = date.fromordinal(_REFERENCE_ORDINAL - 30 - int(rand() * 3600))
-    return {
-        "currentEnergyRating": energy_rating(current),
-        "potentialEnergyRating": energy_rating(potential),
-        "currentEnergyEfficiency": current,
-        "potentialEnergyEfficiency": potential,
-        "validFrom": valid_from.isoformat(),
-        "validTo": _add_years(valid_from, 10).isoformat(),
-    }
-
-
 def _tenure(rand: Callable[[], float], is_flat: bool) -> dict[str, Any]:
     draw = rand()
     if (is_flat and draw < 0.93) or (not is_flat and draw < 0.06):
@@ -391,7 +332,7 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     rng = _rng(index, seed)
     rand = rng.random
     town = _town_of(rng)
-    base_price, growth = REGION_PRICES[town.region]
+    base_price = REGION_PRICES[town.region][0]
 
     type_position = min(bisect.bisect_left(_TYPE_CUMULATIVE, rand()), len(PROPERTY_TYPES) - 1)
     kind, _, code, subtypes, price_factor, (fewest_beds, most_beds) = PROPERTY_TYPES[type_position]
@@ -410,7 +351,15 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
     estimated_sale = _nearest(value_now, 1000)
     estimated_rent = _nearest(value_now * (0.038 + rand() * 0.02) / 12, 10)
-    history = _sale_history(rand, value_now, growth, year_built, kind)
+    history = sale_history(
+        rand,
+        random.Random(f"propertykit:{seed}:{index}:sales"),
+        value_now=value_now,
+        region=town.region,
+        year_built=year_built,
+        kind=kind,
+        today=REFERENCE_DATE,
+    )
     market_status = _market_status(rand, history)
     asking = _nearest(value_now * (1.0 + rand() * 0.08), 1000)
     rent = _nearest(estimated_rent * (1.0 + rand() * 0.05), 10)
@@ -423,7 +372,13 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
         "currency": "GBP",
     }
 
-    epc = _epc(rand, year_built, is_flat) if rand() >= 0.05 else None
+    epc = None
+    if rand() >= 0.05:
+        # certificates come from a stream of their own (see propertykit.sandbox.epc_drift);
+        # the three draws they once took are still taken, so every later field stays as it was
+        for _ in range(3):
+            rand()
+        epc = draw_certificate(index, seed, region=town.region, property_type=kind)
     relative_value = estimated_sale / base_price
     band = next((name for name, limit in BAND_LIMITS if relative_value <= limit), "H")
     tags = {name: rand() < 0.06 for name in TAGS}

@@ -24,14 +24,18 @@ Filters:
 
 Records missing the field a filter reads are left out. ``sortBy`` takes ``price``, ``rent``,
 ``beds``, ``baths``, ``yearBuilt``, ``floorArea`` or ``lastUpdated`` (missing values last);
-the default order is the catalogue's. Anything else, or an unknown filter, answers 400.
+the default order is the catalogue's.
+
+Strict, as the real service documents 400s for bad requests: an unknown key at the top of the
+body or in an area, an unknown filter, tag or sort field, and a value of the wrong type each
+answer 400 with a message naming the offending key (never a 200 that quietly ignores it).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue
@@ -90,6 +94,32 @@ _SALE_WORDS = {"sstc": {"sstc", "soldstc", "underoffer"}}
 FILTER_NAMES = frozenset(
     [f"{name}{end}" for name in _RANGES for end in ("Min", "Max")] + list(_LISTS) + ["tags"]
 )
+#: The keys a query body may have.
+BODY_KEYS = ("area", "query", "limit", "offset", "sortBy", "sortOrder", "attributes")
+#: The fields ``sortBy`` takes.
+SORT_FIELDS = (*_RANGES, "beds", "baths", "lastUpdated")
+#: The tags ``query.tags`` may name (the record's ``tags`` object).
+TAGS = ("newBuild", "chainFree", "auction", "sharedOwnership", "retirement", "cashBuyersOnly",
+        "investment")  # fmt: skip
+_AREA_KEYS = {
+    "postcode": {"type", "value"},
+    "outcode": {"type", "value"},
+    "point": {"type", "coordinates", "radius"},
+    "polygon": {"type", "coordinates"},
+    "multipolygon": {"type", "coordinates"},
+}
+_INT_LISTS = ("beds", "baths")
+
+
+def _unknown(
+    what: str, given: Iterable[Any], allowed: Collection[str], code: str = "invalid_parameter"
+) -> None:
+    """400 naming the first key (or item) of ``given`` that is not ``allowed``."""
+    extra = [str(name) for name in given if name not in allowed]
+    if extra:
+        raise QueryError(
+            code, f"Unknown {what} {extra[0]!r}; allowed: {', '.join(sorted(allowed))}."
+        )
 
 
 def _number(value: object, what: str) -> float:
@@ -137,6 +167,8 @@ def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
     if not isinstance(area, dict):
         raise QueryError("invalid_area", "each area must be an object.")
     kind = area.get("type")
+    if isinstance(kind, str) and kind in _AREA_KEYS:
+        _unknown(f"key in a {kind} area:", area, _AREA_KEYS[kind])
     if kind in ("postcode", "outcode"):
         value = area.get("value")
         if not isinstance(value, str) or not value.strip():
@@ -188,6 +220,13 @@ def _filter_test(name: str, value: object) -> Callable[[dict[str, Any]], bool]:
     if name in _LISTS:
         if not isinstance(value, list) or not value:
             raise QueryError("invalid_parameter", f"{name} must be a non-empty array.")
+        kind: type = int if name in _INT_LISTS else str
+        wrong = [i for i in value if not isinstance(i, kind) or isinstance(i, bool)]
+        if wrong:
+            raise QueryError(
+                "invalid_parameter",
+                f"{name} takes {'integers' if kind is int else 'strings'}, got {wrong[0]!r}.",
+            )
         read = _READERS[name]
         wanted: set[Any] = set()
         for item in value:
@@ -197,9 +236,16 @@ def _filter_test(name: str, value: object) -> Callable[[dict[str, Any]], bool]:
     if name == "tags":
         if not isinstance(value, dict):
             raise QueryError("invalid_parameter", "tags must be an object of true/false.")
+        _unknown("tag", value, TAGS)
+        wrong = [tag for tag, want in value.items() if not isinstance(want, bool)]
+        if wrong:
+            raise QueryError("invalid_parameter", f"tags.{wrong[0]} must be true or false.")
         pairs = list(value.items())
         return lambda r: all(bool(_get(r, "tags", tag)) == want for tag, want in pairs)
-    raise QueryError("invalid_parameter", f"Unknown query filter {name!r}.")
+    raise QueryError(
+        "invalid_parameter",
+        f"Unknown query filter {name!r}; allowed: {', '.join(sorted(FILTER_NAMES))}.",
+    )
 
 
 def run_query(
@@ -208,6 +254,7 @@ def run_query(
     """(page of full records, total matching, offset, limit, attributes) for a query body."""
     if not isinstance(body, dict):
         raise QueryError("invalid_body", "The request body must be a JSON object.")
+    _unknown("key in the query body:", body, BODY_KEYS)
     areas = body.get("area")
     if isinstance(areas, dict):
         areas = [areas]
@@ -226,8 +273,9 @@ def run_query(
         raise QueryError("invalid_parameter", f"offset must be an integer >= 0, got {offset!r}.")
     attributes = body.get("attributes")
     if attributes is not None:
-        if not isinstance(attributes, list) or not all(a in ATTRIBUTES for a in attributes):
-            raise QueryError("invalid_attribute", f"Unknown attributes {attributes!r}.")
+        if not isinstance(attributes, list):
+            raise QueryError("invalid_attribute", "attributes must be an array of names.")
+        _unknown("attribute", attributes, ATTRIBUTES, "invalid_attribute")
         attributes = tuple(attributes)
     found = [
         record
@@ -238,8 +286,11 @@ def run_query(
     if order not in ("asc", "desc"):
         raise QueryError("invalid_parameter", "sortOrder must be asc or desc.")
     if sort_by is not None:
-        if sort_by not in _RANGES and sort_by not in ("beds", "baths", "lastUpdated"):
-            raise QueryError("invalid_parameter", f"Cannot sort by {sort_by!r}.")
+        if sort_by not in SORT_FIELDS:
+            raise QueryError(
+                "invalid_parameter",
+                f"Unknown sortBy field {sort_by!r}; allowed: {', '.join(SORT_FIELDS)}.",
+            )
         read = _READERS[sort_by]
         present = [r for r in found if read(r) is not None]
         missing = [r for r in found if read(r) is None]

@@ -337,7 +337,7 @@ class Router:
         if self.catalogue.title_index(title) is None:
             money_state = "not_charged" if purchase else None
             return key, json_error(
-                404, "not_found", f"No title deed {title}.", money_state=money_state
+                404, "not_found", f"Title {title} does not exist.", money_state=money_state
             )
         return key, None
 

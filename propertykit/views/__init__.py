@@ -18,16 +18,19 @@ from propertykit.views import accessor as _accessor  # noqa: F401  (registers df
 
 if TYPE_CHECKING:
     from propertykit.views.boundaries import WGS84, read_boundaries
+    from propertykit.views.epc_trend import epc_trend_chart
     from propertykit.views.export import to_geoparquet, to_parquet
     from propertykit.views.geo import to_geodataframe
     from propertykit.views.maps import property_map
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
+    from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
     "WGS84": "boundaries",
     "read_boundaries": "boundaries",
+    "epc_trend_chart": "epc_trend",
     "to_geoparquet": "export",
     "to_parquet": "export",
     "to_geodataframe": "geo",
@@ -37,19 +40,26 @@ _LAZY = {
     "price_trend": "plots",
     "build_report": "report",
     "write_report": "report",
+    "OSM_TILES": "street",
+    "bake_tiles": "street",
+    "use_tile_fetcher": "street",
 }
 
 __all__ = [
+    "OSM_TILES",
     "WGS84",
+    "bake_tiles",
     "build_report",
     "epc_chart",
     "epc_price_chart",
+    "epc_trend_chart",
     "price_trend",
     "property_map",
     "read_boundaries",
     "to_geodataframe",
     "to_geoparquet",
     "to_parquet",
+    "use_tile_fetcher",
     "write_report",
 ]
 

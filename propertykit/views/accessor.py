@@ -126,6 +126,44 @@ class PropertyAccessor:
 
         return price_trend(self._df, **kwargs)
 
+    def price_index(
+        self,
+        *,
+        freq: Literal["year", "quarter", "month"] = "year",
+        by: str | None = None,
+        min_pairs: int = 30,
+    ) -> pd.DataFrame:
+        """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
+        :func:`propertykit.frames.price_index.price_index`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> index = pk.frame(generate_records(2000)).pk.price_index()
+        >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
+        (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
+        """
+        from propertykit.frames.price_index import price_index
+
+        return price_index(self._df, freq=freq, by=by, min_pairs=min_pairs)
+
+    def index_chart(self, **kwargs: Any) -> go.Figure:
+        """The repeat-sales price index with its 95 % band:
+        :func:`propertykit.views.index_chart.index_chart`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> figure = pk.frame(generate_records(2000)).pk.index_chart()
+        >>> figure.layout.yaxis.title.text
+        'Index (first period = 100)'
+        """
+        from propertykit.views.index_chart import index_chart
+
+        return index_chart(self._df, **kwargs)
+
     def epc_chart(self, **kwargs: Any) -> go.Figure:
         """Current against potential EPC ratings: :func:`propertykit.views.plots.epc_chart`.
 
@@ -139,6 +177,49 @@ class PropertyAccessor:
         from propertykit.views.plots import epc_chart
 
         return epc_chart(self._df, **kwargs)
+
+    # --- EPC trends: how ratings move over time ---------------------------------------------
+
+    def epc_trend(self, **kwargs: Any) -> pd.DataFrame:
+        """EPC band shares per year (or quarter) of lodgement, optionally by group:
+        :func:`propertykit.frames.epc_over_time.epc_trend`.
+
+        Examples
+        --------
+        >>> import warnings, propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(2000))
+        >>> with warnings.catch_warnings(record=True, action="always") as said:
+        ...     trend = df.pk.epc_trend(min_count=100)
+        >>> trend.attrs["pooled"], len(said)
+        (['2016 to 2017'], 1)
+        >>> trend[["label", "n", "share_A_to_C"]].round(2).head(2)
+          label    n  share_A_to_C
+        0  2009  119          0.10
+        1  2010  104          0.15
+        """
+        from propertykit.frames import epc_trend
+
+        return epc_trend(self._df, **kwargs)
+
+    def epc_trend_chart(self, **kwargs: Any) -> go.Figure:
+        """EPC band shares over time as 100 % stacked bars, with mean efficiency:
+        :func:`propertykit.views.epc_trend.epc_trend_chart`.
+
+        Examples
+        --------
+        >>> import warnings, propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> with warnings.catch_warnings(action="ignore"):  # 2016 and 2017 pooled, said as above
+        ...     figure = pk.frame(generate_records(2000)).pk.epc_trend_chart(min_count=100)
+        >>> figure.layout.title.text.split("<br>")[0]
+        'EPC ratings of certificates by year lodged (1,885 certificates)'
+        """
+        from propertykit.views.epc_trend import epc_trend_chart
+
+        return epc_trend_chart(self._df, **kwargs)
+
+    # -----------------------------------------------------------------------------------------
 
     def map(self, **kwargs: Any) -> go.Figure:
         """A map of the properties: :func:`propertykit.views.maps.property_map`.

@@ -6,12 +6,16 @@
   (bundled in ``basemap_data/``, ~8 KB; source and licence in ``basemap_data/LICENCE.md``), drawn
   as ordinary filled traces. They are plain data, so they show in the self-contained report, in
   JupyterLab and in static image export, with no network, CDN or script.
-- ``"tiles"``: plotly's MapLibre traces (``scattermap``) on OpenStreetMap street tiles. Tiles,
-  fonts and WebGL come from the browser and the network: for readers who are online.
+- ``"tiles"``: street tiles (OpenStreetMap's standard tiles, or any ``{z}/{x}/{y}`` template).
+  In a live notebook, plotly's MapLibre traces (``scattermap``): tiles, fonts and WebGL come
+  from the browser and the network, for readers who are online. Elsewhere (scripts, reports,
+  static export) the tiles are fetched when the figure is made and baked in as an image
+  (:mod:`~propertykit.views.street`); a tile server that cannot be reached gives the outline,
+  with one warning.
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
-  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report always uses the
-  outline. The question to the tile host is a ``HEAD`` request, asked once per session; it
-  carries nothing of the data or the key.
+  outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
+  outline, or baked street tiles when given ``tiles=``. The question to the tile host is a
+  ``HEAD`` request, asked once per session; it carries nothing of the data or the key.
 - ``"none"``: the data alone.
 """
 
@@ -30,6 +34,7 @@ import shapely
 
 from propertykit.config import ENV_OFFLINE
 from propertykit.errors import InvalidInput
+from propertykit.views import street
 from propertykit.views.context import Extent
 
 __all__ = [
@@ -38,8 +43,10 @@ __all__ = [
     "SEA",
     "TILE_STYLE",
     "Basemap",
+    "live_notebook",
     "outline_traces",
     "resolve_basemap",
+    "street_route",
     "to_tiles",
 ]
 
@@ -56,10 +63,31 @@ def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
     if basemap not in BASEMAPS:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
-        offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
-        online = not offline and _live_notebook()
+        online = not _offline() and live_notebook()
         return "tiles" if online and _tiles_answer() else "outline"
     return basemap  # type: ignore[return-value]
+
+
+def street_route(
+    chosen: str, tiles: str | None, attribution: str | None
+) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
+    """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
+
+    ``"tiles"`` outside a live notebook is drawn on the outline and then baked (the outline
+    stays, with one warning, when tiles cannot be fetched); in a live notebook it stays MapLibre,
+    whose tiles the reader's browser loads.
+    """
+    if chosen != "tiles":
+        return chosen, None  # type: ignore[return-value]
+    if not live_notebook():
+        return "outline", street.StreetTiles(tiles, attribution=attribution)
+    if tiles is not None:
+        street.credit_for(street.check_template(tiles), attribution)
+    return "tiles", None
+
+
+def _offline() -> bool:
+    return os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
 
 
 @cache
@@ -111,11 +139,21 @@ def outline_traces(extent: Extent) -> list[go.Scatter]:
     return traces
 
 
-def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
-    """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``."""
-    tiles = go.Figure(layout=figure.layout)
-    tiles.layout.xaxis = tiles.layout.yaxis = None
-    tiles.layout.annotations = tiles.layout.shapes = ()
+def to_tiles(
+    figure: go.Figure,
+    extent: Extent,
+    *,
+    tiles: str | None = None,
+    attribution: str | None = None,
+) -> go.Figure:
+    """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``.
+
+    ``tiles`` (a ``{z}/{x}/{y}`` template) replaces OpenStreetMap's standard style, with
+    ``attribution`` as its credit.
+    """
+    mapped = go.Figure(layout=figure.layout)
+    mapped.layout.xaxis = mapped.layout.yaxis = None
+    mapped.layout.annotations = mapped.layout.shapes = ()
     for trace in figure.data:
         if trace.meta == "basemap":
             continue
@@ -123,7 +161,7 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         marker.pop("line", None)
         marker.pop("symbol", None)
         line = {k: v for k, v in (trace.line.to_plotly_json() or {}).items() if k != "dash"}
-        tiles.add_trace(
+        mapped.add_trace(
             go.Scattermap(
                 lon=trace.x,
                 lat=trace.y,
@@ -142,9 +180,24 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         )
     span = max(extent.width_km, extent.height_km * 1.8)
     zoom = float(np.clip(np.log2(40075 * extent.cos_lat / span), 0, 20))
-    tiles.update_layout(
+    source: dict[str, Any] = {"style": TILE_STYLE}
+    if tiles is not None:
+        template = street.check_template(tiles)
+        credit = street.credit_for(template, attribution)
+        source = {
+            "style": "white-bg",
+            "layers": [
+                {
+                    "sourcetype": "raster",
+                    "source": [template],
+                    "sourceattribution": credit,
+                    "below": "traces",
+                }
+            ],
+        }
+    mapped.update_layout(
         map={
-            "style": TILE_STYLE,
+            **source,
             "center": {
                 "lon": (extent.west + extent.east) / 2,
                 "lat": (extent.south + extent.north) / 2,
@@ -153,7 +206,7 @@ def to_tiles(figure: go.Figure, extent: Extent) -> go.Figure:
         },
         plot_bgcolor="white",
     )
-    return tiles
+    return mapped
 
 
 def _joined(parts: list[list[list[float]]]) -> tuple[list[float | None], list[float | None]]:
@@ -192,7 +245,8 @@ def _near(part: list[list[float]], extent: Extent) -> bool:
     )
 
 
-def _live_notebook() -> bool:
+def live_notebook() -> bool:
+    """Is this a live notebook kernel (where a browser shows the figures)?"""
     try:
         from IPython import get_ipython  # type: ignore[attr-defined,unused-ignore]
     except ImportError:

@@ -31,8 +31,13 @@ PLOT_WIDTH, PLOT_HEIGHT = 900, 500
 KM_PER_DEGREE = 111.32
 #: Label font size and the estimated width of one character at that size, in pixels.
 LABEL_FONT, CHAR_WIDTH, LABEL_HEIGHT = 12, 7.6, 20.0
-#: A label sits this many pixels above its place, so it does not hide the data there.
+#: A label sits this many pixels off its place, so it does not hide the data there.
 LABEL_LIFT = 6
+#: Labels are laid out for the narrowest plot area a map is read at: an 800 px wide figure
+#: less its legend and margins. Wider, they only have more room.
+NARROWEST_PLOT = 620
+#: Empty pixels kept between two labels.
+LABEL_GAP = 4
 
 
 @dataclass(frozen=True)
@@ -95,12 +100,39 @@ def fit_extent(
 
 @dataclass(frozen=True)
 class Label:
-    """A place name to write on the map, just above ``lon``/``lat``."""
+    """A place name to write on the map beside ``lon``/``lat``: its box is anchored there by
+    ``xanchor``/``yanchor`` and moved by ``xshift``/``yshift`` pixels (plotly's annotation
+    arguments)."""
 
     text: str
     lon: float
     lat: float
     count: int
+    xanchor: str = "center"
+    yanchor: str = "bottom"
+    xshift: float = 0.0
+    yshift: float = LABEL_LIFT
+
+
+#: Where a label may sit around its place, in order of preference: above, below, right, left,
+#: the four corners; then the same again further out (clear of a big place's own markers).
+_SIDES = tuple(
+    (xanchor, yanchor, dx * LABEL_LIFT * reach, dy * LABEL_LIFT * reach)
+    for reach in (1.0, 2.5)
+    for xanchor, yanchor, dx, dy in (
+        ("center", "bottom", 0.0, 1.0),
+        ("center", "top", 0.0, -1.0),
+        ("left", "middle", 1.0, 0.0),
+        ("right", "middle", -1.0, 0.0),
+        ("left", "bottom", 0.5, 0.5),
+        ("right", "bottom", -0.5, 0.5),
+        ("left", "top", 0.5, -0.5),
+        ("right", "top", -0.5, -0.5),
+    )
+)
+#: A label may hide at most this share of the map's markers (at least one); where every side
+#: would hide more, the place goes unnamed (all but the busiest): the data matters more.
+MOST_HIDDEN = 0.002
 
 
 def place_labels(
@@ -111,11 +143,15 @@ def place_labels(
     *,
     limit: int = 14,
 ) -> list[Label]:
-    """Place names from the data, most properties first, none overlapping another.
+    """Place names from the data, most properties first, none overlapping another, each on the
+    side of its place where it hides the fewest of the map's markers.
 
     Towns when the map spans more than ~40 km, else localities (or local authorities); each is
-    written at the median position of its properties. A label is dropped when its estimated box
-    would overlap one already placed or leave the map.
+    written beside the median position of its properties: above, below, right, left or at a
+    corner, whichever box covers the fewest properties (ties in that order). A label is dropped
+    when every side would overlap one already placed, leave the map, or (all but the first)
+    hide more than :data:`MOST_HIDDEN` of the markers. Boxes are estimated for the narrowest
+    plot the map is read at (:data:`NARROWEST_PLOT` pixels wide).
     """
     column = _label_column(df, extent)
     if column is None:
@@ -129,25 +165,65 @@ def place_labels(
         lon=("lon", "median"), lat=("lat", "median"), count=("lon", "size")
     )
     grouped = grouped.sort_values("count", ascending=False, kind="stable")
-    scale = extent.px_per_km
+    scale = extent.px_per_km * min(1.0, NARROWEST_PLOT / PLOT_WIDTH)
+    markers_x, markers_y = _pixels(frame["lon"].to_numpy(), frame["lat"].to_numpy(), extent, scale)
     placed: list[tuple[float, float, float, float]] = []  # boxes in pixels from the south-west
     labels: list[Label] = []
     frame_w, frame_h = extent.width_km * scale, extent.height_km * scale
     for name, row in grouped.iterrows():
         text = str(name)
-        x = (row["lon"] - extent.west) * KM_PER_DEGREE * extent.cos_lat * scale
-        y = (row["lat"] - extent.south) * KM_PER_DEGREE * scale
-        half_w = (len(text) * CHAR_WIDTH + 10) / 2
-        box = (x - half_w, y + LABEL_LIFT, x + half_w, y + LABEL_LIFT + LABEL_HEIGHT)
-        if box[0] < 0 or box[1] < 0 or box[2] > frame_w or box[3] > frame_h:
-            continue
-        if any(_overlap(box, other) for other in placed):
-            continue
-        placed.append(box)
-        labels.append(Label(text, float(row["lon"]), float(row["lat"]), int(row["count"])))
+        x, y = _pixels(np.array([row["lon"]]), np.array([row["lat"]]), extent, scale)
+        best: tuple[int, tuple[float, float, float, float], int] | None = None
+        for side, (xanchor, yanchor, dx, dy) in enumerate(_SIDES):
+            box = _box(float(x[0]) + dx, float(y[0]) + dy, text, xanchor, yanchor)
+            if box[0] < 0 or box[1] < 0 or box[2] > frame_w or box[3] > frame_h:
+                continue
+            if any(_overlap(box, other) for other in placed):
+                continue
+            covered = int(
+                np.count_nonzero(
+                    (markers_x >= box[0]) & (markers_x <= box[2])
+                    & (markers_y >= box[1]) & (markers_y <= box[3])
+                )
+            )  # fmt: skip
+            if best is None or covered < best[0]:
+                best = (covered, box, side)
+        if best is None or (labels and best[0] > max(1, MOST_HIDDEN * len(markers_x))):
+            continue  # (the busiest place is always named where it can be)
+        placed.append(best[1])
+        xanchor, yanchor, dx, dy = _SIDES[best[2]]
+        labels.append(
+            Label(
+                text, float(row["lon"]), float(row["lat"]), int(row["count"]),
+                xanchor, yanchor, dx, dy,
+            )
+        )  # fmt: skip
         if len(labels) >= limit:
             break
     return labels
+
+
+def _pixels(
+    lon: np.ndarray, lat: np.ndarray, extent: Extent, scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels from the map's south-west corner, at ``scale`` pixels per kilometre."""
+    x = (lon - extent.west) * KM_PER_DEGREE * extent.cos_lat * scale
+    return x, (lat - extent.south) * KM_PER_DEGREE * scale
+
+
+def _box(
+    x: float, y: float, text: str, xanchor: str, yanchor: str
+) -> tuple[float, float, float, float]:
+    """The label's box (west, south, east, north) in pixels, ``LABEL_GAP`` wider all round."""
+    width = len(text) * CHAR_WIDTH + 10
+    west = {"center": x - width / 2, "left": x, "right": x - width}[xanchor]
+    south = {"bottom": y, "top": y - LABEL_HEIGHT, "middle": y - LABEL_HEIGHT / 2}[yanchor]
+    return (
+        west - LABEL_GAP / 2,
+        south - LABEL_GAP / 2,
+        west + width + LABEL_GAP / 2,
+        south + LABEL_HEIGHT + LABEL_GAP / 2,
+    )
 
 
 def scale_bar(extent: Extent) -> tuple[float, float, float, str]:

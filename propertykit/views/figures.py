@@ -25,6 +25,7 @@ __all__ = [
     "is_money",
     "is_numeric",
     "label",
+    "legend_square",
     "lower_first",
     "money_unit",
     "sales",
@@ -123,6 +124,25 @@ def is_money(column: Any) -> bool:
 def is_numeric(values: pd.Series) -> bool:
     """Numbers to put on a scale (booleans are categories)."""
     return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+def legend_square(name: str, colour: str, *, outline: str, width: float) -> go.Scatter:
+    """A legend entry only (nothing drawn): a square swatch of ``colour``, in the legend
+    group ``name``, for traces whose own swatch would mislead."""
+    return go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        name=name,
+        legendgroup=name,
+        marker={
+            "symbol": "square",
+            "size": 14,
+            "color": colour,
+            "line": {"color": outline, "width": width},
+        },
+        hoverinfo="skip",
+    )
 
 
 def empty_figure(title: str, reason: str) -> go.Figure:

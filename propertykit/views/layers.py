@@ -40,6 +40,10 @@ DIGITS = 5
 #: From this many points on, markers are drawn with WebGL.
 WEBGL_FROM = 2_000
 POINT_COLOUR = "#1f5fa8"
+#: The legend name of properties without a value of the coloured column.
+MISSING = "not given"
+# legend ranks: values first, "not given" last (whatever order the traces are drawn in)
+_FIRST, _LAST = 900, 1100
 
 Group = tuple[str, np.ndarray, str]
 
@@ -70,6 +74,13 @@ def add_points(
             "colorscale": "Viridis",
             "colorbar": _colorbar(values, money),
         }
+        if (~known).any():  # underneath the coloured markers, last in the legend
+            figure.add_trace(
+                _markers(
+                    x[~known], y[~known], hover[~known], name=MISSING, color=MISSING_COLOUR,
+                    size=size, gl=gl, legendrank=_LAST,
+                )
+            )  # fmt: skip
         figure.add_trace(
             _markers(
                 x[known],
@@ -79,31 +90,24 @@ def add_points(
                 marker=marker,
                 size=size,
                 gl=gl,
+                legendrank=_FIRST,
             )
         )
-        if (~known).any():
+    else:
+        for name, mask, colour in underneath_first(categories(values)):
             figure.add_trace(
                 _markers(
-                    x[~known],
-                    y[~known],
-                    hover[~known],
-                    name="not given",
-                    color=MISSING_COLOUR,
-                    size=size,
-                    gl=gl,
+                    x[mask], y[mask], hover[mask], name=name, color=colour, size=size, gl=gl,
+                    legendrank=_LAST if name == MISSING else _FIRST,
                 )
-            )
-    else:
-        for name, mask, colour in categories(values):
-            figure.add_trace(
-                _markers(x[mask], y[mask], hover[mask], name=name, color=colour, size=size, gl=gl)
-            )
+            )  # fmt: skip
 
 
 def add_aggregates(figure: go.Figure, groups: pd.DataFrame, color: str | None, money: str) -> None:
     """One marker per area (``groups`` from :func:`detail.aggregate`), area ∝ properties held."""
     counts = groups["count"].to_numpy(dtype=float)
-    sizes = np.clip(np.sqrt(counts / counts.max()) * 34, 5, 34)
+    sizes = bubble_sizes(counts, counts.max())
+    _add_size_key(figure, int(counts.max()))
     hover = (
         groups["area"].astype(str)
         + ": "
@@ -130,7 +134,7 @@ def add_aggregates(figure: go.Figure, groups: pd.DataFrame, color: str | None, m
         }
         figure.add_trace(_markers(x, y, hover, name=shared.label(color), marker=marker))
         return
-    for name, mask, colour in categories(values):
+    for name, mask, colour in underneath_first(categories(values)):
         figure.add_trace(
             _markers(
                 x[mask],
@@ -138,8 +142,48 @@ def add_aggregates(figure: go.Figure, groups: pd.DataFrame, color: str | None, m
                 hover[mask],
                 name=name,
                 marker={"size": sizes[mask], "color": colour},
+                legendrank=_LAST if name == MISSING else _FIRST,
             )
         )
+
+
+def bubble_sizes(counts: np.ndarray, most: float) -> np.ndarray:
+    """Marker diameters in pixels for areas holding ``counts`` properties: area in proportion to
+    the count (``most`` is 34 px across), never under 5 px."""
+    sizes: np.ndarray = np.clip(np.sqrt(np.asarray(counts, dtype=float) / most) * 34, 5, 34)
+    return sizes
+
+
+def _add_size_key(figure: go.Figure, most: int) -> None:
+    """Legend entries that read the bubbles' size: round counts up to the largest area's."""
+    keys = sorted({_round_down(most), _round_down(most / 4), _round_down(most / 16)} - {0})
+    for count in reversed(keys):
+        figure.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=f"{count:,} propert{'y' if count == 1 else 'ies'}",
+                legendgroup="size key",
+                legendgrouptitle_text="Properties per area",
+                legendrank=_LAST + 1,
+                marker={
+                    "size": float(bubble_sizes(np.array([count]), most)[0]),
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": "#505050", "width": 1.5},
+                },
+                hoverinfo="skip",
+                meta="key",
+            )
+        )
+
+
+def _round_down(value: float) -> int:
+    """The largest of 1, 2 or 5 times a power of ten not above ``value`` (0 below 1)."""
+    if value < 1:
+        return 0
+    power = 10 ** int(np.floor(np.log10(value)))
+    return int(max(step * power for step in (1, 2, 5) if step * power <= value))
 
 
 def boundary_groups(values: pd.Series | None, count: int, classes: int, money: str) -> list[Group]:
@@ -168,26 +212,11 @@ def add_boundaries(
         geometries, hover = geometries[where], hover[where]
         groups = [(name, mask[where], colour) for name, mask, colour in groups]
     anchors = shapely.point_on_surface(geometries)
-    for name, mask, colour in groups:
+    for name, mask, colour in underneath_first(groups):
         if mask.any():
             _add_fill(figure, geometries[mask], anchors[mask], hover[mask], name, colour)
-        if legend:
-            figure.add_trace(  # the legend swatch: a square of the fill colour
-                go.Scatter(
-                    x=[None],
-                    y=[None],
-                    mode="markers",
-                    name=name,
-                    legendgroup=name,
-                    marker={
-                        "symbol": "square",
-                        "size": 14,
-                        "color": colour,
-                        "line": {"color": "#303030", "width": 1},
-                    },
-                    hoverinfo="skip",
-                )
-            )
+    for name, _, colour in groups if legend else []:  # a square of the fill colour
+        figure.add_trace(shared.legend_square(name, colour, outline="#303030", width=1))
 
 
 def _add_fill(
@@ -232,7 +261,7 @@ def add_overview(
 ) -> None:
     """Every boundary as a small marker of its class colour: where the plots are, at a glance."""
     gl = len(x) >= WEBGL_FROM
-    for name, mask, colour in groups:
+    for name, mask, colour in underneath_first(groups):
         if mask.any():
             figure.add_trace(
                 _markers(
@@ -275,26 +304,42 @@ def categories(values: pd.Series) -> list[Group]:
         groups.append((str(name), (values == name).to_numpy(dtype=bool, na_value=False), colour))
     missing = values.isna().to_numpy()
     if missing.any():
-        groups.append(("not given", missing, MISSING_COLOUR))
+        groups.append((MISSING, missing, MISSING_COLOUR))
     return groups
 
 
+def underneath_first(groups: list[Group]) -> list[Group]:
+    """``groups`` in drawing order: properties with no value first, so that the grey markers
+    lie under the coloured ones instead of hiding them (the legend still lists them last)."""
+    return sorted(groups, key=lambda group: group[0] != MISSING)
+
+
 def quantile_classes(values: pd.Series, classes: int, money: str) -> list[Group]:
+    """Up to ``classes`` classes of equal counts; with that many distinct values or fewer, one
+    class per value (one value, one class: a map of one property is still drawn)."""
     numbers = pd.to_numeric(values).astype(float)
-    binned = pd.qcut(numbers, q=max(1, classes), duplicates="drop")
-    intervals = binned.cat.categories
-    colours = sample_colorscale("Viridis", list(np.linspace(0, 1, max(len(intervals), 2))))
     unit = f" {money}" if money else ""
-    groups = [
-        (
-            f"{i.left:,.0f} to {i.right:,.0f}{unit}",
-            (binned == i).to_numpy(dtype=bool, na_value=False),
-            colours[k],
-        )
-        for k, i in enumerate(intervals)
-    ]
+    distinct = np.sort(numbers.dropna().unique())
+    if len(distinct) <= max(1, classes):
+        colours = sample_colorscale("Viridis", list(np.linspace(0, 1, max(len(distinct), 2))))
+        groups = [
+            (f"{value:,.0f}{unit}", (numbers == value).to_numpy(dtype=bool), colours[k])
+            for k, value in enumerate(distinct)
+        ]
+    else:
+        binned = pd.qcut(numbers, q=max(1, classes), duplicates="drop")
+        intervals = binned.cat.categories
+        colours = sample_colorscale("Viridis", list(np.linspace(0, 1, max(len(intervals), 2))))
+        groups = [
+            (
+                f"{i.left:,.0f} to {i.right:,.0f}{unit}",
+                (binned == i).to_numpy(dtype=bool, na_value=False),
+                colours[k],
+            )
+            for k, i in enumerate(intervals)
+        ]
     if numbers.isna().any():
-        groups.append(("not given", numbers.isna().to_numpy(), MISSING_COLOUR))
+        groups.append((MISSING, numbers.isna().to_numpy(), MISSING_COLOUR))
     return groups
 
 

@@ -44,6 +44,8 @@ def property_map(
     basemap: ground.Basemap = "auto",
     labels: bool = True,
     detail_limit: int | None = detail.DETAIL_LIMIT,
+    tiles: str | None = None,
+    attribution: str | None = None,
 ) -> go.Figure:
     """A map of the properties: points or filled boundaries, on a basemap, with place names.
 
@@ -63,14 +65,20 @@ def property_map(
         Number of quantile classes for a numeric ``color`` on a boundary map.
     basemap
         ``"outline"`` (bundled Natural Earth land, coast and borders; works offline),
-        ``"tiles"`` (OpenStreetMap street tiles via plotly's MapLibre ``scattermap``; needs the
-        network), ``"auto"`` (tiles in a live notebook when the tile host answers, else the
-        outline) or ``"none"``.
+        ``"tiles"`` (street tiles: in a live notebook plotly's MapLibre ``scattermap``, which
+        needs the network; elsewhere, for static export, fetched now and baked in as an image,
+        see :mod:`~propertykit.views.street`), ``"auto"`` (tiles in a live notebook when the
+        tile host answers, else the outline) or ``"none"``.
     labels
         Write town (or locality) names from the data on the map, and a scale bar.
     detail_limit
         Above this many properties, draw one marker per outcode (sized by count) instead of one
         per property; ``None`` always draws every property.
+    tiles
+        For ``basemap="tiles"``: a ``.../{z}/{x}/{y}.png`` address template (default
+        OpenStreetMap's standard tiles).
+    attribution
+        The tile server's credit, written on the map (OpenStreetMap's is known).
 
     Returns
     -------
@@ -90,7 +98,7 @@ def property_map(
         require_columns(df, (color,))
     if geometry not in ("point", "boundary"):
         raise InvalidInput(f'geometry must be "point" or "boundary", got {geometry!r}')
-    chosen = ground.resolve_basemap(basemap)
+    chosen, streets = ground.street_route(ground.resolve_basemap(basemap), tiles, attribution)
     df = shared.for_display(df)  # pounds on the map, whatever the served unit
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
     boundaries = geometry == "boundary"
@@ -164,14 +172,16 @@ def property_map(
         if labels:
             _add_context(panel, shaped[where], lon[where], lat[where], extent)
         maps.append(panel)
-    shown = int(sum(where.sum() for _, where in panels[1 if overview else 0 :]))
+    # the title counts what is drawn (a boundary in no colour class is not)
+    drawn = np.logical_or.reduce([mask for _, mask, _ in groups]) if groups else everyone
+    shown = int(sum((where & drawn).sum() for _, where in panels[1 if overview else 0 :]))
     if overview:
         title += (
             f" ({shown:,} of {len(shaped):,} drawn in {len(panels) - 1} close-ups;"
             " all located on the overview)"
         )
     elif not many:
-        title += f" ({len(shaped):,} mapped)"
+        title += f" ({shown:,} mapped)"
 
     figure = maps[0] if len(maps) == 1 else _grid(maps)
     figure.update_layout(
@@ -181,9 +191,23 @@ def property_map(
         height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
     )
+    if any(_has_colour_bar(trace) for trace in figure.data):
+        # the colour bar's title is the legend's: the legend goes under the map, untitled,
+        # so the two never print over each other at the right
+        figure.update_layout(
+            legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top", "title_text": None},
+            margin_b=60,
+        )
+    if streets is not None:
+        streets.bake(figure)
     if chosen == "tiles":
-        return ground.to_tiles(figure, panels[0][0])
+        return ground.to_tiles(figure, panels[0][0], tiles=tiles, attribution=attribution)
     return figure
+
+
+def _has_colour_bar(trace: go.BaseTraceType) -> bool:
+    marker = getattr(trace, "marker", None)
+    return marker is not None and bool(marker.colorbar.to_plotly_json())
 
 
 def _grid(maps: list[go.Figure]) -> go.Figure:
@@ -295,10 +319,12 @@ def _add_context(
             y=label.lat,
             text=label.text,
             showarrow=False,
-            yanchor="bottom",
-            yshift=context.LABEL_LIFT,
+            xanchor=label.xanchor,
+            yanchor=label.yanchor,
+            xshift=label.xshift,
+            yshift=label.yshift,
             font={"size": context.LABEL_FONT, "color": "#1b1b1b"},
-            bgcolor="rgba(255,255,255,0.72)",
+            bgcolor="rgba(255,255,255,0.55)",
             borderpad=2,
             name="place",
             hovertext=f"{label.text}: {label.count:,} properties",

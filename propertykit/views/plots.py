@@ -83,6 +83,9 @@ def price_trend(
     plotly.graph_objects.Figure
         One ``Scatter`` trace per group, each in its own colour ("Other" grey); the number of
         sales behind each median is ``customdata[:, 0]`` and on hover, with the periods pooled.
+        Where periods without sales lie between two points the line breaks (a blank point,
+        ``y`` NaN, ``customdata`` ``[0, "no sales"]``): no straight line across years of no
+        data.
 
     Examples
     --------
@@ -121,6 +124,7 @@ def price_trend(
         if points.empty:
             continue
         shown += int(points["count"].sum())
+        points = _with_gaps(points, _FREQUENCIES[freq])
         colour = "#7f7f7f" if name == "Other" else _PALETTE[names.index(name) % len(_PALETTE)]
         figure.add_trace(
             go.Scatter(
@@ -163,7 +167,8 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (pale), each bar in
-        its band's official colour (:data:`EPC_COLOURS`).
+        its band's official colour (:data:`EPC_COLOURS`); then their legend key, a solid and a
+        pale grey square (a bar's own swatch would show band A's colour for both).
 
     Examples
     --------
@@ -171,7 +176,7 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     >>> from propertykit.sandbox.data import generate_records
     >>> fig = epc_chart(pk.frame(generate_records(50)))
     >>> [trace.name for trace in fig.data], list(fig.data[0].x)
-    (['Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
+    (['Current', 'Potential', 'Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
     """
     table = shared.epc(df)
     title = "EPC ratings: current and potential"
@@ -200,8 +205,13 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
                     f"{name} rating %{{x}}: %{{y:,}} properties"
                     " (%{customdata:.0%})<extra></extra>"
                 ),
+                legendgroup=name,
+                showlegend=False,  # its swatch would be band A's colour for both: keyed below
             )
         )
+    for name, fill in (("Current", "#505050"), ("Potential", "rgba(80,80,80,0.45)")):
+        # the key: solid for current, pale with an outline for potential
+        figure.add_trace(shared.legend_square(name, fill, outline="#505050", width=2))
     rated = int(max(current.sum(), potential.sum()))
     figure.update_layout(
         template=TEMPLATE,
@@ -269,6 +279,10 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
                 line_color="#333333",
             )
         )
+    low, high = float(values["price"].min()), float(values["price"].max())
+    if high - low < 0.05 * max(abs(high), 1.0):  # one price (or nearly): an axis +/- 10 %
+        middle = (low + high) / 2
+        figure.update_yaxes(range=[middle - 0.1 * abs(middle) - 1, middle + 0.1 * abs(middle) + 1])
     figure.update_layout(
         template=TEMPLATE,
         title=f"{title} ({len(values):,} properties)",
@@ -316,9 +330,31 @@ def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
                 "median": float(prices.median()),
                 "count": len(prices),
                 "span": span,
+                "first": first,
+                "last": last,
             }
         )
-    return pd.DataFrame(out, columns=["x", "median", "count", "span"])
+    return pd.DataFrame(out, columns=["x", "median", "count", "span", "first", "last"])
+
+
+def _with_gaps(points: pd.DataFrame, freq: str) -> pd.DataFrame:
+    """``points`` with a blank point wherever periods without sales lie between two points, so
+    the line breaks there instead of running straight across them."""
+    first = pd.DatetimeIndex(points["first"]).to_period(freq).asi8
+    last = pd.DatetimeIndex(points["last"]).to_period(freq).asi8
+    after_gap = first[1:] - last[:-1] != 1
+    if not after_gap.any():
+        return points
+    rows = []
+    for position in range(len(points)):
+        if position and after_gap[position - 1]:
+            middle = (
+                points["last"].iloc[position - 1]
+                + (points["first"].iloc[position] - points["last"].iloc[position - 1]) / 2
+            )
+            rows.append({"x": middle, "median": np.nan, "count": 0, "span": "no sales"})
+        rows.append(points.iloc[position].to_dict())
+    return pd.DataFrame(rows, columns=points.columns)
 
 
 def _top_groups(values: pd.Series, limit: int) -> pd.Series:

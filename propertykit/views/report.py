@@ -1,13 +1,19 @@
-"""A self-contained HTML report: summary tables, price and EPC charts, maps, and what it cost.
+"""A self-contained report: summary tables, price and EPC charts, maps, and what it cost.
 
 The report is one HTML file with plotly.js embedded once and no external resource of any kind
-(no CDN, no map tiles, no web fonts), so it opens offline and survives being e-mailed. Its footer
-says where the data came from, when the report was built, and how many requests and credits the
-data cost (from a ``client.usage``).
+(no CDN, no web fonts, no tile addresses), so it opens offline and survives being e-mailed. Its
+footer says where the data came from, when the report was built, and how many requests and
+credits the data cost (from a ``client.usage``).
+
+:func:`write_report` picks the format by the file's suffix: ``.html`` as above, or ``.pdf``, the
+same page printed by the system's Chromium (:mod:`~propertykit.views.static`): A4, each figure
+kept whole on one page, figures as vectors. ``tiles=`` puts street tiles under the maps, fetched
+once when the report is built (:mod:`~propertykit.views.street`) and embedded as images.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import tempfile
@@ -23,7 +29,7 @@ import plotly.graph_objects as go
 from propertykit.config import VERSION
 from propertykit.errors import InvalidInput
 from propertykit.views import figures as shared
-from propertykit.views import maps, plots
+from propertykit.views import maps, plots, static, street
 
 __all__ = ["build_report", "write_report"]
 
@@ -43,6 +49,15 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 .note { color: #8a5300; font-size: 13px; }
 footer { color: #444; font-size: 13px; border-top: 1px solid #ddd; margin-top: 32px;
          padding-top: 12px; }
+@page { size: A4; margin: 12mm; }
+@media print {
+  body { background: white; }
+  main { max-width: none; padding: 0; }
+  section.card { box-shadow: none; border: 1px solid #ddd; margin: 0 0 8mm;
+                 break-inside: avoid; page-break-inside: avoid; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  footer { break-inside: avoid; }
+}
 """
 
 
@@ -53,6 +68,8 @@ def build_report(
     usage: Any = None,
     source: str | None = None,
     generated_at: datetime | None = None,
+    tiles: str | None = None,
+    attribution: str | None = None,
 ) -> str:
     """Build the report as one complete HTML document (plotly.js embedded once, no network).
 
@@ -69,6 +86,14 @@ def build_report(
         Where the data came from (e.g. the service URL or "the local sandbox"); never a key.
     generated_at
         When the report was built (default: now, UTC).
+    tiles
+        Street tiles under the maps: a ``.../{z}/{x}/{y}.png`` address template
+        (:data:`~propertykit.views.street.OSM_TILES` for OpenStreetMap's). Fetched now, once per
+        tile (cached on disk), and embedded: the report names no tile address. ``None``: the
+        bundled outline basemap. If the tile server cannot be reached, the outline, with one
+        warning and a note in the report.
+    attribution
+        The credit the tile server asks for (OpenStreetMap's is known).
 
     Returns
     -------
@@ -88,6 +113,7 @@ def build_report(
     df = shared.for_display(df)  # pounds in the report, whatever the served unit
     notes: list[str] = []
     figures = _figures(df, notes)
+    credit = _bake_streets(figures, tiles, attribution, notes) if tiles is not None else None
     charts = []
     for position, (heading, figure) in enumerate(figures):
         body = figure.to_html(
@@ -121,22 +147,33 @@ def build_report(
 <section class="card"><h2>By property type</h2>{_type_table(df)}</section>
 {notes_html}
 {"".join(charts)}
-<footer>{_footer(df, usage=usage, source=source, when=when)}</footer>
+<footer>{_footer(df, usage=usage, source=source, when=when, streets=credit)}</footer>
 </main>
 </body>
 </html>
 """
 
 
-def write_report(df: pd.DataFrame, path: str | os.PathLike[str], **kwargs: Any) -> Path:
-    """Build the report and write it to ``path`` (atomically, UTF-8).
+def write_report(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    tiles: str | None = None,
+    attribution: str | None = None,
+    **kwargs: Any,
+) -> Path:
+    """Build the report and write it to ``path`` (atomically), as HTML or PDF by its suffix.
 
     Parameters
     ----------
     df
         The property frame.
     path
-        Where to write the ``.html`` file; parent folders are created.
+        ``.html`` (or ``.htm``): the self-contained page, UTF-8. ``.pdf``: the same page printed
+        on A4 by the system's Chrome or Chromium (needs the ``export`` extra), each figure whole
+        on one page. Parent folders are created.
+    tiles, attribution
+        Street tiles under the maps, baked in now (see :func:`build_report`).
     **kwargs
         Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``).
 
@@ -155,19 +192,47 @@ def write_report(df: pd.DataFrame, path: str | os.PathLike[str], **kwargs: Any) 
     ('.html', True)
     """
     target = Path(path).expanduser().resolve()
+    suffix = target.suffix.lower()
+    if suffix not in (".html", ".htm", ".pdf"):
+        raise InvalidInput(f"A report is written as .html or .pdf, not {target.name!r}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    page = build_report(df, **kwargs)
+    page = build_report(df, tiles=tiles, attribution=attribution, **kwargs)
+    if suffix != ".pdf":
+        _write_atomically(target, lambda out: out.write_text(page, encoding="utf-8"))
+        return target
+    with tempfile.TemporaryDirectory(prefix="propertykit-report-") as folder:
+        source = Path(folder) / "report.html"
+        source.write_text(page, encoding="utf-8")
+        _write_atomically(target, lambda out: static.print_pdf(source, out))
+    return target
+
+
+def _write_atomically(target: Path, write: Callable[[Path], object]) -> None:
+    """Write through a temporary file beside ``target``, renamed into place when complete."""
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )
+    os.close(handle)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(page)
+        write(Path(temporary))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return target
+
+
+def _bake_streets(
+    figures: list[tuple[str, go.Figure]], tiles: str, attribution: str | None, notes: list[str]
+) -> str | None:
+    """Street tiles under every map; the credit to print, or ``None`` if none were drawn."""
+    streets = street.StreetTiles(tiles, attribution=attribution)
+    baked = [streets.bake(figure) for heading, figure in figures if street.is_map(figure)]
+    if streets.failure is not None:
+        notes.append(
+            "Street maps: not drawn (the tile server could not be reached or sent no images); "
+            "the maps use the outline basemap."
+        )
+    return streets.attribution if any(baked) else None
 
 
 # --- content --------------------------------------------------------------------------------
@@ -177,8 +242,10 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
     """The report's figures; ones whose columns are missing are left out with a note."""
     wanted: list[tuple[str, Callable[[], go.Figure]]] = [
         ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
+        ("A price index you can trust", lambda: _price_index_section(df)),
         ("Energy performance", lambda: plots.epc_chart(df)),
         ("Energy performance and price", lambda: plots.epc_price_chart(df)),
+        *_energy_over_time(df),
         (
             "Where the properties are",
             lambda: maps.property_map(df, color="epc.currentEnergyRating", basemap="outline"),
@@ -210,6 +277,30 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
         notes.extend(f"{heading}: {w.message}" for w in caught)
         figures.append((heading, figure))
     return figures
+
+
+def _price_index_section(df: pd.DataFrame) -> go.Figure:
+    """The repeat-sales index beside the median trend, with one sentence on which to trust."""
+    from propertykit.views.index_chart import index_against_median
+
+    return index_against_median(df)
+
+
+def _energy_over_time(df: pd.DataFrame) -> list[tuple[str, Callable[[], go.Figure]]]:
+    """The "Energy ratings over time" section: band shares of the certificates by year lodged,
+    for all homes, and per property type (which homes lag) when two types or more have enough
+    certificates to compare."""
+    from propertykit.frames import EPC_TREND_MIN_COUNT
+    from propertykit.views.epc_trend import epc_trend_chart
+
+    heading = "Energy ratings over time"
+    section = [(heading, lambda: epc_trend_chart(df))]
+    if {"propertyType", "epc.currentEnergyRating"} <= set(df.columns):
+        rated = df.loc[df["epc.currentEnergyRating"].notna(), "propertyType"].value_counts()
+        if (rated >= 4 * EPC_TREND_MIN_COUNT).sum() >= 2:
+            by_type = functools.partial(epc_trend_chart, df, by="propertyType")
+            section.append((f"{heading}, by property type", by_type))
+    return section
 
 
 def _busiest_boundary_town(df: pd.DataFrame) -> str | None:
@@ -289,25 +380,37 @@ def _cell(value: Any) -> str:
     return f"{value:,.0f}" if abs(float(value)) >= 100 else f"{value:,.1f}".removesuffix(".0")
 
 
-def _footer(df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime) -> str:
+def _footer(
+    df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime, streets: str | None
+) -> str:
     counts = _usage_counts(usage)
     if counts is None:
         cost = "Request and credit usage was not recorded for this data."
     else:
         sent, hits, billable = counts
         cost = (
-            f"Fetching the data took {sent:,} requests over the network, {billable:,} of them "
-            f"billable (credits spent); {hits:,} answers came from the local cache at no cost."
+            f"Fetching the data took {sent:,} request{'' if sent == 1 else 's'} over the "
+            f"network, {billable:,} of them billable (credits spent); {hits:,} "
+            f"answer{' came' if hits == 1 else 's came'} from the local cache at no cost."
         )
     origin = source or "a property-data service"
+    if streets is None:
+        ground = "Maps are drawn without map tiles, so the report works offline; "
+    else:
+        credit = f" {streets}" if streets else ""
+        ground = (
+            f"Street maps{credit}, fetched when the report was built and kept in this file, "
+            "so the report works offline; "
+        )
     return (
-        f"<p>Data: {len(df):,} property records from {html.escape(origin)}. "
+        f"<p>Data: {len(df):,} property record{'' if len(df) == 1 else 's'} from "
+        f"{html.escape(origin)}. "
         f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
         f"by propertykit {html.escape(VERSION)}.</p>"
         f"<p>{html.escape(cost)}</p>"
         "<p>Prices are shown in pounds (divided by 100 where they were served in pence). "
-        "Maps are drawn without map tiles, so the report works "
-        "offline; coastlines, lakes, rivers and borders: Natural Earth (public domain).</p>"
+        f"{html.escape(ground)}coastlines, lakes, rivers and borders: Natural Earth "
+        "(public domain).</p>"
     )
 
 

@@ -2,7 +2,8 @@
 
 The area is a postcode, an outcode, or a point and radius; the filters are a price range (typed in
 pounds, sent in the service's money unit: pence under the ``vepler`` profile), bedrooms and
-property types. Bad input is reported in the form and nothing is sent.
+property types. Bad input is reported in the form, in plain words and once, and nothing is sent:
+the area goes through the client's own check (:func:`propertykit.client.query_input.check_area`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from propertykit.client.query_input import check_area
 from propertykit.errors import InvalidInput
 from propertykit.frames import MINOR_PER_MAJOR
+from propertykit.widgets import messages as words
 from propertykit.widgets.messages import describe_error
-from propertykit.widgets.parts import paragraph
+from propertykit.widgets.parts import column, fill, hint, label, paragraph, row
 
 if TYPE_CHECKING:
     from propertykit.client import Client
@@ -73,31 +76,51 @@ class FindPanel:
             ],
             value="postcode",
             description="Area",
+            layout=fill(),
         )
-        self.area_value = widgets.Text(placeholder="SW1A 1AA", description="Code")
-        self.longitude = widgets.FloatText(description="Longitude", value=-0.1276)
-        self.latitude = widgets.FloatText(description="Latitude", value=51.5072)
-        self.radius = widgets.FloatText(description="Radius (m)", value=1000)
-        self.price_min = widgets.FloatText(description="Min £", value=0)
-        self.price_max = widgets.FloatText(description="Max £", value=0, tooltip="0: no maximum")
-        self.beds = widgets.SelectMultiple(options=list(range(1, 7)), rows=6, description="Beds")
+        self.area_value = widgets.Text(placeholder="SW1A 1AA", description="Code", layout=fill())
+        self.longitude = widgets.FloatText(description="Longitude", value=-0.1276, layout=fill())
+        self.latitude = widgets.FloatText(description="Latitude", value=51.5072, layout=fill())
+        self.radius = widgets.FloatText(description="Radius (m)", value=1000, layout=fill())
+        self.price_min = widgets.FloatText(description="Min £", value=0, layout=fill())
+        self.price_max = widgets.FloatText(description="Max £", value=0, layout=fill())
+        self.beds = widgets.SelectMultiple(options=list(range(1, 7)), rows=6, layout=fill())
         self.property_types = widgets.SelectMultiple(
-            options=list(PROPERTY_TYPES), rows=6, description="Type"
+            options=list(PROPERTY_TYPES), rows=6, layout=fill()
         )
         self.max_results = widgets.BoundedIntText(
-            value=100, min=1, max=10_000, description="At most"
+            value=100, min=1, max=10_000, description="At most", layout=fill()
         )
         self.find_button = widgets.Button(description="Find", button_style="primary", icon="search")
         self.note = widgets.HTML()
         self.point_box = widgets.VBox([self.longitude, self.latitude, self.radius])
         self.widget = widgets.VBox(
             [
-                widgets.HBox(
+                row(
                     [
-                        widgets.VBox([self.area_type, self.area_value, self.point_box]),
-                        widgets.VBox([self.price_min, self.price_max, self.max_results]),
-                        self.beds,
-                        self.property_types,
+                        column(
+                            [label("Where"), self.area_type, self.area_value, self.point_box],
+                            basis="240px",
+                        ),
+                        column(
+                            [
+                                label("Price and number"),
+                                self.price_min,
+                                self.price_max,
+                                hint(words.PRICE_HINT),
+                                self.max_results,
+                                hint(words.AT_MOST_HINT),
+                            ],
+                            basis="240px",
+                        ),
+                        column(
+                            [label("Beds"), self.beds, hint(words.CHOOSE_SEVERAL_HINT)],
+                            basis="150px",
+                        ),
+                        column(
+                            [label("Type"), self.property_types, hint(words.CHOOSE_SEVERAL_HINT)],
+                            basis="170px",
+                        ),
                     ]
                 ),
                 widgets.HBox([self.find_button, self.note]),
@@ -137,28 +160,52 @@ class FindPanel:
             filters["propertyType"] = list(self.property_types.value)
         return filters
 
+    def problem(self) -> str | None:
+        """Why the form's input cannot be sent, in plain words (``None``: it can be).
+
+        The area goes through the client's own check; prices are pounds, 0 for no limit.
+
+        Examples
+        --------
+        >>> panel = FindPanel(client, show=print, say=lambda text, kind: None)
+        >>> panel.area_type.value, panel.area_value.value = "postcode", "SW1A"
+        >>> panel.problem()
+        'Nothing was sent: “SW1A” is not a full UK postcode; type one such as SW1A 1AA.'
+        """
+        try:
+            check_area(self.area())
+        except InvalidInput:
+            if self.area_type.value == "point":
+                return words.POINT_PROBLEM
+            return words.describe_area_problem(self.area_type.value, self.area_value.value)
+        low, high = self.price_min.value, self.price_max.value
+        if low < 0 or high < 0:
+            return words.NEGATIVE_PRICE
+        if high and low > high:
+            return words.PRICES_CROSSED
+        return None
+
     def find(self) -> int:
         """Ask the query endpoint (what the Find button does); returns how many were found."""
+        problem = self.problem()
+        if problem is not None:
+            self._say(problem, "error")
+            return 0
+        self.find_button.disabled = True
+        self.note.value = paragraph("Asking the service…")
         try:
-            area, filters = self.area(), self.filters()
-            self.find_button.disabled = True
             if self._lock is not None:
                 with self._lock:
-                    records = self._query(area, filters)
+                    records = self._query(self.area(), self.filters())
             else:
-                records = self._query(area, filters)
-        except InvalidInput as exc:
-            self.note.value = paragraph(f"Nothing was sent: {exc}", kind="error")
-            self._say(f"Nothing was sent: {exc}", "error")
-            return 0
+                records = self._query(self.area(), self.filters())
         except Exception as exc:
             logger.debug("query failed", exc_info=True)
-            self.note.value = ""
             self._say(describe_error(exc), "error")
             return 0
         finally:
             self.find_button.disabled = False
-        self.note.value = paragraph(f"{len(records)} found")
+            self.note.value = ""
         self._show(records)
         return len(records)
 

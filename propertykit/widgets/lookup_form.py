@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import logging
 import time
 import warnings
@@ -17,9 +16,21 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
+from propertykit.widgets import messages as words
 from propertykit.widgets.find import FindPanel
 from propertykit.widgets.messages import describe_error
-from propertykit.widgets.parts import Form, figure_output, paragraph, text_output
+from propertykit.widgets.parts import (
+    Form,
+    column,
+    figure_output,
+    fill,
+    hint,
+    label,
+    paragraph,
+    row,
+    text_output,
+)
+from propertykit.widgets.results_table import PREVIEW_ROWS, table_html
 from propertykit.widgets.timing import Debouncer, RateWindow, Scheduler, start_timer
 
 if TYPE_CHECKING:
@@ -27,7 +38,7 @@ if TYPE_CHECKING:
 
     from propertykit.client import Client
 
-__all__ = ["RECORD_ATTRIBUTES", "LookupForm"]
+__all__ = ["PREVIEW_ROWS", "RECORD_ATTRIBUTES", "LookupForm"]
 
 logger = logging.getLogger("propertykit")
 
@@ -38,10 +49,6 @@ RECORD_ATTRIBUTES: tuple[str, ...] = tuple(
     for name in dict.fromkeys(column.split(".")[0] for column in COLUMNS)
     if name not in ("propertyId", "locationId")
 )
-
-#: Rows of the table tab (the whole frame is ``form.value``).
-PREVIEW_ROWS = 100
-_WIDE_COLUMNS = ("saleHistory", "spatial.boundary")
 
 
 class LookupForm(Form):
@@ -66,6 +73,11 @@ class LookupForm(Form):
     ----------
     ids, search, suggestions, attributes, fetch_button, progress, message, status, tabs, table
         The widgets, for driving the form from code.
+    all_columns
+        The toggle between the readable table (address, type, beds, value in pounds, EPC, id)
+        and every column of the frame.
+    stale_note
+        Says, after an error, that the results shown are still those of an earlier fetch.
     finder
         The "Find" tab (:class:`~propertykit.widgets.find.FindPanel`): properties by area and
         filters over ``client.query``; what it finds fills the same table, charts and map.
@@ -110,27 +122,21 @@ class LookupForm(Form):
     # -- layout -----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        full = widgets.Layout(width="100%")
         self.ids = widgets.Textarea(
-            placeholder="Location ids or <provider>::<id>, one per line or comma-separated",
-            description="Ids",
+            placeholder="Location ids, or source ids such as rightmove::123",
             rows=5,
-            layout=full,
+            layout=fill(),
         )
         self.ids_feedback = widgets.HTML()
         self.search = widgets.Text(
             placeholder="Type an address, street, town or postcode",
-            description="Search",
             continuous_update=True,
-            layout=full,
+            layout=fill(),
         )
-        self.suggestions = widgets.Select(options=[], rows=5, description="Matches", layout=full)
+        self.suggestions = widgets.Select(options=[], rows=5, layout=fill())
         self.suggest_note = widgets.HTML()
         self.attributes = widgets.SelectMultiple(
-            options=list(RECORD_ATTRIBUTES),
-            rows=8,
-            description="Attributes",
-            tooltip="None selected: every attribute",
+            options=list(RECORD_ATTRIBUTES), rows=8, layout=fill()
         )
         self.fetch_button = widgets.Button(
             description="Fetch", button_style="primary", icon="download"
@@ -140,53 +146,69 @@ class LookupForm(Form):
         )
         self.message = widgets.HTML()
         self.status = widgets.HTML()
-        self.table = widgets.HTML()
+        self.stale_note = widgets.HTML()
+        # Too wide a table (every column) scrolls inside the form instead of being cut by it.
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", min_width="0"))
+        self.all_columns = widgets.ToggleButton(
+            value=False,
+            description="Show every column",
+            icon="table",
+            layout=widgets.Layout(width="auto", align_self="flex-start"),
+        )
         self.outputs = {name: widgets.Output() for name in ("price_trend", "epc", "map")}
         self.tabs = widgets.Tab(
-            children=[self.table, *self.outputs.values()],
+            children=[widgets.VBox([self.all_columns, self.table]), *self.outputs.values()],
             titles=("Table", "Price trend", "EPC", "Map"),
         )
-        left = widgets.VBox([self.ids, self.ids_feedback], layout=widgets.Layout(width="40%"))
-        middle = widgets.VBox(
-            [self.search, self.suggestions, self.suggest_note], layout=widgets.Layout(width="35%")
+        self.results = widgets.VBox(
+            [self.stale_note, self.tabs], layout=widgets.Layout(display="none")
         )
         by_id = widgets.VBox(
             [
-                widgets.HBox([left, middle, self.attributes]),
+                row(
+                    [
+                        column(
+                            [label("Ids"), self.ids, hint(words.IDS_HINT), self.ids_feedback],
+                            basis="260px",
+                        ),
+                        column(
+                            [
+                                label("Search"),
+                                self.search,
+                                hint(words.SEARCH_HINT),
+                                label("Matches"),
+                                self.suggestions,
+                                self.suggest_note,
+                            ],
+                            basis="420px",
+                            grow=2,
+                        ),
+                        column(
+                            [label("Attributes"), self.attributes, hint(words.ATTRIBUTES_HINT)],
+                            basis="200px",
+                        ),
+                    ]
+                ),
                 widgets.HBox([self.fetch_button, self.progress]),
             ]
         )
-        self.finder = FindPanel(self.client, show=self._found, say=self._say, lock=self._lock)
+        self.finder = FindPanel(self.client, show=self._found, say=self._tell, lock=self._lock)
         self.inputs = widgets.Tab(children=[by_id, self.finder.widget], titles=("Ids", "Find"))
-        self.widget = widgets.VBox(
-            [
-                self.inputs,
-                self.message,
-                self.status,
-                self.tabs,
-            ]
-        )
+        self.widget = widgets.VBox([self.inputs, self.message, self.status, self.results])
         self.ids.observe(lambda change: self._check_ids(str(change["new"])), names="value")
         self.search.observe(lambda change: self._debounce(str(change["new"])), names="value")
         self.suggestions.observe(self._pick_suggestion, names="value")
         self.fetch_button.on_click(lambda _button: self.fetch())
+        self.all_columns.observe(lambda _change: self._show_table(), names="value")
+        self._shown: tuple[str, list[str] | None] | None = None  # what the results are, and how
         self._refresh_status()
 
     # -- ids --------------------------------------------------------------------------------
 
     def _check_ids(self, text: str) -> ParsedIds:
-        parsed = parse_ids(text)
-        if parsed.invalid:
-            shown = "; ".join(reason for _, reason in parsed.invalid[:5])
-            more = f" (and {len(parsed.invalid) - 5} more)" if len(parsed.invalid) > 5 else ""
-            self.ids_feedback.value = paragraph(
-                f"{len(parsed.invalid)} id(s) cannot be sent: {shown}{more}", kind="error"
-            )
-        elif parsed.count:
-            kinds = f"{len(parsed.location_ids)} location, {len(parsed.source_ids)} source"
-            self.ids_feedback.value = paragraph(f"{parsed.count} ids ({kinds})")
-        else:
-            self.ids_feedback.value = ""
+        parsed = parse_ids(text)  # the client's own check, id by id
+        sentence, kind = words.describe_ids(parsed.location_ids, parsed.source_ids, parsed.invalid)
+        self.ids_feedback.value = paragraph(sentence, kind=kind) if sentence else ""
         return parsed
 
     def add_id(self, identifier: str) -> None:
@@ -227,9 +249,7 @@ class LookupForm(Form):
         if wait > 0:
             limit = self._rate.per_minute or 0
             self.suggest_note.value = paragraph(
-                f"Suggestions paused: the limit of {limit:g} searches per minute is reached; "
-                f"they resume in {wait:.0f} s.",
-                kind="warn",
+                words.describe_suggest_paused(limit, wait), kind="warn"
             )
             return
         try:
@@ -247,9 +267,7 @@ class LookupForm(Form):
                 label = match.get("displayAddress") or location_id
                 options.append((f"{label} ({location_id})", location_id))
         self.suggestions.options = options
-        self.suggest_note.value = paragraph(
-            f"{len(options)} match(es): pick one to add its id" if options else "No matches"
-        )
+        self.suggest_note.value = paragraph(words.describe_suggestions(len(options)))
         self._refresh_status()
 
     def _pick_suggestion(self, change: dict[str, Any]) -> None:
@@ -274,10 +292,10 @@ class LookupForm(Form):
         """
         parsed = self._check_ids(self.ids.value)
         if parsed.invalid:
-            self._say("Nothing was sent: correct the ids marked above, then press Fetch.", "error")
+            self._failed(words.INVALID_IDS_NOT_SENT)
             return self.value
         if not parsed.count:
-            self._say("Type or paste at least one id, or pick a search match.", "error")
+            self._failed(words.EMPTY_IDS)
             return self.value
         attributes = list(self.attributes.value) or None
         batch = self.client.endpoints.batch_size
@@ -290,7 +308,7 @@ class LookupForm(Form):
         sent, hits = usage.requests_sent, usage.cache_hits
         records: list[dict[str, Any]] = []
         failure: BaseException | None = None
-        self._say(f"Fetching {parsed.count} ids…")
+        self._say(f"Fetching {words.plural(parsed.count, 'id')}…")
         self.fetch_button.disabled = True
         with self._progress(len(chunks)):
             for kind, chunk in chunks:
@@ -310,35 +328,28 @@ class LookupForm(Form):
                 records.extend(found)
                 self.progress.value += 1
         self.fetch_button.disabled = False
-        cost = f"{usage.requests_sent - sent} request(s) sent, {usage.cache_hits - hits} from cache"
+        cost = {"sent": usage.requests_sent - sent, "cached": usage.cache_hits - hits}
         self._note_credit(failure)
         if failure is not None and not records:
-            self._say(describe_error(failure), "error")
+            self._failed(describe_error(failure))
             return self.value
-        notes = self._show(records, attributes)
+        what = f"the fetch of {words.plural(len(records), 'property', 'properties')}"
+        notes = self._show(records, attributes, what=what)
         if failure is not None:
             self._say(
-                f"{describe_error(failure)} Showing the {len(records)} properties fetched "
-                f"before the error ({cost}).",
-                "error",
+                words.describe_partial(describe_error(failure), len(records), **cost), "error"
             )
             return self.value
         missing = sorted(set(parsed.location_ids) - {str(r.get("locationId")) for r in records})
-        text = f"Fetched {len(records)} properties ({cost})."
-        if missing:
-            shown = ", ".join(missing[:10]) + ("…" if len(missing) > 10 else "")
-            text += f" No property for {len(missing)} location id(s): {shown}."
-        if notes:
-            text += " " + " ".join(notes)
+        text = words.describe_fetch(len(records), missing=missing, notes=notes, **cost)
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 
     def _found(self, records: list[dict[str, Any]]) -> None:
         """Show what the Find tab found, as a fetch would."""
-        notes = self._show(records, None)
-        self._say(
-            " ".join([f"Found {len(records)} properties.", *notes]), "warn" if notes else "ok"
-        )
+        what = f"the search that found {words.plural(len(records), 'property', 'properties')}"
+        notes = self._show(records, None, what=what)
+        self._say(words.describe_found(len(records), notes), "warn" if notes else "ok")
 
     @contextmanager
     def _progress(self, steps: int) -> Iterator[None]:
@@ -350,14 +361,19 @@ class LookupForm(Form):
         finally:
             self.progress.layout.display = "none"
 
-    def _show(self, records: list[dict[str, Any]], attributes: list[str] | None) -> list[str]:
+    def _show(
+        self, records: list[dict[str, Any]], attributes: list[str] | None, *, what: str
+    ) -> list[str]:
         """Build the frame, the table and the figures; returns warnings worth telling."""
         notes: list[str] = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             df = frame(records, money_unit=self.client.endpoints.money_unit)
             self.value = df
-            self.table.value = self._table_html(df, attributes)
+            self._shown = (f"{what} at {time.strftime('%H:%M')}", attributes)
+            self._show_table()
+            self.stale_note.value = ""
+            self.results.layout.display = None
             self.figures = {}
             makers: dict[str, Callable[[], go.Figure]] = {
                 "price_trend": lambda: df.pk.price_trend(),
@@ -376,23 +392,27 @@ class LookupForm(Form):
         notes.extend(dict.fromkeys(str(w.message) for w in caught))
         return notes
 
-    @staticmethod
-    def _table_html(df: pd.DataFrame, attributes: list[str] | None) -> str:
-        columns = [c for c in df.columns if c not in _WIDE_COLUMNS]
-        if attributes:
-            keep = {"propertyId", "locationId", *attributes}
-            columns = [c for c in columns if c.split(".")[0] in keep]
-        shown = df.loc[:, columns].head(PREVIEW_ROWS)
-        caption = f"{len(df):,} properties"
-        if len(df) > PREVIEW_ROWS:
-            caption += f"; the first {PREVIEW_ROWS} shown (form.value has them all)"
-        table = shown.to_html(index=False, border=0, na_rep="", classes="propertykit-table")
-        return (
-            f"<div style='max-height:420px;overflow:auto'><p>{html.escape(caption)}</p>"
-            f"{table}</div>"
-        )
+    def _show_table(self) -> None:
+        if self.value is not None and self._shown is not None:
+            attributes = self._shown[1]
+            self.table.value = table_html(
+                self.value, attributes, all_columns=self.all_columns.value
+            )
+
+    def _failed(self, text: str) -> None:
+        """Say what failed; mark results left from an earlier fetch as not updated."""
+        self._say(text, "error")
+        if self._shown is not None:
+            self.stale_note.value = paragraph(words.describe_stale(self._shown[0]), kind="warn")
 
     # -- messages and status ----------------------------------------------------------------
+
+    def _tell(self, text: str, kind: str) -> None:
+        """What the Find tab says: its errors mark the results as not updated, as a fetch's do."""
+        if kind == "error":
+            self._failed(text)
+        else:
+            self._say(text, kind)
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)
@@ -400,21 +420,20 @@ class LookupForm(Form):
 
     def _note_credit(self, failure: BaseException | None) -> None:
         if isinstance(failure, DailyCapReached):
-            self._credit_problem = "daily cap reached"
+            self._credit_problem = words.DAILY_CAP_PROBLEM
         elif isinstance(failure, InsufficientCredit):
-            self._credit_problem = "too little credit (402)"
+            self._credit_problem = words.NO_CREDIT_PROBLEM
         elif failure is None:
             self._credit_problem = None
 
     def _refresh_status(self) -> None:
         usage = self.client.usage
-        if self._credit_problem:
-            credit = self._credit_problem
-        elif usage.budget_left is not None:
-            credit = f"{usage.budget_left} of {usage.budget} budgeted requests left"
-        else:
-            credit = "no problem reported"
         self.status.value = paragraph(
-            f"Requests sent: {usage.requests_sent} · cache hits: {usage.cache_hits} · "
-            f"billable: {usage.billable_requests} · credit: {credit}"
+            words.describe_usage(
+                sent=usage.requests_sent,
+                cached=usage.cache_hits,
+                billable=usage.billable_requests,
+                budget=usage.budget,
+                credit_problem=self._credit_problem,
+            )
         )

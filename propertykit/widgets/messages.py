@@ -1,11 +1,17 @@
-"""Plain-words sentences for what went wrong and what happened to the money.
+"""Every sentence the forms show, in one place: what happened, what it cost, what to do next.
 
-The forms of :mod:`propertykit.widgets.lookup_form` show these instead of tracebacks. Each sentence
-says what happened and what to do next; none ever holds the API key (errors never carry it).
+The forms (:mod:`propertykit.widgets.lookup_form`, :mod:`propertykit.widgets.find`,
+:mod:`propertykit.widgets.purchase_form`) show these instead of tracebacks, so they can be read
+and reviewed here as text. None holds a word of code (no ``'value'``, no ``(s)``, no quoted
+Python values) and none ever holds the API key (errors never carry it).
+
+Sentences are grouped by where they appear: errors and money (both forms), then the lookup form's
+ids, search, fetch, table and status line, then its Find tab.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from propertykit.config import MONEY_STATES
@@ -28,13 +34,32 @@ from propertykit.errors import (
 )
 
 __all__ = [
+    "ATTRIBUTES_HINT",
+    "AT_MOST_HINT",
     "CHARGED",
+    "CHOOSE_SEVERAL_HINT",
+    "EMPTY_IDS",
+    "IDS_HINT",
+    "INVALID_IDS_NOT_SENT",
     "NOT_CHARGED",
+    "NO_MATCHES",
+    "PRICE_HINT",
+    "SEARCH_HINT",
     "UNKNOWN",
+    "describe_area_problem",
     "describe_error",
+    "describe_fetch",
+    "describe_found",
+    "describe_ids",
     "describe_money_state",
     "describe_reset",
+    "describe_stale",
+    "describe_suggest_paused",
+    "describe_suggestions",
+    "describe_table",
+    "describe_usage",
     "money_state_of",
+    "plural",
 ]
 
 #: What a purchase did to the account, in the words the forms use.
@@ -117,7 +142,7 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
     if isinstance(error, InsufficientCredit):
         return (
             "The account has too little credit (HTTP 402); this request was not charged. "
-            "Add credit, then run the same request again."
+            "Add credit to the account, then try again."
         )
     if isinstance(error, PermissionDenied):
         return (
@@ -145,12 +170,12 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
     if isinstance(error, NotCached):
         return (
             "Offline mode: this lookup is not in the cache, so nothing was sent. "
-            "Go online (offline=False) to fetch it."
+            "To fetch it, use a client that is not in offline mode."
         )
     if isinstance(error, BudgetExceeded):
         return (
             "This client's budget of billable requests is spent, so nothing was sent. "
-            "Create the client with a larger budget= to continue."
+            "To continue, make a new client with a larger budget."
         )
     if isinstance(error, ConfigError):
         return f"A setting is missing or wrong: {error}"
@@ -201,3 +226,274 @@ def describe_money_state(money_state: str, *, delivered: bool = False) -> str:
     if money_state == "not_charged":
         return NOT_CHARGED
     return UNKNOWN
+
+
+# -- counting -------------------------------------------------------------------------------
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``count`` and ``noun``, in the plural unless it is one: never ``id(s)``.
+
+    Examples
+    --------
+    >>> plural(1, "id"), plural(2, "property", "properties"), plural(1_500, "request")
+    ('1 id', '2 properties', '1,500 requests')
+    """
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
+def _listed(items: list[str], *, most: int = 5) -> str:
+    """Up to ``most`` items joined with commas, and how many more."""
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+# -- the lookup form: hints on screen -------------------------------------------------------
+
+IDS_HINT = (
+    "Location ids, or source ids written provider::id (such as rightmove::123); "
+    "one per line or separated by commas."
+)
+SEARCH_HINT = (
+    "Type at least 3 letters of an address, street, town or postcode; pick a match to add its id."
+)
+#: "Ctrl-click", its hyphen one that never breaks a line.
+_CTRL_CLICK = "Ctrl\u2011click (⌘\u2011click on a Mac) to choose several."
+ATTRIBUTES_HINT = f"Nothing chosen means every attribute. {_CTRL_CLICK}"
+CHOOSE_SEVERAL_HINT = f"Nothing chosen means any. {_CTRL_CLICK}"
+PRICE_HINT = "In pounds. 0 means no limit."
+AT_MOST_HINT = "The most properties to fetch; each page of them is a billable request."
+
+# -- the lookup form: ids -------------------------------------------------------------------
+
+INVALID_IDS_NOT_SENT = "Nothing was sent: correct the ids marked above, then press Fetch."
+EMPTY_IDS = "Type or paste at least one id, or pick a search match."
+
+
+def describe_ids(
+    location_ids: list[str], source_ids: list[str], invalid: list[tuple[str, str]]
+) -> tuple[str, str]:
+    """What the ids box holds: ``(sentence, kind)``, kind ``error``, ``warn`` or ``info``.
+
+    ``invalid`` pairs each refused id with why, a sentence naming it
+    (:func:`propertykit.client.parse_ids` gives them).
+
+    Examples
+    --------
+    >>> describe_ids(["L1"], [], [("L 2", "“L 2” has a space in it")])
+    ('1 id cannot be sent. “L 2” has a space in it.', 'error')
+    >>> describe_ids(["L1", "L2"], ["zoopla::1"], [])
+    ('3 ids: 2 location ids and 1 source id.', 'info')
+    >>> print(describe_ids(["rightmove-123"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
+    1 id: 1 location id. “rightmove-123” will be looked up as a location id; a source id is
+    written provider::id, such as rightmove::123.
+    """
+    if invalid:
+        reasons = "".join(f" {reason}." for _, reason in invalid[:5])
+        more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
+        return f"{plural(len(invalid), 'id')} cannot be sent.{reasons}{more}", "error"
+    count = len(location_ids) + len(source_ids)
+    if not count:
+        return "", "info"
+    kinds = " and ".join(
+        plural(n, f"{kind} id")
+        for n, kind in ((len(location_ids), "location"), (len(source_ids), "source"))
+        if n
+    )
+    text = f"{plural(count, 'id')}: {kinds}."
+    lookalikes = [m for m in map(_SOURCE_LOOKALIKE.fullmatch, location_ids) if m]
+    if lookalikes:
+        quoted = _listed([f"“{m[0]}”" for m in lookalikes], most=3)
+        one = len(lookalikes) == 1
+        text += (
+            f" {quoted} will be looked up as {'a location id' if one else 'location ids'}; "
+            f"a source id is written provider::id, such as {lookalikes[0][1]}::{lookalikes[0][2]}."
+        )
+        return text, "warn"
+    return text, "info"
+
+
+#: A word, a dash (or ``_``, ``.``) and digits: a source id typed without ``::``, most likely.
+_SOURCE_LOOKALIKE = re.compile(r"([A-Za-z]{3,})[-_.]+([0-9][0-9A-Za-z-]*)")
+
+
+# -- the lookup form: search-suggest --------------------------------------------------------
+
+NO_MATCHES = "No matches."
+
+
+def describe_suggestions(count: int) -> str:
+    """The line under the Matches list.
+
+    Examples
+    --------
+    >>> describe_suggestions(1)
+    '1 match: pick it to add its id to the ids box.'
+    """
+    if not count:
+        return NO_MATCHES
+    pick = "pick it" if count == 1 else "pick one"
+    return f"{plural(count, 'match', 'matches')}: {pick} to add its id to the ids box."
+
+
+def describe_suggest_paused(per_minute: float, wait: float) -> str:
+    """Suggestions held back by the per-minute limit.
+
+    Examples
+    --------
+    >>> describe_suggest_paused(2, 49.6)
+    'Suggestions paused: the limit of 2 searches per minute is reached; they resume in 50 s.'
+    """
+    return (
+        f"Suggestions paused: the limit of {per_minute:g} searches per minute is reached; "
+        f"they resume in {wait:.0f} s."
+    )
+
+
+# -- the lookup form: fetching --------------------------------------------------------------
+
+
+def describe_cost(sent: int, cached: int) -> str:
+    """What one fetch cost.
+
+    Examples
+    --------
+    >>> describe_cost(1, 0)
+    '1 request sent, 0 answered from the cache'
+    """
+    return f"{plural(sent, 'request')} sent, {cached:,} answered from the cache"
+
+
+def describe_fetch(
+    count: int, *, sent: int, cached: int, missing: list[str], notes: list[str]
+) -> str:
+    """The outcome of a fetch that went through.
+
+    Examples
+    --------
+    >>> print(describe_fetch(1, sent=1, cached=0, missing=["L09"], notes=[]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Fetched 1 property (1 request sent, 0 answered from the cache). No property was found for
+    1 location id: L09.
+    """
+    text = f"Fetched {plural(count, 'property', 'properties')} ({describe_cost(sent, cached)})."
+    if missing:
+        text += (
+            f" No property was found for {plural(len(missing), 'location id')}: "
+            f"{_listed(missing, most=10)}."
+        )
+    return " ".join([text, *notes])
+
+
+def describe_partial(error_text: str, count: int, *, sent: int, cached: int) -> str:
+    """A fetch that failed part way: the error, then what is shown.
+
+    Examples
+    --------
+    >>> print(describe_partial("It failed.", 10, sent=2, cached=0))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    It failed. Showing the 10 properties fetched before the error (2 requests sent,
+    0 answered from the cache).
+    """
+    fetched = plural(count, "property", "properties")
+    cost = describe_cost(sent, cached)
+    return f"{error_text} Showing the {fetched} fetched before the error ({cost})."
+
+
+def describe_found(count: int, notes: list[str]) -> str:
+    """The outcome of the Find tab's query.
+
+    Examples
+    --------
+    >>> describe_found(30, [])
+    'Found 30 properties.'
+    """
+    return " ".join([f"Found {plural(count, 'property', 'properties')}.", *notes])
+
+
+def describe_stale(what: str) -> str:
+    """The mark on results left from before an error.
+
+    Examples
+    --------
+    >>> print(describe_stale("the fetch of 3 properties at 14:05"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Not updated: the results below are still those of the fetch of 3 properties at 14:05,
+    from before the error above.
+    """
+    return f"Not updated: the results below are still those of {what}, from before the error above."
+
+
+def describe_table(total: int, shown: int) -> str:
+    """The caption of the result table.
+
+    Examples
+    --------
+    >>> describe_table(120, 100)
+    '120 properties; the first 100 shown. In code, form.value holds the whole table.'
+    """
+    text = plural(total, "property", "properties")
+    if shown < total:
+        text += f"; the first {shown:,} shown"
+    return text + ". In code, form.value holds the whole table."
+
+
+def describe_usage(
+    *, sent: int, cached: int, billable: int, budget: int | None, credit_problem: str | None
+) -> str:
+    """The status line: this client's counts so far, and a credit problem when there is one.
+
+    Examples
+    --------
+    >>> describe_usage(sent=2, cached=1, billable=2, budget=None, credit_problem=None)
+    'This client so far: 2 requests sent (2 billable), 1 answered from the cache.'
+    >>> describe_usage(sent=1, cached=0, billable=1, budget=5, credit_problem=None)[-38:]
+    'Budget: 4 of 5 billable requests left.'
+    """
+    text = (
+        f"This client so far: {plural(sent, 'request')} sent ({billable:,} billable), "
+        f"{cached:,} answered from the cache."
+    )
+    if budget is not None:
+        text += (
+            f" Budget: {max(0, budget - billable):,} of {plural(budget, 'billable request')} left."
+        )
+    if credit_problem:
+        text += f" {credit_problem}"
+    return text
+
+
+#: What the status line says about credit after a fetch failed for want of it.
+DAILY_CAP_PROBLEM = "The daily credit cap is reached."
+NO_CREDIT_PROBLEM = "The account has too little credit."
+
+# -- the Find tab ---------------------------------------------------------------------------
+
+AREA_NAMES = {"postcode": "postcode", "outcode": "outcode (district)"}
+AREA_EXAMPLES = {"postcode": "SW1A 1AA", "outcode": "SW1A"}
+
+
+def describe_area_problem(kind: str, value: str) -> str:
+    """A postcode or outcode the form will not send.
+
+    Examples
+    --------
+    >>> describe_area_problem("outcode", "")
+    'Nothing was sent: type an outcode (district) in Code, such as SW1A.'
+    >>> describe_area_problem("postcode", "SW1A")
+    'Nothing was sent: “SW1A” is not a full UK postcode; type one such as SW1A 1AA.'
+    """
+    name, example = AREA_NAMES.get(kind, kind), AREA_EXAMPLES.get(kind, "")
+    if not value.strip():
+        article = "an" if name[0] in "aeiou" else "a"
+        return f"Nothing was sent: type {article} {name} in Code, such as {example}."
+    full = "full UK postcode" if kind == "postcode" else f"UK {name}"
+    return f"Nothing was sent: “{value.strip()}” is not a {full}; type one such as {example}."
+
+
+POINT_PROBLEM = (
+    "Nothing was sent: the longitude must be between -180 and 180, the latitude between -90 and "
+    "90, and the radius above 0 metres."
+)
+NEGATIVE_PRICE = "Nothing was sent: a price cannot be below £0."
+PRICES_CROSSED = "Nothing was sent: Min £ is above Max £."

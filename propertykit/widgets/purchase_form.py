@@ -8,13 +8,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC
 from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
-from propertykit.deeds import read_delivery_status, read_money_state
+from propertykit.deeds import Journal, check_title_number, read_delivery_status, read_money_state
+from propertykit.errors import InvalidInput
 from propertykit.widgets.messages import (
-    CHARGED,
     UNKNOWN,
     describe_error,
     describe_money_state,
@@ -25,7 +27,7 @@ from propertykit.widgets.timing import Scheduler, start_timer
 
 if TYPE_CHECKING:
     from propertykit.client import Client
-    from propertykit.deeds import Purchase
+    from propertykit.deeds import EarlierPurchase, Purchase
 
 __all__ = ["PurchaseForm"]
 
@@ -51,9 +53,11 @@ class PurchaseForm(Form):
 
     Attributes
     ----------
-    title, buy_button, confirmation, confirm_button, cancel_button, check_button, progress,
-    message
-        The widgets, for driving the form from code.
+    title, buy_button, confirmation, confirm_button, buy_again_button, cancel_button,
+    check_button, progress, message
+        The widgets, for driving the form from code. A confirmation holds only for the title it
+        names: editing ``title`` withdraws it. ``confirm_button`` buys a title not bought before;
+        a title bought before is offered only through ``buy_again_button``.
     value
         The :class:`~propertykit.deeds.purchase.Purchase` of the last successful purchase, else
         ``None``.
@@ -89,7 +93,7 @@ class PurchaseForm(Form):
         self._clock = clock
         self.value: Purchase | None = None
         self.money_state: str | None = None
-        self._pending_title: str | None = None
+        self._pending: _Pending | None = None
         self._build()
 
     def _build(self) -> None:
@@ -98,9 +102,15 @@ class PurchaseForm(Form):
         self.buy_button = widgets.Button(description="Buy…", button_style="primary")
         self.confirmation = widgets.HTML()
         self.confirm_button = widgets.Button(description="Confirm purchase", button_style="danger")
+        self.buy_again_button = widgets.Button(
+            description="Buy again", button_style="danger", layout=widgets.Layout(display="none")
+        )
         self.cancel_button = widgets.Button(description="Cancel")
         self.confirm_box = widgets.VBox(
-            [self.confirmation, widgets.HBox([self.confirm_button, self.cancel_button])],
+            [
+                self.confirmation,
+                widgets.HBox([self.confirm_button, self.buy_again_button, self.cancel_button]),
+            ],
             layout=hidden,
         )
         self.progress = widgets.IntProgress(
@@ -119,8 +129,10 @@ class PurchaseForm(Form):
                 self.check_button,
             ]
         )
+        self.title.observe(lambda _change: self._title_changed(), names="value")
         self.buy_button.on_click(lambda _button: self.ask_confirmation())
         self.confirm_button.on_click(lambda _button: self.confirm())
+        self.buy_again_button.on_click(lambda _button: self.confirm(again=True))
         self.cancel_button.on_click(lambda _button: self.cancel())
         self.check_button.on_click(lambda _button: self.check_status())
 
@@ -139,59 +151,92 @@ class PurchaseForm(Form):
                 "The cost is unknown: the service does not state what a title deed costs, so "
                 "check your account's price list before confirming."
             )
-        if isinstance(self.cost, int | float):
-            return f"This costs {self.cost:g} credits."
-        return f"This costs {self.cost}."
+        return f"This costs {self._cost_words()}."
 
     def ask_confirmation(self) -> None:
-        """Step 1 (the Buy button): state the title and the cost, and wait for Confirm/Cancel."""
+        """Step 1 (the Buy button): check the title, say whether it was bought before, and ask.
+
+        A malformed title is refused in plain words and a title bought before is said, with
+        when, before anything is offered; nothing is bought at this step (purchase-status, which
+        is free, may be asked).
+        """
         title = self.title.value.strip()
-        if not title:
-            self._say("Type a title number first.", "error")
+        self._withdraw()
+        self.message.value = ""
+        try:
+            check_title_number(title)
+        except InvalidInput as exc:
+            self._say(str(exc), "error")
             return
-        self._pending_title = title
-        self.confirmation.value = paragraph(
-            f"Buy the title deed for {title}? {self.cost_text()} Your account is charged once, "
-            "however often the request has to be retried.",
-            kind="warn",
-        )
+        try:
+            with self._lock:
+                earlier = self.client.earlier_purchase(title)
+        except Exception as exc:
+            logger.debug("purchase-status failed", exc_info=True)
+            open_intent = self._has_open_intent(title)
+            self.money_state = "unknown" if open_intent else None
+            self._say(could_not_check(title, exc, open_intent), "error")
+            self.check_button.layout.display = None
+            return
+        self._pending = _Pending(title, again=earlier is not None)
+        if earlier is None:
+            text = (
+                f"Buy the title deed for {title}? {self.cost_text()} Your account is charged "
+                "once, however often the request has to be retried."
+            )
+        else:
+            text = (
+                f"{bought_before(earlier)} Buying it again charges again"
+                f"{self._cost_clause()}: press “Buy again” only if you need a second copy."
+            )
+        self.confirmation.value = paragraph(text, kind="warn")
+        self.confirm_button.layout.display = "none" if earlier else None
+        self.buy_again_button.layout.display = None if earlier else "none"
         self.confirm_box.layout.display = None
         self.buy_button.disabled = True
-        self.message.value = ""
 
     def cancel(self) -> None:
         """Step 2, declined: nothing is sent."""
-        self._end_confirmation()
-        self._say("Cancelled: nothing was bought and you were not charged.")
+        pending = self._withdraw()
+        name = f" of {pending.title}" if pending else ""
+        self._say(f"Cancelled the purchase{name}: nothing was bought and you were not charged.")
 
-    def confirm(self) -> None:
-        """Step 2, accepted: buy, then report the outcome (and watch a delivery in progress)."""
-        title = self._pending_title
-        self._end_confirmation()
-        if title is None:
+    def confirm(self, *, again: bool = False) -> None:
+        """Step 2, accepted: buy the title the confirmation named, then report the outcome.
+
+        Confirm buys only a title offered as new, and “Buy again” only one offered as bought
+        before; anything else (no pending confirmation, or the other kind) sends nothing.
+        """
+        pending = self._pending
+        if pending is None or pending.again != again:
             return
+        self._withdraw()
+        title = pending.title
         self.value = None
         self.check_button.layout.display = "none"
+        self.buy_button.disabled = True
         self._say(f"Buying the title deed for {title}…")
         try:
             with self._lock:
-                purchase = self.client.buy_title_deed(title)
+                purchase = self.client.buy_title_deed(title, buy_again=again)
         except Exception as exc:
             logger.debug("purchase failed", exc_info=True)
+            self.buy_button.disabled = False
             self._report_failure(title, exc)
             return
         self.value = purchase
         self.money_state = purchase.money_state
-        earlier = (
-            "This title was bought before (see the purchase journal), so nothing was bought or "
-            "charged now. "
-            if purchase.previously_bought
-            else ""
-        )
-        if purchase.status == "delivered":
-            self._say(earlier + describe_money_state("charged", delivered=True) + ".", "ok")
+        if purchase.previously_bought:
+            self.buy_button.disabled = False
+            self._say(
+                f"{title} had already been bought, so nothing was bought or charged now.", "ok"
+            )
             return
-        self._say(f"{earlier}{CHARGED}…", "ok")
+        if purchase.status == "delivered":
+            self.buy_button.disabled = False
+            self._say(f"{self._bought(title)}; the deed has been delivered.", "ok")
+            return
+        self._say(f"{self._bought(title)}; the deed is being delivered…", "ok")
         self._watch(purchase, started=self._clock())
 
     def check_status(self) -> None:
@@ -205,16 +250,20 @@ class PurchaseForm(Form):
         >>> "You were not charged" in form.message.value
         True
         """
-        title = self._pending_title or self.title.value.strip()
-        if not title:
-            self._say("Type a title number first.", "error")
+        title = self.title.value.strip()
+        try:
+            check_title_number(title)
+        except InvalidInput as exc:
+            self._say(str(exc), "error")
             return
         try:
             with self._lock:
                 body = self.client.purchase_status(title)
         except Exception as exc:
             logger.debug("purchase-status failed", exc_info=True)
-            self._say(f"{UNKNOWN}. Could not ask the purchase status: {describe_error(exc)}")
+            self._say(
+                f"{UNKNOWN}. Could not ask the purchase status of {title}: {describe_error(exc)}"
+            )
             return
         state = read_money_state(body) or "unknown"
         self.money_state = state
@@ -235,31 +284,38 @@ class PurchaseForm(Form):
         self._scheduler(self.poll_interval, lambda: self._poll(purchase, started))
 
     def _poll(self, purchase: Purchase, started: float) -> None:
+        title = purchase.title_number
         try:
             with self._lock:
                 purchase.refresh()
         except Exception as exc:
             logger.debug("delivery check failed", exc_info=True)
             self._stop_watching(
-                f"{CHARGED}, but checking the delivery failed: {describe_error(exc)} "
-                "Press “Check purchase status” later; do not buy again.",
+                f"{self._bought(title)}, but checking the delivery failed: "
+                f"{describe_error(exc)} Press “Check purchase status” later; do not buy it again.",
                 "warn",
             )
             return
+        waited = self._clock() - started
         self.progress.value = min(self.progress.max, self.progress.value + 1)
         if purchase.status == "delivered":
-            self._stop_watching(describe_money_state("charged", delivered=True) + ".", "ok")
-        elif self._clock() - started >= self.timeout:
+            self._stop_watching(f"{self._bought(title)}; the deed has been delivered.", "ok")
+        elif waited >= self.timeout:
             self._stop_watching(
-                f"{CHARGED}: still on its way after {self.timeout:g} s. Press “Check purchase "
-                "status” later; do not buy again.",
+                f"{self._bought(title)}; the deed is still on its way after {waited:.0f} s. "
+                "Press “Check purchase status” later; do not buy it again.",
                 "warn",
             )
         else:
+            self._say(
+                f"{self._bought(title)}; the deed is being delivered (waited {waited:.0f} s)…",
+                "ok",
+            )
             self._scheduler(self.poll_interval, lambda: self._poll(purchase, started))
 
     def _stop_watching(self, text: str, kind: str) -> None:
         self.progress.layout.display = "none"
+        self.buy_button.disabled = False
         if kind != "ok":
             self.check_button.layout.display = None
         self._say(text, kind)
@@ -272,21 +328,91 @@ class PurchaseForm(Form):
         detail = describe_error(error)
         if state == "charged":
             text = (
-                f"{CHARGED} — do not buy it again. The service reported a problem after "
-                f"charging: {detail} Check the purchase status; if the deed does not arrive, "
-                "contact the service's support."
+                f"You were charged for {title}, but the service reported a problem after "
+                f"charging: {detail} Do not buy it again: check the purchase status, and if the "
+                "deed does not arrive, contact the service's support."
             )
         elif state == "not_charged":
-            text = f"{describe_money_state(state)}. {detail}"
+            text = f"You were not charged for {title}. {detail}"
         else:
             text = f"{UNKNOWN}. Press “Check purchase status” for title {title}."
         if state != "not_charged":
             self.check_button.layout.display = None
         self._say(text, "error")
 
-    def _end_confirmation(self) -> None:
+    # -- state ------------------------------------------------------------------------------
+
+    def _title_changed(self) -> None:
+        """Editing the title withdraws a pending confirmation: it held for the title it named."""
+        pending = self._withdraw()
+        if pending is not None:
+            self._say(
+                f"The title changed, so the purchase of {pending.title} was not confirmed and "
+                "nothing was bought. Press Buy to buy the title now in the box."
+            )
+
+    def _withdraw(self) -> _Pending | None:
+        """End any pending confirmation (Confirm and Buy again then buy nothing); return it."""
+        pending, self._pending = self._pending, None
         self.confirm_box.layout.display = "none"
         self.buy_button.disabled = False
+        return pending
+
+    def _has_open_intent(self, title: str) -> bool:
+        journal = Journal(self.client.journal)
+        return bool(journal.open_intents(service=self.client.base_url, title_number=title))
+
+    def _cost_words(self) -> str:
+        if isinstance(self.cost, int | float):
+            return f"{self.cost:g} credits"
+        return str(self.cost)
+
+    def _cost_clause(self) -> str:
+        return "" if self.cost is None else f" ({self._cost_words()})"
+
+    def _bought(self, title: str) -> str:
+        """ "You bought …: charged" — the start of every outcome of a new purchase."""
+        return f"You bought the title deed for {title}{self._cost_clause()}: you were charged"
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A confirmation on screen: the title it names, and whether it offers buying again."""
+
+    title: str
+    again: bool
+
+
+def bought_before(earlier: EarlierPurchase) -> str:
+    """The sentence saying a title was bought before, with when and where that is known from.
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> from propertykit.deeds import EarlierPurchase
+    >>> bought_before(EarlierPurchase("NGL1", "journal", datetime(2026, 3, 4, 9, 5, tzinfo=UTC), None))
+    'NGL1 was already bought on 4 Mar 2026 at 09:05 UTC (your purchase journal): you were charged then.'
+    """  # noqa: E501
+    when = f" on {earlier.at.astimezone(UTC):%-d %b %Y at %H:%M} UTC" if earlier.at else ""
+    source = "your purchase journal" if earlier.source == "journal" else "the service's records"
+    return f"{earlier.title_number} was already bought{when} ({source}): you were charged then."
+
+
+def could_not_check(title: str, error: BaseException, open_intent: bool) -> str:
+    """What to say when purchase-status could not be asked before offering a purchase.
+
+    With an earlier purchase of the title left open (a kernel stopped while buying), whether the
+    account was charged is unknown; otherwise nothing was ever sent, and nothing is now.
+    """
+    if open_intent:
+        return (
+            f"{UNKNOWN}: an earlier purchase of {title} has no recorded outcome, and its purchase "
+            f"status could not be asked. {describe_error(error)} Press “Check purchase status”."
+        )
+    return (
+        f"Could not check whether {title} was bought before, so nothing was sent and you were "
+        f"not charged. {describe_error(error)}"
+    )

@@ -7,7 +7,8 @@ the Redis parts a team shares, one fetch per batch across processes
 (:mod:`~propertykit.wire.single_flight`) and a budget they share
 (:mod:`~propertykit.wire.shared_budget`); cached answers read in bulk
 (:mod:`~propertykit.wire.bulk_cache`) with derived entries beside them
-(:mod:`~propertykit.wire.derived_cache`).
+(:mod:`~propertykit.wire.derived_cache`); street-map tiles for maps made at build time, with a
+cache of their own (:mod:`~propertykit.wire.tiles`).
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
 meaning, a record's shape or a purchase.
@@ -23,11 +24,18 @@ from propertykit.wire.bulk_cache import (
     kept_payloads,
     store_derived,
 )
-from propertykit.wire.cache_setting import describe_cache_setting, open_cache
+from propertykit.wire.cache_faults import raising_cache_unavailable
+from propertykit.wire.cache_setting import (
+    describe_cache_setting,
+    open_cache,
+    open_cache_file,
+    remove_cache_file,
+)
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.wire.team import redis_connection_of
+from propertykit.wire.tiles import fetch_tile
 from propertykit.wire.transport import Transport
 from propertykit.wire.usage import Usage
 
@@ -44,9 +52,13 @@ __all__ = [
     "clear_derived",
     "describe_cache",
     "describe_cache_setting",
+    "fetch_tile",
     "kept_payloads",
     "open_cache",
+    "open_cache_file",
     "open_sqlite_cache",
+    "raising_cache_unavailable",
     "redis_connection_of",
+    "remove_cache_file",
     "store_derived",
 ]

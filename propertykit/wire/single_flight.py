@@ -7,10 +7,16 @@ again before sending: the first one's answer is there, free.
 
 - With a Redis cache (:class:`RedisFlight`): a Redis lock per key, ``SET NX PX`` with a random
   token and released by compare-and-delete (redis-py's ``Lock``), so every process using that
-  Redis, on any machine, takes part. It expires by itself (``hold_seconds``) if its holder dies.
+  Redis, on any machine, takes part. The lock is a *lease*: it lives ``hold_seconds`` (30 s, or
+  ``PROPERTYKIT_LOCK_LEASE``) past its holder's last renewal, and the holder renews it every
+  third of that while it fetches, however long the fetch takes. A holder that dies (a killed
+  kernel) stops renewing: the others wait at most the lease, then one of them fetches. That
+  batch is then paid at most twice: once by the dead holder if its request went out, once by
+  the one that took its place.
 - With the SQLite cache (:class:`FileFlight`): an OS file lock (``filelock``) in a
   ``.propertykit-locks`` folder beside the cache file, for the processes of one machine. The
-  lock files are named by a hash of the cache key (1,024 of them at most, reused).
+  lock files are named by a hash of the cache key (1,024 of them at most, reused). The
+  operating system frees the lock of a process that dies, at once.
 
 The cache write happens inside the lock (requests-cache stores the answer before the session's
 send returns; SQLite commits it), so a waiter that gets the lock always sees it. Lock names hold
@@ -21,11 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+from propertykit.config import lock_lease
 from propertykit.wire.cache_storage import own_connection, storage_kind
 
 __all__ = ["FileFlight", "RedisFlight", "SingleFlight", "single_flight_for", "stored_response"]
@@ -58,7 +66,8 @@ class RedisFlight:
     connection
         The ``redis.Redis`` of the team cache.
     hold_seconds
-        How long a lock lives if its holder never releases it (a killed kernel).
+        The lease: how long a lock lives past its holder's last renewal (a killed kernel's
+        lock goes after that). The holder renews it every ``hold_seconds / 3``.
     wait_seconds
         Longest wait for another process's fetch; then this one sends anyway.
     namespace
@@ -98,11 +107,20 @@ class RedisFlight:
         held = bool(lock.acquire(blocking=True, blocking_timeout=wait))
         if not held:
             logger.warning(_GAVE_UP, wait)
+            yield False
+            return
+        stop = threading.Event()
+        renewing = threading.Thread(
+            target=_renew, args=(lock, self.hold_seconds / 3, stop), name="propertykit-lease"
+        )
+        renewing.daemon = True
+        renewing.start()
         try:
-            yield held
+            yield True
         finally:
-            if held:
-                _release_redis_lock(lock)
+            stop.set()
+            renewing.join()
+            _release_redis_lock(lock)
 
 
 class FileFlight:
@@ -158,11 +176,12 @@ def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:
     """
     from propertykit.wire.team import redis_connection_of
 
-    hold = timeout + 10.0
+    hold = timeout + 10.0  # how long another process's fetch may be waited for: 3 * hold
     redis = redis_connection_of(cache)
     if redis is not None:
         namespace = getattr(getattr(cache, "responses", None), "namespace", "propertykit")
-        return RedisFlight(redis, hold_seconds=hold, wait_seconds=3 * hold, namespace=namespace)
+        lease = lock_lease()
+        return RedisFlight(redis, hold_seconds=lease, wait_seconds=3 * hold, namespace=namespace)
     db_path = getattr(cache, "db_path", None)
     if db_path is not None and str(db_path) != ":memory:":
         return FileFlight(Path(db_path).parent / _LOCK_FOLDER, wait_seconds=3 * hold)
@@ -171,6 +190,20 @@ def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:
 
 def _wait(wait_seconds: float, within: float | None) -> float:
     return wait_seconds if within is None else max(0.0, min(wait_seconds, within))
+
+
+def _renew(lock: Any, every: float, stop: threading.Event) -> None:
+    """Renew a held Redis lock's lease every ``every`` seconds until ``stop`` is set."""
+    from redis.exceptions import LockError, RedisError
+
+    while not stop.wait(every):
+        try:
+            lock.reacquire()
+        except LockError:  # lost (it expired while this process was stalled): nothing to renew
+            logger.warning("a batch lock was lost before its fetch ended")
+            return
+        except RedisError:  # Redis gone: the fetch itself will fail to store, and say so
+            return
 
 
 def _release_redis_lock(lock: Any) -> None:

@@ -26,6 +26,13 @@ def test_demo_second_run_sends_no_request_and_spends_no_credit(
     report = tmp_path / "report.html"
     assert report.stat().st_size > 100_000  # plotly.js is embedded: the report opens offline
     assert str(report.resolve()) in out
+    assert out.startswith("propertykit: using the local sandbox")
+    # The footer counts the whole demo: the first run's requests, not only the free second run.
+    first_sent = int(re.search(r"(\d+) requests? sent", first).group(1))  # type: ignore[union-attr]
+    footer = report.read_text().rsplit("<footer>", 1)[1]
+    assert f"took {first_sent:,} request" in footer
+    assert "both runs of the demo" in footer
+    assert "120 property records" in footer
 
 
 def test_demo_starts_cold_unless_asked_to_keep_the_cache(tmp_path: Path) -> None:

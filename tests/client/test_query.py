@@ -197,8 +197,8 @@ def test_each_filter_keeps_only_matching_homes(shared_sb, client, filters, holds
 def test_filters_are_sent_as_given_in_the_query_object(shared_sb, client):
     from propertykit.client.query import query_body
 
-    body = query_body(UK, {"priceMin": 30_000_000, "beds": (2, 3), "tags": {"garden": True}})
-    assert body["query"] == {"priceMin": 30_000_000, "beds": [2, 3], "tags": {"garden": True}}
+    body = query_body(UK, {"priceMin": 30_000_000, "beds": (2, 3), "tags": {"chainFree": True}})
+    assert body["query"] == {"priceMin": 30_000_000, "beds": [2, 3], "tags": {"chainFree": True}}
     assert body["area"] == [UK]
 
 

@@ -40,7 +40,7 @@ def test_deeds_list_shows_every_purchase_and_flags_open_ones(
     ]
     assert "NGL1" in lines[1] and "charged" in lines[1] and "delivered" in lines[1]
     assert "NGL2" in lines[2] and "open (unknown)" in lines[2]
-    assert "1 purchase(s) of unknown outcome" in err
+    assert "1 purchase of unknown outcome" in err
 
 
 def test_deeds_list_open_json_gives_only_open_intents(

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 KEY = "pk_live_hostile_secret_key_0123456789"
 
@@ -155,6 +155,12 @@ def envelope(records: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
 
 def records(offset: int, count: int) -> list[dict[str, Any]]:
     return [{"propertyId": f"P{offset + i}", "locationId": f"L{offset + i}"} for i in range(count)]
+
+
+def records_for(path: str) -> list[dict[str, Any]]:
+    """One record per location id a ``/v1/property/{ids}`` path asks for."""
+    asked = unquote(urlsplit(path).path.rsplit("/", 1)[-1]).split(",")
+    return [{"propertyId": f"P-{name}", "locationId": name} for name in asked]
 
 
 def offset_of(path: str) -> int:

@@ -15,9 +15,9 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 import propertykit as pk
-from tests.hostile._servers import KEY, Seen, envelope, hostile, records, send, trickle
+from tests.hostile._servers import KEY, Seen, envelope, hostile, records, records_for, send, trickle
 
-IDS = ["L1", "L2"]
+IDS = ["L0", "L1"]  # as records(0, 2) serves them
 
 
 @pytest.mark.timeout(30)
@@ -76,7 +76,7 @@ def test_waiting_for_another_kernels_fetch_ends_by_the_deadline_and_costs_nothin
         if len(seen) == 1:  # the first kernel's fetch hangs until the test lets it go
             arrived.set()
             release.wait(15)
-        send(handler, 200, envelope(records(0, 2)))
+        send(handler, 200, envelope(records_for(handler.path)))
 
     with hostile(behaviour) as server:
         shared = {"budget": 2, "budget_name": "team"}

@@ -9,7 +9,7 @@ import pytest
 import propertykit as pk
 from tests.hostile._servers import KEY, Seen, envelope, hostile, records, send
 
-IDS = ["L1", "L2"]
+IDS = ["L0", "L1"]  # as records(0, 2) serves them
 
 
 def answering(status: int, body: bytes | str | object, **options):  # type: ignore[no-untyped-def]

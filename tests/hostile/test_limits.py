@@ -12,7 +12,7 @@ import pytest
 import propertykit as pk
 from tests.hostile._servers import Seen, envelope, gzip_bomb, hostile, records, send, trickle
 
-IDS = ["L1", "L2"]
+IDS = ["L0", "L1"]  # as records(0, 2) serves them
 MiB = 2**20
 
 

@@ -19,6 +19,7 @@ NAMES = (
     "04-title-deeds",
 )
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PLOTLY = "application/vnd.plotly.v1+json"
 #: Notebooks whose last code cell shows a form.
 ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds"}
 #: Seconds one cell may take before the run fails (the slowest takes a few seconds).
@@ -41,7 +42,12 @@ def test_committed_without_outputs(name):
         if cell.cell_type == "code":
             assert cell.outputs == [], f"{name}: a cell has outputs; strip them"
             assert cell.execution_count is None, f"{name}: a cell has an execution count"
+    # Widget state (forms, progress bars) saved with a notebook shows stale bars and forms to the
+    # next reader ("0% 0/8"): none is committed, at the notebook's level or a cell's.
     assert "widgets" not in notebook.metadata, f"{name}: widget state is saved; clear it"
+    for cell in notebook.cells:
+        kept = set(cell.metadata) & {"widgets", "execution", "scrolled", "collapsed"}
+        assert not kept, f"{name}: a cell keeps run state in its metadata: {sorted(kept)}"
 
 
 @pytest.fixture
@@ -82,6 +88,15 @@ def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
     assert "Warning" not in stderr, stderr
     assert "pk_live_" not in str(shown), "an API key was shown"
     assert not (sandbox_environment / "cache").exists(), "the notebook wrote to the user cache"
+    if name == "03-maps-for-reports":
+        printed = "".join(o.get("text", "") for o in shown if o.output_type == "stream")
+        assert "EPSG:4326" in printed and "GEOGCRS" not in printed, "print the CRS short"
+        [tiles_cell] = [
+            c for c in notebook.cells if c.cell_type == "code" and 'basemap="auto"' in c.source
+        ]
+        assert any(PLOTLY in o.get("data", {}) for o in tiles_cell.outputs), (
+            "the tiles cell shows a map, online or not"
+        )
     last_code = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
     shows_a_form = any(WIDGET_VIEW in o.get("data", {}) for o in last_code.outputs)
     assert shows_a_form == (name in ENDS_WITH_A_FORM)

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from propertykit.client import parse_ids
+from propertykit.client import parse_ids, validate_ids
+from propertykit.errors import InvalidInput
 from propertykit.widgets.timing import Debouncer, RateWindow, start_timer
 
 from .conftest import FakeClock, ManualScheduler
@@ -25,11 +26,12 @@ def test_ids_one_per_line_or_comma_separated_mixed_kinds_in_order():
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("L 1", "contains ' '"),
-        ("a/b", "contains '/'"),
-        ("::12", "not of the form <provider>::<id>"),
-        ("zoopla::", "not of the form <provider>::<id>"),
-        ("rightmove:12", "single ':'"),
+        ("L 1", "has a space in it"),
+        ("a/b", "has “/” in it"),
+        ("a\tb/c", "has a tab and “/” in it"),
+        ("::12", "is not a source id (written provider::id, such as rightmove::123)"),
+        ("zoopla::", "is not a source id"),
+        ("rightmove:12", "has a single “:”"),
     ],
 )
 def test_invalid_ids_come_with_a_reason(text, reason):
@@ -37,6 +39,34 @@ def test_invalid_ids_come_with_a_reason(text, reason):
     assert parsed.count == 0
     [(item, said)] = parsed.invalid
     assert item == text and reason in said
+
+
+def client_refuses(item: str, *, source: bool) -> bool:
+    try:
+        validate_ids([item], source=source)
+    except InvalidInput:
+        return True
+    return False
+
+
+#: Text as people paste it: letters, digits and every character the id rules name.
+PASTED = st.text(alphabet=st.sampled_from("aZ09:/,?#.-_ \t\u00a0\x07é"), min_size=1, max_size=12)
+
+
+@given(PASTED)
+def test_the_form_refuses_what_the_client_refuses_and_sends_it_as_the_client_would(text):
+    """One check: an id the form lets through is one the client sends, as that kind."""
+    item = text.strip()
+    parsed = parse_ids(item)
+    if item in parsed.location_ids:
+        assert not client_refuses(item, source=False)
+    elif item in parsed.source_ids:
+        assert not client_refuses(item, source=True)
+    elif item and not any(sep in item for sep in ",;\n\r"):
+        [(refused, _reason)] = parsed.invalid
+        assert refused == item
+        single_colon = "::" not in item and ":" in item  # the form's one stricter rule
+        assert client_refuses(item, source="::" in item) or single_colon
 
 
 @given(st.lists(st.from_regex(r"[A-Za-z0-9]{1,8}(::[A-Za-z0-9]{1,8})?", fullmatch=True)))

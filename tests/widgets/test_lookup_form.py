@@ -44,10 +44,12 @@ def test_fetch_mixed_ids_shows_table_charts_map_and_status(sandbox, make_client)
     form = LookupForm(client)
     source_id = sandbox.source_ids[3]
     form.ids.value = f"L00000001, L00000002\n{source_id}"
-    assert "3 ids (2 location, 1 source)" in text_of(form.ids_feedback.value)
+    assert "3 ids: 2 location ids and 1 source id." in text_of(form.ids_feedback.value)
+    assert form.results.layout.display == "none"  # no empty result tabs before a fetch
 
     form.fetch_button.click()
 
+    assert form.results.layout.display is None
     assert isinstance(form.value, pd.DataFrame)
     assert sorted(form.value["locationId"]) == ["L00000001", "L00000002", "L00000003"]
     assert body_rows(form.table.value) == 3
@@ -57,9 +59,12 @@ def test_fetch_mixed_ids_shows_table_charts_map_and_status(sandbox, make_client)
         (output,) = form.outputs[name].outputs
         assert PLOTLY_MIME in output["data"]
     assert form.tabs.titles == ("Table", "Price trend", "EPC", "Map")
-    assert "Fetched 3 properties (2 request(s) sent, 0 from cache)" in text_of(form.message.value)
-    assert "Requests sent: 2 · cache hits: 0" in text_of(form.status.value)
-    assert "credit: no problem reported" in text_of(form.status.value)
+    assert "Fetched 3 properties (2 requests sent, 0 answered from the cache)." in text_of(
+        form.message.value
+    )
+    assert text_of(form.status.value) == (
+        "This client so far: 2 requests sent (2 billable), 0 answered from the cache."
+    )
 
 
 def test_second_fetch_is_served_from_the_cache_and_says_so(sandbox, make_client):
@@ -68,8 +73,10 @@ def test_second_fetch_is_served_from_the_cache_and_says_so(sandbox, make_client)
     form.ids.value = "L00000010\nL00000011"
     form.fetch_button.click()
     form.fetch_button.click()
-    assert "Fetched 2 properties (0 request(s) sent, 1 from cache)" in text_of(form.message.value)
-    assert "Requests sent: 1 · cache hits: 1" in text_of(form.status.value)
+    assert "Fetched 2 properties (0 requests sent, 1 answered from the cache)." in text_of(
+        form.message.value
+    )
+    assert "1 request sent (1 billable), 1 answered from the cache" in text_of(form.status.value)
 
 
 def test_invalid_ids_are_shown_before_any_request_and_nothing_is_sent(fresh_sandbox, make_client):
@@ -77,8 +84,8 @@ def test_invalid_ids_are_shown_before_any_request_and_nothing_is_sent(fresh_sand
     form = LookupForm(make_client(sb))
     form.ids.value = "L00000001, L 2\nzoopla::\nrightmove:12"
     feedback = text_of(form.ids_feedback.value)
-    assert feedback.startswith("3 id(s) cannot be sent")
-    assert "'L 2'" in feedback and "'zoopla::'" in feedback and "'rightmove:12'" in feedback
+    assert feedback.startswith("3 ids cannot be sent. “L 2” has a space in it. “zoopla::” is not")
+    assert "“rightmove:12” has a single “:”" in feedback
 
     form.fetch_button.click()
 
@@ -104,6 +111,10 @@ def test_picked_attributes_are_requested_and_only_they_are_tabled(fresh_sandbox,
     (request,) = lookups(sb)
     assert "attributes=epc%2Caddress" in request.query or "attributes=epc,address" in request.query
     header = form.table.value.split("<tbody>", 1)[0]
+    assert "EPC" in header and "Address" in header
+    assert "Estimated value" not in header and "Beds" not in header  # not asked for
+    form.all_columns.value = True
+    header = form.table.value.split("<tbody>", 1)[0]
     assert "epc.currentEnergyRating" in header and "address.postcode" in header
     assert "pricing." not in header and "tenure." not in header
 
@@ -113,8 +124,8 @@ def test_unknown_location_ids_are_named(sandbox, make_client):
     form.ids.value = "L00000001, L09999999"
     form.fetch_button.click()
     message = text_of(form.message.value)
-    assert "Fetched 1 properties" in message
-    assert "No property for 1 location id(s): L09999999" in message
+    assert "Fetched 1 property (" in message
+    assert "No property was found for 1 location id: L09999999." in message
 
 
 def test_401_wrong_key(sandbox, make_client):
@@ -134,14 +145,14 @@ def test_402_too_little_credit(fresh_sandbox, make_client):
     form.ids.value = "L00000001"
     form.fetch_button.click()
     assert "too little credit (HTTP 402)" in text_of(form.message.value)
-    assert "Add credit" in text_of(form.message.value)
-    assert "credit: too little credit (402)" in text_of(form.status.value)
+    assert "Add credit to the account, then try again." in text_of(form.message.value)
+    assert text_of(form.status.value).endswith("The account has too little credit.")
     assert_no_traceback(form)
 
     fresh_sandbox.add_credit(10)  # the same request succeeds once credit is added
     form.fetch_button.click()
     assert len(form.value) == 1
-    assert "credit: no problem reported" in text_of(form.status.value)
+    assert "credit" not in text_of(form.status.value)
 
 
 def test_403_endpoint_not_available(sandbox, make_client):
@@ -165,7 +176,7 @@ def test_daily_cap_message_names_the_reset_time(fresh_sandbox, make_client, slee
     assert "daily credit cap is reached" in message
     # The wait is the service's own countdown (Retry-After), whatever this machine's clock says.
     assert "resets at 00:00 UTC on Tue 3 Jun 2025 (in 9 h 0 min)" in message
-    assert "credit: daily cap reached" in text_of(form.status.value)
+    assert text_of(form.status.value).endswith("The daily credit cap is reached.")
     assert sleeps == []
     assert_no_traceback(form)
 
@@ -222,7 +233,7 @@ def test_charts_without_their_data_do_not_break_the_form(sandbox, make_client, a
     form.attributes.value = attributes
     form.fetch_button.click()
     assert len(form.value) == 1
-    assert "Fetched 1 properties" in text_of(form.message.value)
+    assert "Fetched 1 property" in text_of(form.message.value)
     for name in ("price_trend", "epc", "map"):
         assert len(form.outputs[name].outputs) == 1
 
@@ -231,3 +242,75 @@ def test_form_displays_as_its_widget(sandbox, make_client):
     form = LookupForm(make_client(sandbox))
     bundle = form._repr_mimebundle_()
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == form.widget.model_id
+
+
+def test_the_default_table_reads_as_a_person_would_and_every_column_is_one_click_away(
+    sandbox, make_client
+):
+    form = LookupForm(make_client(sandbox))
+    form.ids.value = "L00000001"
+    form.fetch_button.click()
+    record = sandbox.record(1)
+    header = form.table.value.split("<tbody>", 1)[0]
+    headings = [text_of(cell) for cell in header.split("<th>")[1:]]
+    assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
+    assert '<div class="pk-id">L00000001</div>' in form.table.value  # under the address
+    row = text_of(form.table.value.split("<tbody>", 1)[1])
+    assert record["address"]["displayAddress"] in row
+    assert f"£{record['pricing']['estimatedSaleValue']:,.0f}" in row
+    assert "." not in row.split("£", 1)[1].split()[0]  # £168,400, never 168400.0
+
+    form.all_columns.value = True  # the whole frame, one click away
+    assert "pricing.estimatedSaleValue" in form.table.value
+    assert "tenure.type" in form.table.value
+    form.all_columns.value = False
+    assert "tenure.type" not in form.table.value
+
+
+def test_prices_served_in_pence_are_tabled_in_pounds(make_client):
+    from propertykit import sandbox as sandbox_module
+
+    with sandbox_module.serve(profile="vepler", n_properties=20) as sb:
+        form = LookupForm(make_client(sb, profile="vepler"))
+        form.ids.value = sb.location_ids[1]
+        form.fetch_button.click()
+        pence = sb.record(1)["pricing"]["estimatedSaleValue"]
+        assert f"£{pence / 100:,.0f}" in text_of(form.table.value)
+
+
+def test_results_left_from_before_an_error_are_marked_not_updated(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    form = LookupForm(make_client(sb, max_retries=0))
+    form.ids.value = "L00000001, L00000002"
+    form.fetch_button.click()
+    assert form.stale_note.value == ""
+
+    sb.set_balance(0)
+    form.ids.value = "L00000003"
+    form.fetch_button.click()
+    assert "too little credit" in text_of(form.message.value)
+    assert list(form.value["locationId"]) == ["L00000001", "L00000002"]  # still the old rows
+    note = text_of(form.stale_note.value)
+    assert note.startswith("Not updated: the results below are still those of the fetch of 2")
+
+    sb.add_credit(10)
+    form.fetch_button.click()
+    assert form.stale_note.value == ""
+    assert list(form.value["locationId"]) == ["L00000003"]
+
+
+def test_an_id_typed_like_a_source_id_without_the_colons_is_pointed_out(fresh_sandbox, make_client):
+    form = LookupForm(make_client(fresh_sandbox))
+    form.ids.value = "rightmove-123"
+    assert "pk-warn" in form.ids_feedback.value
+    assert text_of(form.ids_feedback.value) == (
+        "1 id: 1 location id. “rightmove-123” will be looked up as a location id; a source id "
+        "is written provider::id, such as rightmove::123."
+    )
+
+
+def test_a_budget_shows_what_is_left(sandbox, make_client):
+    form = LookupForm(make_client(sandbox, budget=5))
+    form.ids.value = "L00000001"
+    form.fetch_button.click()
+    assert text_of(form.status.value).endswith("Budget: 4 of 5 billable requests left.")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import PurchaseForm
@@ -43,7 +45,9 @@ def test_buy_asks_for_confirmation_stating_the_cost_and_sends_nothing(fresh_sand
 
     form.cancel_button.click()
     assert form.confirm_box.layout.display == "none"
-    assert "Cancelled: nothing was bought and you were not charged" in text_of(form.message.value)
+    assert text_of(form.message.value) == (
+        f"Cancelled the purchase of {title}: nothing was bought and you were not charged."
+    )
     assert posts(sb) == 0 and sb.ledger == []
 
 
@@ -65,7 +69,7 @@ def test_unknown_cost_wording_in_the_confirmation(sandbox, make_client):
 def test_empty_title_is_refused_before_confirmation(sandbox, make_client):
     form = PurchaseForm(make_client(sandbox))
     form.buy_button.click()
-    assert text_of(form.message.value) == "Type a title number first."
+    assert text_of(form.message.value) == "Type a title number, such as NGL123456."
     assert form.confirm_box.layout.display == "none"
 
 
@@ -73,20 +77,101 @@ def test_delivered(fresh_sandbox, make_client):
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[3]
     form = PurchaseForm(make_client(sb), cost=25)
     buy(form, title)
-    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert text_of(form.message.value) == (
+        f"You bought the title deed for {title} (25 credits): you were charged; "
+        "the deed has been delivered."
+    )
     assert form.value is not None and form.value.status == "delivered"
     assert form.money_state == "charged"
     assert purchase_charges(sb, title) == 1
 
 
-def test_buying_the_same_title_again_charges_nothing(fresh_sandbox, make_client):
+def test_a_title_bought_before_is_said_with_when_before_any_confirmation(
+    fresh_sandbox, make_client
+):
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[4]
+    form = PurchaseForm(make_client(sb), cost=25)
+    buy(form, title)
+    form.buy_button.click()
+    prompt = text_of(form.confirmation.value)
+    when = datetime.now(UTC)  # the journal notes the time of this machine's clock
+    assert prompt == (
+        f"{title} was already bought on {when:%-d %b %Y at %H:%M} UTC (your purchase journal): "
+        "you were charged then. Buying it again charges again (25 credits): press “Buy again” "
+        "only if you need a second copy."
+    )
+    assert "This costs" not in prompt
+    assert form.confirm_button.layout.display == "none"
+    assert form.buy_again_button.layout.display is None
+
+    form.confirm_button.click()  # the plain Confirm never buys a title again
+    assert purchase_charges(sb, title) == 1 and posts(sb) == 1
+
+    form.buy_again_button.click()  # the explicit choice does
+    assert purchase_charges(sb, title) == 2
+    assert text_of(form.message.value) == (
+        f"You bought the title deed for {title} (25 credits): you were charged; "
+        "the deed has been delivered."
+    )
+
+
+def test_a_title_bought_elsewhere_is_said_from_the_services_records(
+    fresh_sandbox, make_client, tmp_path
+):
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[13]
+    sb.set_now(NOON)
+    make_client(sb, journal=tmp_path / "colleague.jsonl").buy_title_deed(title)
     form = PurchaseForm(make_client(sb))
-    buy(form, title)
-    buy(form, title)
-    assert "was bought before" in text_of(form.message.value)
-    assert "nothing was bought or charged now" in text_of(form.message.value)
+    form.title.value = title
+    form.buy_button.click()
+    assert text_of(form.confirmation.value).startswith(
+        f"{title} was already bought on 2 Jun 2025 at 12:00 UTC (the service's records): "
+        "you were charged then."
+    )
+    form.confirm_button.click()
     assert purchase_charges(sb, title) == 1
+
+
+def test_editing_the_title_withdraws_the_confirmation(fresh_sandbox, make_client):
+    sb = fresh_sandbox
+    shown, typed = sb.title_numbers[14], sb.title_numbers[15]
+    form = PurchaseForm(make_client(sb), cost=25)
+    form.title.value = shown
+    form.buy_button.click()
+    assert text_of(form.confirmation.value).startswith(f"Buy the title deed for {shown}?")
+
+    form.title.value = typed
+    assert form.confirm_box.layout.display == "none"
+    assert not form.buy_button.disabled
+    assert text_of(form.message.value) == (
+        f"The title changed, so the purchase of {shown} was not confirmed and nothing was "
+        "bought. Press Buy to buy the title now in the box."
+    )
+    form.confirm_button.click()  # armed no longer: buys nothing, neither title
+    form.buy_again_button.click()
+    assert posts(sb) == 0 and sb.ledger == []
+
+    form.buy_button.click()
+    assert text_of(form.confirmation.value).startswith(f"Buy the title deed for {typed}?")
+    form.confirm_button.click()
+    assert [charge.title_number for charge in sb.ledger] == [typed]
+    assert typed in text_of(form.message.value)
+
+
+@pytest.mark.parametrize("typed", ["bad title!", "NGL/1", "ST1?x", "a" * 21])
+def test_a_malformed_title_is_refused_in_plain_words_before_confirmation(
+    fresh_sandbox, make_client, typed
+):
+    form = PurchaseForm(make_client(fresh_sandbox))
+    form.title.value = typed
+    form.buy_button.click()
+    assert text_of(form.message.value) == (
+        f"“{typed}” is not a title number: title numbers are letters and digits only, "
+        "such as NGL123456."
+    )
+    assert form.confirm_box.layout.display == "none"
+    form.confirm_button.click()
+    assert fresh_sandbox.requests == []
 
 
 def test_delivering_shows_progress_until_delivered(fresh_sandbox, make_client, scheduler, clock):
@@ -97,8 +182,11 @@ def test_delivering_shows_progress_until_delivered(fresh_sandbox, make_client, s
         make_client(sb), scheduler=scheduler, clock=clock, poll_interval=10, timeout=300
     )
     buy(form, title)
-    assert text_of(form.message.value).startswith("You were charged; the deed is being delivered")
+    assert text_of(form.message.value) == (
+        f"You bought the title deed for {title}: you were charged; the deed is being delivered…"
+    )
     assert form.value.status == "delivering"
+    assert form.buy_button.disabled  # no second purchase while this one is delivered
     assert form.progress.layout.display is None
     assert [call.delay for call in scheduler.pending] == [10]
 
@@ -107,13 +195,17 @@ def test_delivering_shows_progress_until_delivered(fresh_sandbox, make_client, s
     scheduler.run_pending()
     assert form.value.status == "delivering"
     assert form.progress.value == 1
+    assert "(waited 10 s)" in text_of(form.message.value)
 
     clock.advance(25)
     sb.advance(25)
     scheduler.run_pending()
     assert form.value.status == "delivered"
-    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert text_of(form.message.value) == (
+        f"You bought the title deed for {title}: you were charged; the deed has been delivered."
+    )
     assert form.progress.layout.display == "none"
+    assert not form.buy_button.disabled
     assert scheduler.pending == []
     assert purchase_charges(sb, title) == 1
 
@@ -132,8 +224,11 @@ def test_delivery_still_running_at_timeout_says_charged_and_offers_a_check(
         clock.advance(30)
         scheduler.run_pending()
     message = text_of(form.message.value)
-    assert message.startswith("You were charged; the deed is being delivered: still on its way")
-    assert "do not buy again" in message
+    assert message.startswith(
+        f"You bought the title deed for {title}: you were charged; the deed is still on its way "
+        "after 60 s."
+    )
+    assert "do not buy it again" in message
     assert scheduler.pending == []
     assert form.check_button.layout.display is None
 
@@ -150,7 +245,10 @@ def test_error_after_charging_says_charged(fresh_sandbox, make_client):
     form = PurchaseForm(make_client(sb))
     buy(form, title)
     message = text_of(form.message.value)
-    assert message.startswith("You were charged; the deed is being delivered — do not buy it again")
+    assert message.startswith(
+        f"You were charged for {title}, but the service reported a problem after charging"
+    )
+    assert "Do not buy it again" in message
     assert form.money_state == "charged"
     assert purchase_charges(sb, title) == 1
     assert posts(sb) == 1
@@ -163,7 +261,9 @@ def test_402_says_not_charged(fresh_sandbox, make_client):
     form = PurchaseForm(make_client(sb))
     buy(form, title)
     message = text_of(form.message.value)
-    assert message.startswith("You were not charged. The account has too little credit (HTTP 402)")
+    assert message.startswith(
+        f"You were not charged for {title}. The account has too little credit (HTTP 402)"
+    )
     assert form.money_state == "not_charged"
     assert sb.ledger == []
     assert form.check_button.layout.display == "none"
@@ -173,7 +273,10 @@ def test_403_key_without_title_deeds_says_not_charged(sandbox, make_client):
     form = PurchaseForm(make_client(sandbox, api_key=sandbox.restricted_key))
     buy(form, sandbox.title_numbers[9])
     message = text_of(form.message.value)
-    assert message.startswith("You were not charged. This key may not use this endpoint (HTTP 403)")
+    assert message.startswith(
+        f"Could not check whether {sandbox.title_numbers[9]} was bought before, so nothing was "
+        "sent and you were not charged. This key may not use this endpoint (HTTP 403)"
+    )
     assert "does not have access to title deeds" in message
 
 
@@ -211,7 +314,9 @@ def test_unknown_answer_resolved_by_purchase_status_as_charged(fresh_sandbox, ma
     sb.force_purchase_outcome("unknown", status=500, charged=True)
     form = PurchaseForm(make_client(sb))
     buy(form, title)
-    assert text_of(form.message.value) == "You were charged; the deed has been delivered."
+    assert text_of(form.message.value) == (
+        f"You bought the title deed for {title}: you were charged; the deed has been delivered."
+    )
     assert form.money_state == "charged"
     assert posts(sb) == 1 and purchase_charges(sb, title) == 1
 

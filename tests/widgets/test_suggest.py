@@ -30,7 +30,12 @@ def test_typing_asks_once_after_the_pause_and_lists_matches(fresh_sandbox, make_
     labels = [label for label, _ in form.suggestions.options]
     assert labels and all(label.endswith(")") for label in labels)
     assert "L00000000" in [value for _, value in form.suggestions.options]
-    assert "match(es)" in text_of(form.suggest_note.value)
+    count = len(labels)
+    assert text_of(form.suggest_note.value) == (
+        "1 match: pick it to add its id to the ids box."
+        if count == 1
+        else f"{count} matches: pick one to add its id to the ids box."
+    )
 
 
 def test_picking_a_match_adds_its_location_id_once(sandbox, make_client, scheduler):

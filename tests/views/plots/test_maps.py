@@ -18,8 +18,8 @@ DATA = ("scatter", "scattergl")
 
 
 def data_traces(fig: go.Figure) -> list[Any]:
-    """The traces drawing properties (not the basemap)."""
-    return [t for t in fig.data if t.meta != "basemap"]
+    """The traces drawing properties (not the basemap, nor the bubble-size key)."""
+    return [t for t in fig.data if t.meta not in ("basemap", "key")]
 
 
 def assert_offline_north_up(fig: go.Figure) -> None:

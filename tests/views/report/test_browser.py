@@ -92,7 +92,7 @@ def test_nothing_is_fetched_from_the_network(opened: OfflinePage) -> None:
 
 def test_every_figure_is_drawn(opened: OfflinePage) -> None:
     figures = opened.page.evaluate(f"() => {FIGURES_JS.strip()}")
-    assert len(figures) == 5
+    assert len(figures) == 7  # with the price index and the EPC trend
     for figure in figures:
         assert figure["drawn"] and figure["svgs"] >= 1, figure
         assert figure["traceGroups"] == figure["traces"] > 0, figure

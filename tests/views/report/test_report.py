@@ -21,7 +21,7 @@ def test_report_is_one_document_with_plotly_embedded_once(properties: pd.DataFra
     page = build_report(properties, usage=USAGE, generated_at=WHEN)
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert page.count("plotly.js v") == 1  # the library's licence banner, embedded once
-    assert len(re.findall(r'<div id="pk-figure-\d+"', page)) == 5
+    assert len(re.findall(r'<div id="pk-figure-\d+"', page)) == 7  # index and EPC trend added
 
 
 def test_report_loads_nothing_from_the_network(properties: pd.DataFrame) -> None:

@@ -1,0 +1,130 @@
+"""A JupyterLab server for the browser tests, and how to run a notebook's cells in it.
+
+The server listens on 127.0.0.1 (a free port, a random token) over a temporary root holding one
+notebook; its kernels run in the same process group and stop with it. Playwright drives Debian's
+``/usr/bin/chromium`` (:mod:`tests._browser`); nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tests._browser import require_browser
+from tests._system import free_port, require
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+#: Upper bounds for things to happen (a failure past them, never a measured figure).
+SERVER_START_LIMIT = 120.0
+PAGE_LIMIT_MS = 180_000
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_LIMIT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited early:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"JupyterLab did not answer in time:\n{log.read_text(errors='replace')}")
+
+
+@contextlib.contextmanager
+def serve_lab(notebook: Path, tmp_path: Path) -> Iterator[str]:
+    """A JupyterLab server over a temporary folder holding ``notebook``; its URL with token."""
+    require_browser()
+    require(
+        importlib.util.find_spec("jupyterlab") is not None,
+        "jupyterlab is not installed: pip install jupyterlab (or run `make lab` once)",
+    )
+    root = tmp_path / "lab"
+    root.mkdir()
+    shutil.copy(notebook, root / notebook.name)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PROPERTYKIT_API_KEY", "PROPERTYKIT_BASE_URL", "PROPERTYKIT_OFFLINE")
+    }
+    env.update(
+        PROPERTYKIT_CACHE_DIR=str(tmp_path / "cache"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        IPYTHONDIR=str(tmp_path / "ipython"),
+    )
+    port, token = free_port(), secrets.token_hex(16)
+    log = tmp_path / "jupyterlab.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={root}",
+                "--LabApp.news_url=",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--LabApp.extension_manager=readonly",
+                *(["--allow-root"] if os.geteuid() == 0 else []),
+            ],
+            cwd=root,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its kernels too: stopped together below
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(f"{base}/api/status?token={token}", process, log)
+        yield f"{base}/lab/tree/{notebook.name}?token={token}"
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server and its kernels (the process group started for it)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def run_all_cells(page: Page, lab_url: str, ready: Locator) -> None:
+    """Open the notebook, wait for its kernel, run every cell, and wait for ``ready``."""
+    page.set_default_timeout(PAGE_LIMIT_MS)
+    page.goto(lab_url)
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()  # kernel ready
+    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    select_kernel = page.locator(".jp-Dialog button", has_text="Select")
+    ready.or_(select_kernel).first.wait_for()
+    if select_kernel.is_visible():  # JupyterLab may ask which kernel to start
+        select_kernel.click()
+    ready.wait_for()

@@ -1,0 +1,265 @@
+"""Street tiles baked under maps: fetched once over real HTTP from a tile server of our own on
+127.0.0.1, stitched where the map says, kept in the file with no tile address, and never a blank
+map when the server cannot be reached."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+import propertykit as pk
+from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE
+from propertykit.frames.tables import frame
+from propertykit.sandbox.data import generate_records
+from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
+from propertykit.views.basemap import to_tiles
+from propertykit.views.context import Extent
+from propertykit.views.street import (
+    FETCHES_AT_ONCE,
+    MAX_TILES,
+    TARGET_WIDTH,
+    StreetTiles,
+    plan_tiles,
+)
+from tests.views.tile_server import CROSS, TileServer, tile_colour
+
+pytestmark = pytest.mark.timeout(300)
+
+CREDIT = "© Test Tiles Ltd"
+
+
+@pytest.fixture(scope="module")
+def properties() -> pd.DataFrame:
+    return frame(generate_records(150))
+
+
+@pytest.fixture
+def server() -> Iterator[TileServer]:
+    with TileServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test starts with an empty tile cache of its own, online."""
+    monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache"))
+    monkeypatch.delenv(ENV_OFFLINE, raising=False)
+    return tmp_path / "cache"
+
+
+def _tile_paths(server: TileServer) -> list[str]:
+    return [path for path, _ in server.requests]
+
+
+def _image(source: str) -> np.ndarray:
+    head, data = source.split(",", 1)
+    assert head == "data:image/png;base64"
+    with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+        return np.asarray(image.convert("RGB")).astype(int)
+
+
+def _slippy(lon: float, lat: float, zoom: int) -> tuple[float, float]:
+    """Tile coordinates (with fractions) of a place, by the OpenStreetMap wiki's formula."""
+    n = 2**zoom
+    return (lon + 180) / 360 * n, (1 - math.asinh(math.tan(math.radians(lat))) / math.pi) / 2 * n
+
+
+def test_tiles_are_stitched_under_the_places_they_show(
+    properties: pd.DataFrame, server: TileServer
+) -> None:
+    figure = property_map(properties, basemap="outline", labels=False)
+    assert StreetTiles(server.template, attribution=CREDIT).bake(figure)
+    (image,) = figure.layout.images
+    pixels = _image(image.source)
+    west, east = image.x, image.x + image.sizex
+    north, south = image.y, image.y - image.sizey
+    zoom = int(_tile_paths(server)[0].split("/")[2])
+    checked = 0
+    for lon, lat in properties[["spatial.lng", "spatial.lat"]].dropna().to_numpy()[:60]:
+        tx, ty = _slippy(lon, lat, zoom)
+        if min(tx % 1, 1 - tx % 1, ty % 1, 1 - ty % 1, abs(tx % 1 - 0.5), abs(ty % 1 - 0.5)) < 0.03:
+            continue  # too near a tile's edge or its cross to say
+        row = int((north - lat) / (north - south) * pixels.shape[0])
+        column = int((lon - west) / (east - west) * pixels.shape[1])
+        # The tile there, told apart from the eight around it.
+        around = [(int(tx) + dx, int(ty) + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+        palette = np.array([*(tile_colour(zoom, x, y) for x, y in around), CROSS])
+        nearest = int(np.abs(palette - pixels[row, column]).sum(axis=1).argmin())
+        assert nearest == 4, (lon, lat, around[nearest] if nearest < 9 else "cross")
+        checked += 1
+    assert checked >= 20
+
+
+def test_the_image_keeps_the_maps_proportions_and_sits_under_the_data(
+    properties: pd.DataFrame, server: TileServer
+) -> None:
+    figure = property_map(properties, basemap="outline")
+    bake_tiles(figure, server.template, attribution=CREDIT)
+    (image,) = figure.layout.images
+    assert (image.layer, image.sizing, image.xref, image.yref) == ("below", "stretch", "x", "y")
+    assert (image.x, image.x + image.sizex) == tuple(figure.layout.xaxis.range)
+    assert (image.y - image.sizey, image.y) == tuple(figure.layout.yaxis.range)
+    pixels = _image(image.source)
+    drawn_ratio = (image.sizey * figure.layout.yaxis.scaleratio) / image.sizex
+    assert pixels.shape[0] / pixels.shape[1] == pytest.approx(drawn_ratio, rel=0.01)
+    assert pixels.shape[1] == TARGET_WIDTH  # fetched at least this fine, then scaled to it
+    assert not any(trace.meta == "basemap" for trace in figure.data)  # the outline made way
+    assert [a.text for a in figure.layout.annotations if a.name == "attribution"] == [CREDIT]
+
+
+def test_every_close_up_gets_its_own_tiles(properties: pd.DataFrame, server: TileServer) -> None:
+    town = properties.loc[properties["spatial.boundary"].notna(), "address.town"].mode()[0]
+    local = properties[properties["address.town"] == town]
+    figure = property_map(local, geometry="boundary", basemap="outline")
+    panels = [name for name in figure.layout if re.fullmatch(r"xaxis\d*", name)]
+    assert StreetTiles(server.template, attribution=CREDIT).bake(figure)
+    assert len(figure.layout.images) == len(panels) > 1
+    assert {image.xref for image in figure.layout.images} == {"x" + name[5:] for name in panels}
+    assert len(server.requests) <= MAX_TILES
+
+
+def test_report_bakes_tiles_once_and_names_no_tile_address(
+    properties: pd.DataFrame, server: TileServer, tmp_path: Path
+) -> None:
+    first = write_report(properties, tmp_path / "a.html", tiles=server.template, attribution=CREDIT)
+    fetched = _tile_paths(server)
+    assert fetched and len(set(fetched)) == len(fetched)  # each tile once
+    assert len(fetched) <= 2 * MAX_TILES  # two maps, each capped
+    assert all(agent.startswith("propertykit/") for _, agent in server.requests)
+
+    second = write_report(
+        properties, tmp_path / "b.html", tiles=server.template, attribution=CREDIT
+    )
+    assert _tile_paths(server) == fetched  # the second build sent no tile request
+
+    for page in (first.read_text(), second.read_text()):
+        assert server.address not in page and "127.0.0.1" not in page
+        assert "tiles\\u002f" not in page and "/tiles/" not in page
+        assert page.count('"source":"data:image') >= 2  # national map and a close-up at least
+        assert CREDIT.replace("©", "\\u00a9") in page or CREDIT in page  # on the maps
+        assert f"Street maps {CREDIT}" in page  # and in the footer
+
+
+def test_offline_mode_bakes_from_the_tile_cache_and_sends_nothing(
+    properties: pd.DataFrame, server: TileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    online = property_map(properties, basemap="outline")
+    assert StreetTiles(server.template, attribution=CREDIT).bake(online)
+    sent = len(server.requests)
+    monkeypatch.setenv(ENV_OFFLINE, "1")
+    offline = property_map(properties, basemap="outline")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert StreetTiles(server.template, attribution=CREDIT).bake(offline)
+    assert len(server.requests) == sent
+    assert offline.layout.images[0].source == online.layout.images[0].source
+
+
+def test_unreachable_tile_server_gives_the_outline_with_one_warning(
+    properties: pd.DataFrame, tmp_path: Path
+) -> None:
+    with TileServer() as gone:
+        template = gone.template  # a port nothing listens on once the server has stopped
+    with pytest.warns(pk.PropertyKitWarning, match="could not be fetched") as caught:
+        figure = property_map(properties, basemap="tiles", tiles=template, attribution=CREDIT)
+    assert len(caught) == 1
+    assert any(trace.meta == "basemap" for trace in figure.data)  # land and coast, not blank
+    assert not figure.layout.images
+    assert figure.layout.plot_bgcolor != "white"
+
+    with pytest.warns(pk.PropertyKitWarning) as caught:
+        path = write_report(properties, tmp_path / "r.html", tiles=template, attribution=CREDIT)
+    assert len(caught) == 1  # two maps, one warning: the second was not tried
+    page = path.read_text()
+    assert "Street maps: not drawn" in page and '"source":"data:image' not in page
+    assert "Maps are drawn without map tiles" in page
+
+
+def test_offline_with_an_empty_tile_cache_gives_the_outline_and_sends_nothing(
+    properties: pd.DataFrame, server: TileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_OFFLINE, "1")
+    with pytest.warns(pk.PropertyKitWarning, match="not in the tile cache") as caught:
+        figure = property_map(properties, basemap="tiles", tiles=server.template, attribution="")
+    assert len(caught) == 1 and not figure.layout.images
+    assert server.requests == []
+
+
+def test_an_answer_that_is_not_an_image_is_neither_drawn_nor_kept(
+    properties: pd.DataFrame, server: TileServer
+) -> None:
+    server.mode = "html"
+    with pytest.warns(pk.PropertyKitWarning, match="not an image"):
+        figure = bake_tiles(
+            property_map(properties, basemap="outline"), server.template, attribution=""
+        )
+    assert not figure.layout.images
+    asked = len(server.requests)
+    server.mode = "tiles"
+    assert StreetTiles(server.template, attribution="").bake(
+        property_map(properties, basemap="outline")
+    )
+    assert len(server.requests) > asked  # the HTML answer was not cached as a tile
+
+
+def test_a_failing_tile_server_is_not_asked_for_every_tile(
+    properties: pd.DataFrame, server: TileServer
+) -> None:
+    server.mode, server.delay = "missing", 0.2
+    figure = property_map(properties, basemap="outline")
+    with pytest.warns(pk.PropertyKitWarning, match="answered 404"):
+        assert not StreetTiles(server.template, attribution="").bake(figure)
+    (west, east), (south, north) = figure.layout.xaxis.range, figure.layout.yaxis.range
+    assert plan_tiles(west, south, east, north).count > 10
+    assert len(server.requests) <= 2 * FETCHES_AT_ONCE  # the rest were not asked for
+
+
+def test_the_cap_lowers_the_zoom_and_still_covers_the_map() -> None:
+    britain = (-6.5, 49.9, 1.8, 58.7)
+    fine = plan_tiles(*britain)
+    capped = plan_tiles(*britain, max_tiles=6)
+    assert capped.count <= 6 < fine.count and capped.zoom < fine.zoom
+    west, south, east, north = britain
+    x0, y0 = _slippy(west, north, capped.zoom)
+    x1, y1 = _slippy(east, south, capped.zoom)
+    assert (capped.x0, capped.y0, capped.x1, capped.y1) == (
+        int(x0),
+        int(y0),
+        int(x1),
+        int(y1),
+    )
+
+
+def test_tiles_from_another_server_need_a_credit_and_a_real_template() -> None:
+    assert StreetTiles(attribution=None).attribution == "© OpenStreetMap contributors"
+    assert StreetTiles().template == OSM_TILES
+    with pytest.raises(pk.InvalidInput, match="attribution"):
+        StreetTiles("https://tiles.example/{z}/{x}/{y}.png")
+    for template in ("https://tiles.example/{z}/{x}.png", "file:///tiles/{z}/{x}/{y}.png"):
+        with pytest.raises(pk.InvalidInput, match=r"\{z\}, \{x\} and \{y\}"):
+            StreetTiles(template, attribution="")
+
+
+def test_live_maps_use_the_template_with_its_credit() -> None:
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Scatter(x=[-0.1, -0.12], y=[51.5, 51.51]))
+    live = to_tiles(
+        figure,
+        Extent(-0.2, 51.45, -0.05, 51.55),
+        tiles="https://tiles.example/{z}/{x}/{y}.png",
+        attribution=CREDIT,
+    )
+    (layer,) = live.layout.map.layers
+    assert layer.source == ("https://tiles.example/{z}/{x}/{y}.png",)
+    assert layer.sourceattribution == CREDIT
