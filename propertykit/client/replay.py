@@ -12,10 +12,10 @@ down the normal path, which refuses or follows it exactly as before. Each batch 
 cache hit in ``client.usage``, as the normal path counts it.
 
 A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
-Arrow read it beside its cached answer (:func:`~propertykit.frames.encode_per_body`,
+Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
 :func:`~propertykit.wire.keep_beside`); re-runs, when every batch has one made from the very
-answer cached and still usable, frame from those (:func:`~propertykit.frames.decode_bodies`) and
-parse nothing.
+answer cached and still usable, frame from those
+(:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
@@ -42,12 +42,12 @@ from propertykit.errors import PropertyKitError
 from propertykit.frames import (
     ENVELOPE_FIELDS,
     BodiesRead,
-    decode_bodies,
-    encode_per_body,
-    form,
+    decode_shares,
+    encode_shares,
+    format_name,
     frame,
-    frame_of,
-    read_bodies_form,
+    frame_from_read,
+    read_for_keeping,
 )
 from propertykit.jsonio import Record, loads, paused_gc
 from propertykit.wire import CachedAnswer, cached_answers, keep_beside
@@ -181,13 +181,13 @@ def _replayed(
     offline = transport.offline
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=context.progress) as bar:
-        answers = cached_answers(transport.session, wanted, kept_form=form())
+        answers = cached_answers(transport.session, wanted, kept_form=format_name())
         now = datetime.now(UTC)
         kept = [None if a is None else a.kept_payload(now, offline=offline) for a in answers]
         with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
             shares = [share for share in kept if share is not None]
-            read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
-            df = None if read is None else frame_of(read, money_unit=money_unit)
+            read = decode_shares(shares) if shares and len(shares) == len(kept) else None
+            df = None if read is None else frame_from_read(read, money_unit=money_unit)
         if df is not None:  # every batch kept as read: nothing to parse
             for _ in batches:
                 transport.usage.record_cache_hit(endpoint)
@@ -203,7 +203,7 @@ def _replayed(
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
             read, fields = _read(framed)
-            df = frame_of(read, money_unit=money_unit)
+            df = frame_from_read(read, money_unit=money_unit)
             odd = _odd_pages(framed, fields, len(df))
             if not odd:
                 for _ in batches:
@@ -239,7 +239,7 @@ def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
     fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
     token = ENVELOPE_FIELDS.set(fields)
     try:
-        return read_bodies_form(framed), fields
+        return read_for_keeping(framed), fields
     finally:
         ENVELOPE_FIELDS.reset(token)
 
@@ -251,7 +251,7 @@ def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -
     bodies are read again, a fraction of the time fetching them took): a body that cannot be
     read is simply not kept, and the normal path will read it when it is asked for.
     """
-    answers = cached_answers(transport.session, wanted, kept_form=form())
+    answers = cached_answers(transport.session, wanted, kept_form=format_name())
     now = datetime.now(UTC)
     bodies = [None if a is None else a.body(now, offline=transport.offline) for a in answers]
     kept = [None if a is None else a.kept_payload(now, offline=transport.offline) for a in answers]
@@ -281,13 +281,13 @@ def _keep_as_read(
     lengths = fields.get("result")
     if lengths is None or None in lengths or sum(lengths) != len(read.records):
         return
-    shares = encode_per_body(read, lengths)
+    shares = encode_shares(read, lengths)
     entries = [
         (answer, share)
         for answer, share, already in zip(answers, shares, kept, strict=True)
         if answer is not None and share is not None and already is None
     ]
     try:
-        keep_beside(session, entries, form())
+        keep_beside(session, entries, format_name())
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("batches not kept as read: %s", type(exc).__name__)
