@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast check lab sandbox bench clean system-deps
+.PHONY: demo test test-fast test-latest check lab sandbox bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,17 @@ test: check system-deps
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow and not e2e and not redis and not dask"
 
+# The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
+# upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.
+LATEST := .venv-latest
+test-latest:
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST)/bin/python -m pip install --quiet -e '.[dev]'
+	$(LATEST)/bin/python -m pip install --quiet --upgrade requests-cache pyarrow pandas
+	$(LATEST)/bin/python -m pip list | grep -iE '^(requests-cache|pyarrow|pandas) '
+	$(LATEST)/bin/python -m pytest tests/wire tests/client tests/frames propertykit/wire propertykit/client propertykit/frames
+
 check: $(STAMP)
 	$(BIN)/ruff check propertykit tests benchmarks conftest.py
 	$(BIN)/ruff format --check propertykit tests benchmarks
@@ -54,4 +65,4 @@ system-deps:
 	@bash scripts/system-deps.sh chromium redis-server poppler-utils
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

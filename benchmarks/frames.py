@@ -27,8 +27,12 @@ Where that reset is not allowed, the figure is ``ru_maxrss`` minus the size befo
 
 A last child per data set times getting the bodies into memory alone: ``json.loads`` with the
 garbage collector on and paused (and ``orjson`` if it can be imported), against propertykit's
-reading (Arrow, plus ``msgspec`` for the leaves Arrow refuses: records as Arrow arrays,
-boundaries as Python values).
+reading (Arrow's JSON reader; bodies it refuses decoded by ``msgspec`` and read as records:
+records as Arrow arrays, boundaries as Python values).
+
+Arrow's memory pool is its default unless ``ARROW_DEFAULT_MEMORY_POOL`` is set (``system``,
+``jemalloc``, ``mimalloc``); the children inherit the environment, so run the script with and
+without it to compare.
 
     python benchmarks/frames.py [--records 100000] [--rounds 3] [--share 0.03] [--data tidy untidy]
                                 [--modes records bytes]
@@ -183,7 +187,7 @@ def child(side: str, mode: str, path: str) -> None:
 
 def decode_child(path: str) -> None:
     """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
-    from propertykit.frames.from_bodies import read_bodies
+    from propertykit.frames.bodies import read_bodies
 
     bodies = _bodies(path)
 
@@ -199,7 +203,7 @@ def decode_child(path: str) -> None:
         readers["orjson.loads, gc paused"] = each(orjson.loads)
     except ImportError:
         pass
-    readers["propertykit: Arrow (+ msgspec)"] = lambda: read_bodies(bodies, [])
+    readers["propertykit: Arrow (or msgspec)"] = lambda: read_bodies(bodies, [])
 
     timings: dict[str, float] = {}
     for name, work in readers.items():

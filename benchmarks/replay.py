@@ -8,9 +8,10 @@ A local sandbox serves 20,000 properties by location id. Each route fills its ow
     ``pd.json_normalize`` (main table, and sales of the records that have a history);
 (c) the floor: the same response bodies, one per line in one file, read by ``pyarrow.json``.
 
-propertykit's cold run keeps each batch as read into Arrow beside its response
-(``propertykit.wire.derived_cache``), so every warm run reads those instead of parsing JSON; the
-cold fills of (a) and (b) are timed too, to show what keeping costs there.
+propertykit's cold run keeps each batch as read into Arrow beside its answer, in propertykit's
+own cache backend (``propertykit.wire.sqlite_storage``, checked by ``propertykit.wire.
+derived_cache``), so every warm run reads those instead of parsing JSON; the cold fills of (a)
+and (b) are timed too, to show what keeping costs there.
 
 The warm runs must send no request: the sandbox's request log is checked after each. The key
 reaches the children in their environment (``PROPERTYKIT_API_KEY``), never in a file or argv.

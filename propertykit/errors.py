@@ -25,9 +25,9 @@
 
 Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
 (prices that look like pence), ``GeometryWarning`` (boundaries that could not be read),
-``ServiceDegraded`` (health says ``degraded``) and ``MissingIdsWarning`` (ids that returned no
-record). ``ServiceUnhealthy`` is raised by ``health()`` when the service says it is
-``unhealthy``.
+``ServiceDegraded`` (health says ``degraded``), ``MissingIdsWarning`` (ids that returned no
+record) and ``CacheWriteWarning`` (answers paid for that could not be stored in the cache).
+``ServiceUnhealthy`` is raised by ``health()`` when the service says it is ``unhealthy``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
@@ -49,6 +49,7 @@ __all__ = [
     "BadResponse",
     "BudgetExceeded",
     "CacheUnavailable",
+    "CacheWriteWarning",
     "ConfigError",
     "DailyCapReached",
     "GeometryWarning",
@@ -116,6 +117,11 @@ def outside_stacklevel() -> int:
 
 class GeometryWarning(PropertyKitWarning):
     """Some locations or boundaries could not be read and became missing geometries."""
+
+
+class CacheWriteWarning(PropertyKitWarning):
+    """Answers paid for could not be stored in the cache (disk full, file size limit...); their
+    records were returned, and the message counts them. Asking again pays again."""
 
 
 class NotRecordsWarning(PropertyKitWarning):

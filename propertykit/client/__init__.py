@@ -14,12 +14,14 @@ from propertykit.client.bulk import DryRun
 from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
 from propertykit.client.portable import ClientRecipe
+from propertykit.client.query_input import check_area
 
 __all__ = [
     "Client",
     "ClientRecipe",
     "DryRun",
     "ParsedIds",
+    "check_area",
     "encode_id",
     "join_ids",
     "parse_ids",

@@ -2,7 +2,7 @@
 
 ``client.properties(ids)`` and ``client.sources(ids)`` (without ``max_results``) come here. Every
 batch's first-page answer is looked up in the cache at once
-(:func:`propertykit.wire.bulk_cache.cached_bodies`: fresh 200s only, any age offline). When every
+(:func:`propertykit.wire.bulk_cache.cached_answers`: fresh 200s only, any age offline). When every
 batch is there, the bodies go, undecoded, to :func:`propertykit.frame`'s bytes route (Arrow's JSON
 reader, GIL released): no request object, no deserialised response, no Python dict per record.
 The envelopes are checked from the top-level fields Arrow read on the way
@@ -12,10 +12,10 @@ down the normal path, which refuses or follows it exactly as before. Each batch 
 cache hit in ``client.usage``, as the normal path counts it.
 
 A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
-Arrow read it beside its cached answer (:func:`~propertykit.frames.encode_per_body`,
-:func:`~propertykit.wire.store_derived`); re-runs, when every batch has one made from the very
-answer cached and still usable, frame from those (:func:`~propertykit.frames.decode_bodies`) and
-parse nothing.
+Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
+:func:`~propertykit.wire.keep_beside`); re-runs, when every batch has one made from the very
+answer cached and still usable, frame from those
+(:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
@@ -42,15 +42,15 @@ from propertykit.errors import PropertyKitError
 from propertykit.frames import (
     ENVELOPE_FIELDS,
     BodiesRead,
-    decode_bodies,
-    encode_per_body,
-    form,
+    decode_shares,
+    encode_shares,
+    format_name,
     frame,
-    frame_of,
-    read_bodies_form,
+    frame_from_read,
+    read_for_keeping,
 )
 from propertykit.jsonio import Record, loads, paused_gc
-from propertykit.wire import CachedAnswer, cached_answers, kept_payloads, store_derived
+from propertykit.wire import CachedAnswer, cached_answers, keep_beside
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -181,33 +181,35 @@ def _replayed(
     offline = transport.offline
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=context.progress) as bar:
+        answers = cached_answers(transport.session, wanted, kept_form=format_name())
+        now = datetime.now(UTC)
+        kept = [None if a is None else a.kept_payload(now, offline=offline) for a in answers]
         with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
-            kept = kept_payloads(transport.session, wanted, form=form(), offline=offline)
             shares = [share for share in kept if share is not None]
-            read = decode_bodies(shares) if shares and len(shares) == len(kept) else None
-            df = None if read is None else frame_of(read, money_unit=money_unit)
+            read = decode_shares(shares) if shares and len(shares) == len(kept) else None
+            df = None if read is None else frame_from_read(read, money_unit=money_unit)
         if df is not None:  # every batch kept as read: nothing to parse
             for _ in batches:
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
             return df
-        answers, found, kept = _cached(transport, wanted)
+        bodies = [None if a is None else a.body(now, offline=offline) for a in answers]
         odd: list[int] = []
         ready = {
-            batch.index: usable[0]
-            for batch, usable in zip(batches, found, strict=True)
-            if usable is not None
+            batch.index: body
+            for batch, body in zip(batches, bodies, strict=True)
+            if body is not None
         }
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
             read, fields = _read(framed)
-            df = frame_of(read, money_unit=money_unit)
+            df = frame_from_read(read, money_unit=money_unit)
             odd = _odd_pages(framed, fields, len(df))
             if not odd:
                 for _ in batches:
                     transport.usage.record_cache_hit(endpoint)
                 bar.update(len(batches))
-                _keep_as_read(transport.session, answers, found, kept, read, fields)
+                _keep_as_read(transport.session, answers, kept, read, fields)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[batches[i].index]
@@ -232,25 +234,12 @@ def _replayed(
     return df
 
 
-def _cached(
-    transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]
-) -> tuple[
-    list[CachedAnswer | None], list[tuple[bytes, str | None] | None], list[memoryview | None]
-]:
-    """Each batch's cached answer, its body if usable as it stands, and its kept form if any."""
-    answers = cached_answers(transport.session, wanted, derived_form=form())
-    now, offline = datetime.now(UTC), transport.offline
-    found = [None if a is None else a.body(now, offline=offline) for a in answers]
-    kept = [None if a is None else a.derived_payload(now, offline=offline) for a in answers]
-    return answers, found, kept
-
-
 def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
     """The bodies as ``pk.frame(bodies)`` reads them, and their envelopes' fields."""
     fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
     token = ENVELOPE_FIELDS.set(fields)
     try:
-        return read_bodies_form(framed), fields
+        return read_for_keeping(framed), fields
     finally:
         ENVELOPE_FIELDS.reset(token)
 
@@ -262,14 +251,17 @@ def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -
     bodies are read again, a fraction of the time fetching them took): a body that cannot be
     read is simply not kept, and the normal path will read it when it is asked for.
     """
-    answers, found, kept = _cached(transport, wanted)
-    if None in found or None not in kept:
+    answers = cached_answers(transport.session, wanted, kept_form=format_name())
+    now = datetime.now(UTC)
+    bodies = [None if a is None else a.body(now, offline=transport.offline) for a in answers]
+    kept = [None if a is None else a.kept_payload(now, offline=transport.offline) for a in answers]
+    if None in bodies or None not in kept:
         return
-    framed = [usable[0] for usable in found if usable is not None]
+    framed = [body for body in bodies if body is not None]
     try:
         read, fields = _read(framed)
         if not _odd_pages(framed, fields, len(read.records)):
-            _keep_as_read(transport.session, answers, found, kept, read, fields)
+            _keep_as_read(transport.session, answers, kept, read, fields)
     except Exception:  # the lookup itself is done and paid for: keeping must never undo it
         logger.warning("could not keep the batches as read for re-runs", exc_info=True)
 
@@ -277,7 +269,6 @@ def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -
 def _keep_as_read(
     session: Any,
     answers: list[CachedAnswer | None],
-    found: list[tuple[bytes, str | None] | None],
     kept: list[memoryview | None],
     read: BodiesRead,
     fields: dict[str, list[Any]],
@@ -290,10 +281,13 @@ def _keep_as_read(
     lengths = fields.get("result")
     if lengths is None or None in lengths or sum(lengths) != len(read.records):
         return
-    shares = encode_per_body(read, lengths)
-    derived = [
-        (answer, usable[1], share)
-        for answer, usable, share, already in zip(answers, found, shares, kept, strict=True)
-        if answer is not None and usable is not None and share is not None and already is None
+    shares = encode_shares(read, lengths)
+    entries = [
+        (answer, share)
+        for answer, share, already in zip(answers, shares, kept, strict=True)
+        if answer is not None and share is not None and already is None
     ]
-    store_derived(session, derived, form())
+    try:
+        keep_beside(session, entries, format_name())
+    except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
+        logger.debug("batches not kept as read: %s", type(exc).__name__)

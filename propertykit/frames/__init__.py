@@ -1,17 +1,16 @@
 """frames — records and raw response bodies into typed DataFrames, and the tables derived from them.
 
-:func:`frame` builds the property table (Arrow does the reading and typing:
-:mod:`~propertykit.frames.records` for decoded records, :mod:`~propertykit.frames.bodies` for
-raw bodies, :mod:`~propertykit.frames.leafwise` and :mod:`~propertykit.frames.raw_leaves` for
-the leaves of raw bodies Arrow refuses; :mod:`~propertykit.frames.narrowing` keeps an odd value
-to its own column and :mod:`~propertykit.frames.coercion` coerces it or counts it, warns and
-keeps it raw for :func:`unparsed_table`, ``df.pk.unparsed()``); :func:`explode_sales` and
-:func:`epc_table` derive the sales and EPC tables, and :func:`epc_trend` the EPC band shares per
-year or quarter of lodgement; :func:`in_major_units` rescales a frame served
-in pence to pounds (a copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into
-Arrow, so a warm re-run need not parse them again. While a frame is built, Arrow allocates
-from the system allocator (:mod:`~propertykit.frames.memory`: pyarrow's default is slow to
-take fresh memory).
+:func:`frame` builds the property table. Arrow reads and types it, in two tiers: at once with the
+declared schema (:mod:`~propertykit.frames.schema`; :mod:`~propertykit.frames.records` for
+decoded records, :mod:`~propertykit.frames.bodies` for raw bodies), and, only for what Arrow
+refuses, a field or leaf at a time through the lenient rules of
+:mod:`~propertykit.frames.coercion`, which coerce a value or count it, warn and keep it raw for
+:func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
+by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
+the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
+lodgement; :func:`in_major_units` rescales a frame served in pence to pounds (a
+copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run
+need not parse them again (the client's replay imports it by that name).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
@@ -22,14 +21,15 @@ from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.epc_over_time import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
-from propertykit.frames.stored_form import (
-    BodiesRead,
-    decode_bodies,
-    encode_per_body,
-    form,
-    frame_of,
-    read_bodies_form,
-)
+from propertykit.frames.repeat_sales import FewPairsWarning, price_index
+
+# The warm replay's plumbing, for the client layer only (not public names):
+from propertykit.frames.stored_form import BodiesRead as BodiesRead
+from propertykit.frames.stored_form import decode_shares as decode_shares
+from propertykit.frames.stored_form import encode_shares as encode_shares
+from propertykit.frames.stored_form import format_name as format_name
+from propertykit.frames.stored_form import frame_from_read as frame_from_read
+from propertykit.frames.stored_form import read_for_keeping as read_for_keeping
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,
@@ -53,20 +53,16 @@ __all__ = [
     "PENCE_MEDIAN_THRESHOLD",
     "SALES_COLUMNS",
     "TAX_BANDS",
-    "BodiesRead",
     "EpcTrendWarning",
+    "FewPairsWarning",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
-    "decode_bodies",
-    "encode_per_body",
     "epc_table",
     "epc_trend",
     "explode_sales",
-    "form",
     "frame",
-    "frame_of",
     "in_major_units",
     "is_minor",
-    "read_bodies_form",
+    "price_index",
     "unparsed_table",
 ]

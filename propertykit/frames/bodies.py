@@ -1,64 +1,188 @@
-"""Response bodies read straight into Arrow by pyarrow's JSON reader, for ``pk.frame(bodies)``.
+"""Response bodies into the records' struct array, for ``pk.frame(bodies)``: two tiers.
 
-The reader parses in C++ on every core and makes no Python object per value, so framing raw
-bodies this way takes a fraction of decoding them first (``benchmarks/frames.py``). The bodies
-are read a chunk at a time (:func:`propertykit.frames.leafwise.chunks`: the first small, so that
-untidy bodies are told early; never the whole input joined at once). :func:`read` is strict: a
-value of the wrong type, a record that is not an object, an envelope that is not ``{"result":
-[...]}``, a body that is not exactly one JSON object, or a ``spatial.boundary`` that is not a
-plain GeoJSON Polygon (``type`` and ``coordinates``, nothing else) makes it raise
-:class:`Unreadable`, and :mod:`propertykit.frames.from_bodies` reads the bodies leaf by leaf, or
-decodes them with ``json``. What it does read, it reads as that route would
-(``tests/frames/test_bodies.py`` holds the two equal), with one difference: numbers in a
-boundary's coordinates come back as floats (``1.0`` where ``1`` was served).
+1. Arrow's JSON reader reads every body with the declared schema (:data:`RECORD_TYPE` in the
+   envelope ``{"result": [...]}``), fields the schema does not name inferred
+   (``unexpected_field_behavior="infer"``): in C++, on every core, with no Python object per
+   value. The bodies are read a chunk at a time (the first small, so that untidy bodies are told
+   early; never the whole input joined at once).
+2. When Arrow refuses any of it (a value of the wrong type, a record that is not an object, an
+   envelope of another shape, a boundary that is not a plain GeoJSON Polygon), the bodies are
+   decoded once, by ``msgspec``, and their records read as records are
+   (:func:`propertykit.frames.records.read_records`).
+
+Both give the frame the decoded records give (``tests/frames/test_bodies.py``), with one
+difference: numbers in a boundary's coordinates read by Arrow come back as floats.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from itertools import pairwise
 from typing import Any
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from propertykit.frames.leafwise import BLOCK_BYTES, Unreadable, chunks
-from propertykit.jsonio import paused_gc
+from propertykit.errors import InvalidInput
+from propertykit.frames.coercion import Sink
+from propertykit.frames.extras import joined, ordered
+from propertykit.frames.records import in_sale_order, read_records
+from propertykit.frames.schema import KNOWN, RECORD_TYPE
+from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
-__all__ = ["ENVELOPE_FIELDS", "POLYGON", "Unreadable", "as_bytes", "geojson", "read"]
+__all__ = [
+    "ENVELOPE_FIELDS",
+    "POLYGON",
+    "Unreadable",
+    "decode_body",
+    "geojson",
+    "read_bodies",
+    "read_by_arrow",
+]
 
-#: When set to a dict, :func:`read` fills it with each envelope's top-level fields as Arrow read
-#: them (name -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None``
-#: when it has none), so a caller can check the envelopes without decoding them. A caller fills
-#: the dict beforehand with the names it will look at (any values): bodies Arrow reads only
-#: leaf by leaf (:mod:`propertykit.frames.leafwise`) give those alone. Field names no envelope
-#: holds are left out. Left empty when the bodies are not read by Arrow.
+#: When set to a dict, :func:`read_bodies` fills it with each envelope's top-level fields (name
+#: -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None`` when it has
+#: none), so a caller can check the envelopes without decoding them. A caller fills the dict
+#: beforehand with the names it will look at (any values); field names no envelope holds are
+#: left out.
 ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
     "propertykit_envelope_fields", default=None
 )
-
-
 #: What a boundary is read as by Arrow: a plain GeoJSON Polygon.
 POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
 )
+#: Bytes per chunk: the first chunk's, and the most.
+CHUNK_BYTES = (256 * 2**10, 16 * 2**20)
+#: Bytes of bodies decoded at once when Arrow refuses them (their records held as Python objects
+#: take several times as much).
+DECODED_BYTES = 2 * 2**20
+#: Bytes Arrow parses per task inside a chunk (several tasks use several cores).
+BLOCK_BYTES = 4 * 2**20
+_SPATIAL = pa.field(
+    "spatial", pa.struct([*RECORD_TYPE.field("spatial").type, pa.field("boundary", POLYGON)])
+)
+_SCHEMA = pa.schema(
+    [("result", pa.list_(pa.struct([_SPATIAL if f.name == "spatial" else f for f in RECORD_TYPE])))]
+)
 
 
-@functools.cache
-def _schema(record_type: pa.StructType) -> pa.Schema:
-    """The envelope as the reader should expect it: records of ``record_type``, boundary added."""
-    spatial = record_type.field("spatial").type
-    spatial = pa.struct([*spatial, pa.field("boundary", POLYGON)])
-    fields = [pa.field("spatial", spatial) if f.name == "spatial" else f for f in record_type]
-    return pa.schema([("result", pa.list_(pa.struct(fields)))])
+_UNJOINED = (pa.ArrowException, TypeError)  # no type Arrow promotes the chunks' types to
 
 
-def as_bytes(bodies: Sequence[bytes | bytearray | memoryview | str]) -> list[bytes]:
-    """The bodies as ``bytes``, or :class:`Unreadable` (none, or text ``json`` alone reads)."""
+class Unreadable(Exception):
+    """Arrow's reader cannot read the bodies exactly as ``json`` would: decode them."""
+
+
+def read_bodies(
+    bodies: list[Any], sink: Sink, left_out: list[Any] | None = None
+) -> tuple[pa.StructArray, np.ndarray]:
+    """Records and boundaries of response bodies: by Arrow, else decoded and read as records.
+
+    Items of the ``result`` lists that are not records are left out: added to ``left_out`` when
+    given, else counted in a :class:`~propertykit.errors.NotRecordsWarning`.
+    """
+    counted: list[Any] = []
+    fields = ENVELOPE_FIELDS.get()
+    try:
+        records, boundaries, nulls = read_by_arrow(bodies, fields)
+        counted.extend([None] * nulls)
+    except Unreadable:
+        counted.clear()
+        noted = len(sink)
+        try:  # a chunk at a time, so that the decoded records of only one are held at once
+            chunks = _chunks(bodies, DECODED_BYTES)
+            records, boundaries = _read_decoded(chunks, sink, counted, fields)
+        except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
+            del sink[noted:]
+            counted.clear()
+            records, boundaries = _read_decoded([bodies], sink, counted, fields)
+    if left_out is not None:
+        left_out.extend(counted)
+    elif counted:
+        warn_left_out(len(counted), counted[0])
+    return records, boundaries
+
+
+def decode_body(body: Any, position: int) -> Any:
+    """One raw body decoded, or :class:`InvalidInput` naming its position and what it holds."""
+    data = bytes(body) if isinstance(body, memoryview | bytearray) else body
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:  # json reads a little more (NaN, lone surrogates): its verdict
+        try:
+            value = loads(data)
+        except RecursionError:
+            raise InvalidInput(f"Body {position} is JSON nested too deeply to read") from None
+        except ValueError as exc:
+            raise InvalidInput(
+                f"Body {position} is not JSON ({type(exc).__name__}); it starts {data[:60]!r}. "
+                "pk.frame takes records (a list of dicts) or raw response bodies (bytes)"
+            ) from None
+    if not isinstance(value, dict | list):
+        raise InvalidInput(
+            f"Body {position} is a JSON {type(value).__name__}, not an envelope or a list of "
+            "records"
+        )
+    return value
+
+
+def _read_decoded(
+    chunks: Iterable[Sequence[Any]],
+    sink: Sink,
+    left_out: list[Any],
+    fields: dict[str, list[Any]] | None,
+) -> tuple[pa.StructArray, np.ndarray]:
+    """Tier 2: the bodies decoded, a chunk at a time, and their records read as records are."""
+    asked = [name for name in fields or () if name != "result"]
+    envelopes: list[dict[str, Any]] = []
+    parts: list[dict[str, pa.Array]] = []
+    boundaries = []
+    position = start = 0
+    for chunk in chunks:
+        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
+            decoded = [decode_body(body, position + i) for i, body in enumerate(chunk)]
+            found = [record for body in decoded for record in records_of(body, left_out=left_out)]
+        for body in decoded:  # what the caller asked of the envelopes, and the records' count
+            envelope = body if isinstance(body, dict) else {}
+            result = envelope.get("result")
+            seen = {name: envelope[name] for name in asked if name in envelope}
+            envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
+        own: Sink = []
+        records, served = read_records(found, own)
+        sink.extend((column, [start + r for r in rows], raw) for column, rows, raw in own)
+        parts.append(dict(zip(records.type.names, records.flatten(), strict=True)))
+        boundaries.append(served)
+        position += len(chunk)
+        start += len(found)
+    if not parts:
+        return read_records([], sink)
+    if fields is not None:
+        names = [n for n in asked if any(n in e for e in envelopes)] + ["result"]
+        fields.clear()
+        fields.update({name: [e.get(name) for e in envelopes] for name in names})
+    return _joined_parts(parts), np.concatenate(boundaries)
+
+
+def _joined_parts(parts: list[dict[str, pa.Array]]) -> pa.StructArray:
+    """Chunks' records as one struct: the named fields, then every other in order."""
+    names = list(dict.fromkeys(name for part in parts for name in part))
+    columns = {
+        name: joined([p.get(name, pa.nulls(len(p["propertyId"]))) for p in parts]) for name in names
+    }
+    columns["saleHistory"] = in_sale_order(columns["saleHistory"])
+    extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
+    known = [columns[name] for name in RECORD_TYPE.names]
+    return pa.StructArray.from_arrays(
+        [*known, *extras.values()], names=[*RECORD_TYPE.names, *extras]
+    )
+
+
+def _as_bytes(bodies: Sequence[Any]) -> list[bytes]:
     if not bodies:
         raise Unreadable("no bodies")
     try:
@@ -67,101 +191,110 @@ def as_bytes(bodies: Sequence[bytes | bytearray | memoryview | str]) -> list[byt
         raise Unreadable(str(exc)) from exc
 
 
-def read(
-    bodies: Sequence[bytes | bytearray | memoryview | str], record_type: pa.StructType
+def _chunks(data: Sequence[Any], most: int = CHUNK_BYTES[1]) -> Iterator[Sequence[Any]]:
+    """``data`` in runs of bodies of about :data:`CHUNK_BYTES` (the first small, then growing
+    up to ``most``)."""
+    start, size = 0, CHUNK_BYTES[0]
+    while start < len(data):
+        end, taken = start, 0
+        while end < len(data) and (end == start or taken + len(data[end]) <= size):
+            taken += len(data[end])
+            end += 1
+        yield data[start:end]
+        start, size = end, min(2 * size, most)
+
+
+def read_by_arrow(
+    bodies: Sequence[Any], fields: dict[str, list[Any]] | None = None
 ) -> tuple[pa.StructArray, np.ndarray, int]:
-    """The records of ``bodies`` as ``record_type``, and their ``spatial.boundary`` values.
-
-    Parameters
-    ----------
-    bodies
-        Response bodies, each one JSON envelope ``{"result": [record, ...], ...}``.
-    record_type
-        The struct type the records are read as (``spatial.boundary`` is read separately).
-
-    Returns
-    -------
-    tuple
-        The records, in order, as a struct array of ``record_type``; an object array of each
-        record's boundary as decoded JSON (``None`` where absent or null); and how many items of
-        the ``result`` lists were ``null``, not records, and are left out.
-
-    Raises
-    ------
-    Unreadable
-        The reader cannot read the bodies exactly as ``json`` would.
-    """
-    data = as_bytes(bodies)
+    """Tier 1: every body by Arrow's reader, or :class:`Unreadable`: the records, their
+    boundaries, and how many items of the ``result`` lists were ``null`` (left out)."""
+    data = _as_bytes(bodies)
     multiline = any(b"\n" in body or b"\r" in body for body in data)
     longest = max(map(len, data))
-    fields = ENVELOPE_FIELDS.get()
     found: dict[str, list[Any]] = {}
-    records, boundaries = [], []
-    read = left_out = 0
-    for chunk in chunks(data):  # small first: untidy bodies are told before much is read
-        table = _parse(chunk, record_type, multiline, longest)
-        if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
-            raise Unreadable(f"{len(chunk)} bodies read as {table.num_rows} JSON objects")
-        if fields is not None:
-            _envelope(table, found, read)
-        try:  # Arrow can fail here on odd inferred shapes (e.g. a boundary {"": [null, null]})
-            lists = table.column("result")
-            part = pa.concat_arrays([c.flatten() for c in lists.chunks])
-            if part.null_count:  # json's route leaves out (and counts) items that are not objects
-                left_out += part.null_count
-                part = part.filter(part.is_valid())
-            spatial = part.flatten()[part.type.get_field_index("spatial")]
-            boundary = spatial.flatten()[spatial.type.get_field_index("boundary")]
-            records.append(part.cast(record_type))  # drops the boundary and any extra keys
+    parts: list[dict[str, pa.Array]] = []
+    boundaries = []
+    read = nulls = 0
+    for chunk in _chunks(data):
+        try:
+            table = pa_json.read_json(
+                pa.BufferReader(chunk[0] if len(chunk) == 1 else b"\n".join(chunk)),
+                read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, longest + 1)),
+                parse_options=pa_json.ParseOptions(
+                    explicit_schema=_SCHEMA,
+                    unexpected_field_behavior="infer",
+                    newlines_in_values=multiline,
+                ),
+            )
+            if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
+                raise Unreadable(f"{len(chunk)} bodies read as {table.num_rows} JSON objects")
+            if fields is not None:
+                _envelope(table, found, read)
+            records = pa.concat_arrays([c.flatten() for c in table.column("result").chunks])
+            if records.null_count:  # items that are not objects: left out, counted
+                nulls += records.null_count
+                records = records.filter(records.is_valid())
+            part, boundary = _split(records)
         except pa.ArrowException as exc:
             raise Unreadable(str(exc)) from exc
+        parts.append(part)
         boundaries.append(geojson(boundary))
         read += len(chunk)
+    try:
+        struct = _joined_parts(parts)
+    except _UNJOINED as exc:  # kinds Arrow cannot join: as records do
+        raise Unreadable(str(exc)) from exc
     if fields is not None:
         fields.clear()
-        fields.update(
-            {name: values + [None] * (read - len(values)) for name, values in found.items()}
-        )
-    return pa.concat_arrays(records), np.concatenate(boundaries), left_out
+        fields.update({name: v + [None] * (read - len(v)) for name, v in found.items()})
+    return struct, np.concatenate(boundaries), nulls
+
+
+def _split(records: pa.StructArray) -> tuple[dict[str, pa.Array], pa.StructArray]:
+    """A chunk's records as columns: the named fields as :data:`RECORD_TYPE` has them (a
+    sale's own fields after the named), others by dotted name; and the boundaries."""
+    columns: dict[str, pa.Array] = {}
+    boundary = None
+    for field, child in zip(records.type, records.flatten(), strict=True):
+        name = field.name
+        if name not in KNOWN[""] or not isinstance(field.type, pa.StructType | pa.ListType):
+            columns[name] = child
+        elif isinstance(field.type, pa.StructType):
+            known = RECORD_TYPE.field(name).type
+            inner = dict(zip(field.type.names, child.flatten(), strict=True))
+            boundary = inner.pop("boundary") if name == "spatial" else boundary
+            mask = child.is_null() if child.null_count else None
+            columns[name] = pa.StructArray.from_arrays(
+                [inner.pop(f.name) for f in known], fields=list(known), mask=mask
+            )
+            columns |= {f"{name}.{k}": v for k, v in inner.items()}
+        else:  # saleHistory
+            offsets = pc.subtract(child.offsets, child.offsets[0])
+            mask = child.is_null() if child.null_count else None
+            columns[name] = pa.ListArray.from_arrays(offsets, child.flatten(), mask=mask)
+    if boundary is None:
+        raise Unreadable("no spatial field")
+    return columns, boundary
 
 
 def _envelope(table: pa.Table, found: dict[str, list[Any]], before: int) -> None:
     """Add a chunk's envelope fields to ``found`` (a field new here: ``None`` in ``before``)."""
     for name in table.column_names:
-        values = (
-            pc.list_value_length(table.column(name)).to_pylist()
-            if name == "result"
-            else table.column(name).to_pylist()
-        )
-        found.setdefault(name, [None] * before).extend(values)
+        column = table.column(name)
+        values = pc.list_value_length(column) if name == "result" else column
+        found.setdefault(name, [None] * before).extend(values.to_pylist())
     for name, values in found.items():
         if name not in table.column_names:
             values.extend([None] * table.num_rows)
 
 
-def _parse(
-    data: Sequence[bytes], record_type: pa.StructType, multiline: bool, longest: int
-) -> pa.Table:
-    """The envelopes of ``data`` as Arrow reads them, or :class:`Unreadable`."""
-    try:
-        return pa_json.read_json(
-            pa.BufferReader(data[0] if len(data) == 1 else b"\n".join(data)),
-            read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, longest + 1)),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=_schema(record_type),
-                unexpected_field_behavior="infer",  # so that extra keys in a boundary show
-                newlines_in_values=multiline,
-            ),
-        )
-    except pa.ArrowException as exc:
-        raise Unreadable(str(exc)) from exc
-
-
 def geojson(boundary: pa.StructArray, *, strict: bool = True) -> np.ndarray:
     """Boundaries as the dicts ``json`` decodes (floats for numbers), ``None`` where missing.
 
-    ``strict``: raise :class:`Unreadable` for a boundary without its type or coordinates (read
-    as served, Arrow cannot tell those absent from null); otherwise they are ``None`` in it.
+    ``strict``: raise :class:`Unreadable` for a boundary with other keys or without its type or
+    coordinates (read as served, Arrow cannot tell those absent from null); otherwise they are
+    ``None`` in it.
     """
     if {f.name for f in boundary.type} != {"type", "coordinates"}:
         raise Unreadable("a boundary has keys other than type and coordinates")
@@ -176,13 +309,7 @@ def geojson(boundary: pa.StructArray, *, strict: bool = True) -> np.ndarray:
     rings = polygons.flatten()
     points = rings.flatten()
     with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
-        if (
-            kinds.null_count
-            or polygons.null_count
-            or rings.null_count
-            or points.null_count
-            or points.flatten().null_count
-        ):
+        if any(a.null_count for a in (kinds, polygons, rings, points, points.flatten())):
             decoded = served.to_pylist()  # nulls inside: Arrow's slower, exact conversion
         else:
             numbers = points.flatten().to_numpy()

@@ -1,17 +1,18 @@
 """Response bodies as read into Arrow, kept per body so a warm re-run need not parse them again.
 
-``pk.frame(bodies)`` reads the bodies (:func:`read_bodies_form`: Arrow's JSON reader, or the
-lenient route) and then types the columns (:func:`frame_of`). The first half is most of the
-time, and its result depends on nothing but the bodies, so the client keeps it beside each
-cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_per_body` gives each
-body's share, as Arrow IPC (its records and its boundaries, no pickle), and
-:func:`decode_bodies` puts the shares of many bodies back together, ready for :func:`frame_of`.
-The frame is then the very frame ``pk.frame(bodies)`` gives (``tests/frames/test_stored_form.py``).
+``pk.frame(bodies)`` reads the bodies (:func:`read_for_keeping`: Arrow's JSON reader, or the
+lenient route) and then types the columns (:func:`frame_from_read`). The first half is most of
+the time, and its result depends on nothing but the bodies, so the client keeps it beside each
+cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_shares` gives each body's
+share, as Arrow IPC (its records and its boundaries, no pickle), and :func:`decode_shares` puts
+the shares of many bodies back together, ready for :func:`frame_from_read`. The frame is then
+the very frame ``pk.frame(bodies)`` gives (``tests/frames/test_stored_form.py``).
 
 A body gets no share (``None``) when its reading cannot be kept exactly: values the reader
-coerced or kept raw (they are reported per frame), or boundaries that are not plain GeoJSON
-polygons of floats. :data:`FORM` names the format: the schema and the reading code it came from,
-so a share is never read by a version that would read the bodies differently.
+coerced or kept raw (they are reported per frame), fields the interface does not name (typed by
+the whole read, not the body alone), or boundaries that are not plain GeoJSON polygons of
+floats. :func:`format_name` names the format: the schema and the reading code it came
+from, so a share is never read by a version that would read the bodies differently.
 """
 
 from __future__ import annotations
@@ -28,25 +29,28 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from propertykit.frames.bodies import POLYGON, geojson
+from propertykit.frames.bodies import POLYGON, geojson, read_bodies
 from propertykit.frames.coercion import Sink
-from propertykit.frames.from_bodies import read_bodies
-from propertykit.frames.memory import in_system_pool
-from propertykit.frames.records import RECORD_TYPE
-from propertykit.frames.tables import frame_read
+from propertykit.frames.schema import RECORD_TYPE
+from propertykit.frames.tables import frame_from_arrow
 from propertykit.jsonio import warn_left_out
 
-__all__ = ["BodiesRead", "decode_bodies", "encode_per_body", "form", "frame_of", "read_bodies_form"]
+__all__ = [
+    "BodiesRead",
+    "decode_shares",
+    "encode_shares",
+    "format_name",
+    "frame_from_read",
+    "read_for_keeping",
+]
 
+_KNOWN_ONLY = RECORD_TYPE
 _SCHEMA = pa.schema([("records", RECORD_TYPE), ("boundary", POLYGON)])
 _END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
 #: Bump when what a share holds changes in a way the schema does not show.
-_FORMAT = "1"
-#: The modules whose code decides how bodies read: a change in any gives a new :func:`form`.
-_READERS = (
-    "bodies.py", "from_bodies.py", "leafwise.py", "raw_leaves.py", "records.py", "narrowing.py",
-    "coercion.py",
-)  # fmt: skip
+_FORMAT = "2"
+#: The modules whose code decides how bodies read: a change in any gives a new format name.
+_READERS = ("bodies.py", "records.py", "extras.py", "schema.py", "coercion.py")
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,9 @@ class BodiesRead:
 
 
 @functools.cache
-def form() -> str:
+def format_name() -> str:
     """The name of the format of the shares: format, schema and reading code, hashed."""
-    digest = hashlib.sha1(f"{_FORMAT}\n{_SCHEMA}".encode(), usedforsecurity=False)
+    digest = hashlib.sha1(f"{_FORMAT}\n{RECORD_TYPE}\n{POLYGON}".encode(), usedforsecurity=False)
     for name in _READERS:
         try:
             digest.update(Path(__file__).with_name(name).read_bytes())
@@ -74,8 +78,7 @@ def form() -> str:
     return f"arrow{_FORMAT}-{digest.hexdigest()[:16]}"
 
 
-@in_system_pool
-def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
+def read_for_keeping(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
     """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
     sink: Sink = []
     left_out: list[Any] = []
@@ -83,22 +86,24 @@ def read_bodies_form(bodies: Sequence[bytes | bytearray | memoryview | str]) -> 
     return BodiesRead(records, boundaries, sink, tuple(left_out))
 
 
-@in_system_pool
-def frame_of(
+def frame_from_read(
     read: BodiesRead, *, money_unit: Literal["major", "minor"] | None = None
 ) -> pd.DataFrame:
     """The frame ``pk.frame(bodies)`` makes of bodies already read."""
     if read.left_out:
         warn_left_out(len(read.left_out), read.left_out[0])
-    return frame_read(read.records, read.boundaries, list(read.sink), money_unit=money_unit)
+    return frame_from_arrow(read.records, read.boundaries, list(read.sink), money_unit=money_unit)
 
 
-def encode_per_body(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:
+def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:
     """Each body's share of ``read`` (its ``lengths[i]`` records), or ``None`` where not kept.
 
     ``lengths`` are the bodies' record counts in order, summing to the records read.
     """
-    if sum(lengths) != len(read.records):
+    if sum(lengths) != len(read.records) or read.records.type != _KNOWN_ONLY:
+        # Fields the interface does not name are typed by what else a read holds (an integer
+        # field is float64 beside a body with 2.5 in it): a body's share of them is not what
+        # the body read alone gives, so such reads are not kept.
         return [None] * len(lengths)
     odd_rows = np.zeros(len(read.records) + 1, dtype=bool)
     for _column, rows, _raw in read.sink:
@@ -114,9 +119,8 @@ def encode_per_body(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | No
         else:
             if share is polygons:
                 share = polygons.slice(start, length)
-            batch = pa.RecordBatch.from_arrays(
-                [read.records.slice(start, length), share], schema=_SCHEMA
-            )
+            records = read.records.slice(start, length)
+            batch = pa.RecordBatch.from_arrays([records, share], schema=_SCHEMA)
             shares.append(bytes(batch.serialize()))
         start = end
     return shares
@@ -133,15 +137,14 @@ def _polygons(boundaries: np.ndarray) -> pa.StructArray | None:
         polygons = pa.array(served, type=POLYGON)
     except (pa.ArrowException, TypeError, ValueError):
         return None
-    again = _boundaries(polygons).tolist()
+    again = geojson(polygons, strict=False).tolist()
     if pickle.dumps(again, protocol=5) != pickle.dumps(served, protocol=5):
         return None
     return polygons
 
 
-@in_system_pool
-def decode_bodies(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
-    """The shares of many bodies put back together, as :func:`read_bodies_form` read them.
+def decode_shares(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
+    """The shares of many bodies put back together, as :func:`read_for_keeping` read them.
 
     ``None`` when a share cannot be read (the caller reads the bodies instead).
     """
@@ -154,18 +157,13 @@ def decode_bodies(shares: Sequence[bytes | memoryview]) -> BodiesRead | None:
             column.chunk(0) if column.num_chunks else pa.array([], column.type)
             for column in table.columns
         ]
-        records, polygons = columns
-        boundaries = _boundaries(polygons)
     except (pa.ArrowException, ValueError):
         return None
-    return BodiesRead(records, boundaries, [])
+    struct, polygons = columns
+    boundaries = geojson(polygons, strict=False)
+    return BodiesRead(struct, boundaries, [])
 
 
 @functools.cache
 def _schema_message() -> bytes:
     return bytes(_SCHEMA.serialize())
-
-
-def _boundaries(polygons: pa.StructArray) -> np.ndarray:
-    """GeoJSON polygons as the dicts ``json`` decodes, ``None`` where missing."""
-    return geojson(polygons, strict=False)

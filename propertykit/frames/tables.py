@@ -38,7 +38,7 @@ ISO 8601 date-time or a level, an object or list where a value is expected, a va
 list in ``saleHistory`` or an entry in it that is not an object) is missing in its column,
 warned about once per column (:class:`~propertykit.frames.coercion.UnparsedValuesWarning`) and
 kept as served in ``df.attrs["unparsed"]`` (``df.pk.unparsed()``); :func:`explode_sales` does
-the same for a sale's date. Keys the interface does not name are dropped. Integers pass
+the same for a sale's date. Integers pass
 through ``float64`` on the way in, so values beyond 2**53 are not exact (no field of the
 interface comes near).
 
@@ -50,6 +50,15 @@ and currency go in ``df.attrs``: ``currency`` (the one ISO code of ``pricing.cur
 pence), with ``money_unit_assumed`` saying whether it was assumed (``frame(money_unit=None)``) or
 given. When the unit is assumed and the median sale price looks like pence, :func:`frame` warns
 with :class:`MinorUnitsWarning`.
+
+Fields the interface does not name
+----------------------------------
+Every field the service sends is kept, at any depth (:mod:`propertykit.frames.extras`): after
+the columns of :data:`COLUMNS`, objects flattened to dotted names (``lastSale.price``,
+``pricing.newPriceField``), lists kept whole, each typed as Arrow's JSON reader infers it
+(pandas' ``ArrowDtype``). ``df.attrs["extra_columns"]`` names them (a tuple). A sale's own
+fields stay in its ``saleHistory`` entry, and :func:`explode_sales` makes them columns after
+:data:`SALES_COLUMNS`. Nothing is warned about a kept field: nothing was lost.
 """
 
 from __future__ import annotations
@@ -67,30 +76,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.frames.bodies import read_bodies
 from propertykit.frames.coercion import Sink, Unparsed, report
-from propertykit.frames.from_bodies import read_bodies
-from propertykit.frames.memory import in_system_pool
-from propertykit.frames.records import (
+from propertykit.frames.dtypes import as_arrow, typed_columns
+from propertykit.frames.extras import leaves
+from propertykit.frames.records import read_histories, read_records
+from propertykit.frames.schema import (
     ARROW_ERRORS,
     BODY_TYPES,
-    CATEGORY,
-    DATE,
-    DATETIME,
     EPC_RATINGS,
-    FLAG,
-    INT,
-    LIST,
-    NUMBER,
-    RAW,
     RECORD_FIELDS,
+    RECORD_TYPE,
     SALE_FIELDS,
-    SALES_LIST,
+    SALE_TYPE,
     TAX_BANDS,
-    TEXT,
-    Field,
-    flatten,
-    read_records,
-    read_values,
 )
 
 __all__ = [
@@ -126,146 +125,11 @@ EPC_COLUMNS: tuple[str, ...] = (
     "propertyId", "currentEnergyRating", "potentialEnergyRating", "currentEnergyEfficiency",
     "potentialEnergyEfficiency", "efficiencyGap", "validFrom", "validTo", "validToday",
 )  # fmt: skip
-_STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
-
-
-def _integers(numbers: np.ndarray) -> pd.arrays.IntegerArray:
-    """Whole, finite numbers within int64 as ``Int64``; anything else missing."""
-    with np.errstate(invalid="ignore"):
-        ok = np.isfinite(numbers) & (numbers == np.trunc(numbers)) & (np.abs(numbers) < 2.0**63)
-    values = np.where(ok, numbers, 0.0).astype(np.int64)
-    return pd.arrays.IntegerArray(values, ~ok)
-
-
-def _categories(text: pa.Array | pa.ChunkedArray, levels: tuple[str, ...] | None) -> pd.Categorical:
-    """Categories of the values seen, sorted; or the ordered ``levels`` (stripped, upper-cased)."""
-    if levels is not None:  # anything that is not one of the levels is missing, not an error
-        letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
-        codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
-        return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
-    seen = pc.unique(text).drop_null()
-    seen = seen.take(pc.array_sort_indices(seen))  # by code point, as pandas
-    codes = pc.index_in(text, value_set=seen).fill_null(-1).to_numpy(zero_copy_only=False)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=_STR_DTYPE))
-
-
-#: Text that looks as Arrow's cast takes a date or date-time (it may still refuse some, such as
-#: 30 February): :func:`_times` leaves text of any other look to pandas.
-_CASTABLE = {
-    DATE: r"^\d{4}-\d{2}-\d{2}$",
-    DATETIME: r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$",
-}
-
-
-def _times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
-    """Dates (``datetime64[us]``) or UTC date-times from text; anything not ISO 8601 missing.
-
-    Arrow's cast is tried first, being quicker: it is strict (no 30 February, exactly
-    ``YYYY-MM-DD`` for dates, an offset or ``Z`` on date-times) and reads what it accepts as
-    pandas does (``tests/frames/test_dates.py``). When it refuses any value, date-times are cast
-    again with each date alone made its midnight UTC (:func:`_midnights`: dates served for
-    date-times are the usual reason); failing that, Arrow casts the text that looks as it
-    accepts (:data:`_CASTABLE`) and pandas reads the rest; when Arrow refuses some of that text
-    too, pandas reads the whole column. So a value reads the same whichever of the two did the
-    work.
-    """
-    with contextlib.suppress(*ARROW_ERRORS):
-        return _cast_times(text, kind)
-    midnights = _midnights(text) if kind == DATETIME else None
-    if midnights is not None:  # dates served for date-times, the usual reason
-        with contextlib.suppress(*ARROW_ERRORS):
-            return _cast_times(midnights, kind)
-    castable = pc.match_substring_regex(text, _CASTABLE[kind]).fill_null(False)
-    with contextlib.suppress(*ARROW_ERRORS):
-        by_arrow = _cast_times(text.filter(castable), kind)
-        taken = castable.to_numpy(zero_copy_only=False)
-        times = pd.array(np.full(len(text), np.datetime64("NaT"), "datetime64[us]"))
-        if kind == DATETIME:
-            times = times.tz_localize("UTC")
-        times[taken] = by_arrow
-        times[~taken] = _parse_times(text.filter(pc.invert(castable)), kind)
-        return times
-    return _parse_times(text, kind)
-
-
-def _midnights(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray | None:
-    """``text`` with each date alone (``YYYY-MM-DD``) made its midnight UTC, for Arrow's cast
-    (which takes a date-time only with its offset; pandas reads a date alone as midnight UTC);
-    ``None`` when no text could be one. Any text of ten characters is extended: the cast
-    refuses it unless it was such a date."""
-    days = pc.equal(pc.utf8_length(text), 10).fill_null(False)
-    if not pc.any(days).as_py():
-        return None
-    return pc.if_else(days, pc.binary_join_element_wise(text, "T00:00:00Z", ""), text)
-
-
-def _cast_times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
-    """Arrow's reading of ``text`` (raises when Arrow refuses a value)."""
-    if kind == DATE:
-        return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
-    return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
-
-
-def _parse_times(text: pa.Array | pa.ChunkedArray, kind: str) -> Any:
-    """pandas' reading of ``text``: what it cannot read is missing."""
-    served = pd.Series(text, dtype=_STR_DTYPE)
-    if kind == DATE:  # format as served; no date-times here
-        day = pd.to_datetime(served, format="%Y-%m-%d", errors="coerce")
-        return day.astype("datetime64[us]").array
-    parsed = pd.to_datetime(served, format="ISO8601", utc=True, errors="coerce")
-    return parsed.astype("datetime64[us, UTC]").array
-
-
-def _flags(values: pa.Array) -> pd.arrays.BooleanArray:
-    missing = values.is_null().to_numpy(zero_copy_only=False)
-    return pd.arrays.BooleanArray(values.fill_null(False).to_numpy(zero_copy_only=False), missing)
-
-
-def _typed(
-    fields: list[Field], arrow: dict[str, pa.Array], sink: Sink, prefix: str = ""
-) -> dict[str, Any]:
-    """pandas arrays, by dotted name, for the Arrow-read ``fields``.
-
-    Text that is no date, date-time or level, and a number that is no integer where one is
-    expected, go to ``sink`` as served (under ``prefix`` + the field's name).
-    """
-    texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
-    text = texts.to_pandas(types_mapper={pa.string(): _STR_DTYPE}.get)
-    columns: dict[str, Any] = {}
-    for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: see _boundaries
-        values = arrow[f.name]
-        unread: np.ndarray | None = None
-        if f.kind == TEXT:
-            columns[f.name] = text[f.name].array
-        elif f.kind == CATEGORY:
-            columns[f.name] = _categories(values, f.levels)
-            if f.levels is not None:
-                unread = columns[f.name].codes == -1
-        elif f.kind in (DATE, DATETIME):
-            columns[f.name] = _times(values, f.kind)
-            unread = np.asarray(columns[f.name].isna())
-        elif f.kind in (INT, NUMBER):
-            numbers = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
-            columns[f.name] = _integers(numbers) if f.kind == INT else numbers
-            if f.kind == INT:
-                unread = np.asarray(columns[f.name].isna())
-        elif f.kind == FLAG:
-            columns[f.name] = _flags(values)
-        elif f.kind == LIST:
-            columns[f.name] = pd.arrays.ArrowExtensionArray(values)
-        if unread is not None and unread.any():
-            served = values.is_valid().to_numpy(zero_copy_only=False)
-            positions = np.flatnonzero(unread & served)
-            if len(positions):
-                raw = values.take(pa.array(positions)).to_pylist()
-                sink.append((prefix + f.name, positions.tolist(), raw))
-    return columns
 
 
 # -- public -----------------------------------------------------------------------------------
 
 
-@in_system_pool
 def frame(
     records: Iterable[Mapping[str, Any]] | Iterable[bytes | str] | bytes | str,
     *,
@@ -280,10 +144,9 @@ def frame(
         not an object becomes a row of missing values. Or the raw response bodies themselves
         (``bytes`` or ``str``, one or a list, each an envelope ``{"result": [...]}`` or a list
         of records): Arrow's JSON reader reads them on every core without decoding them into
-        Python first, which is several times quicker (``benchmarks/frames.py``). Leaves it
-        refuses (untidy values) alone are decoded, by ``msgspec``; bodies of other shapes are
-        decoded with ``json`` and framed as records. The frame is the same either way
-        (:mod:`propertykit.frames.from_bodies`).
+        Python first, which is several times quicker (``benchmarks/frames.py``). Bodies it
+        refuses (untidy values, other shapes) are decoded, by ``msgspec``, and framed as
+        records. The frame is the same either way (:mod:`propertykit.frames.bodies`).
     money_unit
         The unit of the service's monetary numbers, which its interface does not state:
         ``"major"`` (pounds), ``"minor"`` (pence), or ``None`` to assume major units and warn
@@ -306,8 +169,8 @@ def frame(
     --------
     >>> import propertykit as pk
     >>> df = pk.frame([{"propertyId": "PK1", "epc": {"currentEnergyRating": "c"}, "extra": 1}])
-    >>> df.loc[0, "epc.currentEnergyRating"], len(df.columns) == len(pk.frames.COLUMNS)
-    ('C', True)
+    >>> df.loc[0, "epc.currentEnergyRating"], df.attrs["extra_columns"], int(df.loc[0, "extra"])
+    ('C', ('extra',), 1)
     >>> pk.frame(b'{"result": [{"propertyId": "PK1"}], "hasMore": false}')["propertyId"].tolist()
     ['PK1']
     """
@@ -318,23 +181,32 @@ def frame(
         arrow, boundaries = read_bodies(rows, sink)
     else:
         arrow, boundaries = read_records(rows, sink)
-    return frame_read(arrow, boundaries, sink, money_unit=money_unit)
+    return frame_from_arrow(arrow, boundaries, sink, money_unit=money_unit)
 
 
-@in_system_pool
-def frame_read(
+def frame_from_arrow(
     arrow: pa.StructArray,
     boundaries: np.ndarray,
     sink: Sink,
     *,
     money_unit: Literal["major", "minor"] | None = None,
 ) -> pd.DataFrame:
-    """:func:`frame` of records already read into Arrow (``read_bodies`` / ``read_records``)."""
-    columns = _typed(RECORD_FIELDS, flatten(arrow), sink)
+    """:func:`frame` of records already read into Arrow (``read_bodies`` / ``read_records``):
+    the named fields of :data:`RECORD_TYPE` typed, then every other field as Arrow typed it."""
+    children = dict(zip(arrow.type.names, arrow.flatten(), strict=True))
+    named: dict[str, pa.Array] = {}
+    for name in RECORD_TYPE.names:
+        named |= leaves(name, children.pop(name))
+    extras: dict[str, pa.Array] = {}
+    for name, child in children.items():
+        extras |= leaves(name, child)
+    columns = typed_columns(RECORD_FIELDS, named, sink)
     columns["spatial.boundary"] = boundaries
-    df = pd.DataFrame(columns, columns=list(COLUMNS))
+    columns |= {name: as_arrow(values) for name, values in extras.items() if name not in COLUMNS}
+    df = pd.DataFrame(columns, columns=[*COLUMNS, *(n for n in extras if n not in COLUMNS)])
+    df.attrs["extra_columns"] = tuple(df.columns[len(COLUMNS) :])
     if sink:
-        df.attrs["unparsed"] = report(sink, columns["propertyId"], COLUMNS)
+        df.attrs["unparsed"] = report(sink, columns["propertyId"], list(df.columns))
     currencies = df["pricing.currency"].dropna().unique()
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
@@ -380,7 +252,6 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
     return _EMPTY[name].reindex(df.index)
 
 
-@in_system_pool
 def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     """One row per sale in ``saleHistory``, with the property's id and address for grouping.
 
@@ -408,13 +279,10 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     [{'propertyId': 'PK1', 'price': 250000.0}]
     """
     histories = _column(df, "saleHistory")
-    lists: pa.Array | pa.ChunkedArray | None = None
-    if isinstance(histories.dtype, pd.ArrowDtype):  # as frame() makes it; chunks not copied
-        with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
-            lists = pa.array(histories.array).cast(SALES_LIST)
     odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
+    lists = _sale_lists(histories)
     if lists is None:  # e.g. a column of raw lists
-        lists = read_values(histories.tolist(), SALES_LIST, "saleHistory", odd)
+        lists = read_histories(histories.tolist(), odd)
     owners = pc.list_parent_indices(lists)
     sales = pc.list_flatten(lists)
     if sales.null_count:
@@ -422,12 +290,22 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
         owners, sales = owners.filter(valid), sales.filter(valid)
     taken = owners.to_numpy(zero_copy_only=False).astype(np.intp)
     sink: Sink = []  # text that is no date, by rows of the sales
-    typed = _typed(SALE_FIELDS, flatten(sales), sink, "saleHistory.")
-    result = pd.DataFrame(typed, columns=list(SALES_COLUMNS[1:5]))
+    named = {f.name: sales.field(f.name) for f in SALE_FIELDS}
+    result = pd.DataFrame(
+        typed_columns(SALE_FIELDS, named, sink, "saleHistory."), columns=list(SALES_COLUMNS[1:5])
+    )
     for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
         carried = _column(df, name).take(taken).reset_index(drop=True)
         result.insert(0 if position == 0 else len(result.columns), name, carried)
+    extras: dict[str, pa.Array] = {}
+    for field in sales.type:
+        if field.name not in SALE_TYPE.names:
+            extras |= leaves(field.name, sales.field(field.name))
+    for name, values in extras.items():
+        if name not in result.columns:
+            result[name] = as_arrow(values)
     result.attrs = dict(df.attrs)
+    result.attrs["extra_columns"] = tuple(result.columns[len(SALES_COLUMNS) :])
     if sink or odd:  # values frame() kept as served in saleHistory that a sale cannot hold
         ids = _column(df, "propertyId").array
         by_id: Sink = [(c, [ids[r] for r in rows], raw) for c, rows, raw in odd]
@@ -439,7 +317,22 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
-@in_system_pool
+def _sale_lists(histories: pd.Series) -> pa.ListArray | None:
+    """A ``saleHistory`` column as :func:`frame` makes it, as lists of sales with the named
+    fields of their type (a sale's own fields after them); ``None`` for a column of another kind."""
+    if not isinstance(histories.dtype, pd.ArrowDtype):
+        return None
+    with contextlib.suppress(*ARROW_ERRORS, pa.ArrowNotImplementedError):
+        lists = pa.array(histories.array)
+        if isinstance(lists, pa.ChunkedArray):
+            lists = lists.combine_chunks()
+        sale = lists.type.value_type
+        own = [f for f in sale if f.name not in SALE_TYPE.names]
+        result: pa.ListArray = lists.cast(pa.list_(pa.struct([*SALE_TYPE, *own])))
+        return result
+    return None
+
+
 def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -> pd.DataFrame:
     """One row per property: EPC ratings, efficiencies, the gap between them, and validity.
 
@@ -484,6 +377,7 @@ def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -
     ongoing[table["validTo"].isna().to_numpy()] = pd.NA
     table["validToday"] = started & ongoing
     table.attrs = dict(df.attrs)
+    table.attrs["extra_columns"] = ()
     return table
 
 

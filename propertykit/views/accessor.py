@@ -134,7 +134,7 @@ class PropertyAccessor:
         min_pairs: int = 30,
     ) -> pd.DataFrame:
         """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
-        :func:`propertykit.frames.price_index.price_index`.
+        :func:`propertykit.frames.repeat_sales.price_index`.
 
         Examples
         --------
@@ -144,7 +144,7 @@ class PropertyAccessor:
         >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
         (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
         """
-        from propertykit.frames.price_index import price_index
+        from propertykit.frames import price_index
 
         return price_index(self._df, freq=freq, by=by, min_pairs=min_pairs)
 

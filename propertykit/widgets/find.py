@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from propertykit.client.query_input import check_area
+from propertykit.client import check_area
 from propertykit.errors import InvalidInput
 from propertykit.frames import MINOR_PER_MAJOR
 from propertykit.widgets import messages as words

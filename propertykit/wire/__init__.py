@@ -5,10 +5,15 @@ The requests-cache session (SQLite or Redis), pacing, retries and 429s decided a
 into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
 the Redis parts a team shares, one fetch per batch across processes
 (:mod:`~propertykit.wire.single_flight`) and a budget they share
-(:mod:`~propertykit.wire.shared_budget`); cached answers read in bulk
-(:mod:`~propertykit.wire.bulk_cache`) with derived entries beside them
-(:mod:`~propertykit.wire.derived_cache`); street-map tiles for maps made at build time, with a
-cache of their own (:mod:`~propertykit.wire.tiles`).
+(:mod:`~propertykit.wire.shared_budget`), all applied at one seam: the adapter every real send
+passes (:mod:`~propertykit.wire.metered`). propertykit's own cache backends
+(:mod:`~propertykit.wire.sqlite_storage`, :mod:`~propertykit.wire.redis_storage`) with their own
+serializer (:mod:`~propertykit.wire.stored_answer`): cached answers read in bulk
+(:mod:`~propertykit.wire.bulk_cache`) with values kept beside them
+(:mod:`~propertykit.wire.derived_cache`); answers that could not be stored, counted
+(:mod:`~propertykit.wire.write_failures`); street-map tiles for maps made at build time, with a
+cache of their own (:mod:`~propertykit.wire.tiles`). No requests-cache name beginning with ``_``
+is used.
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
 meaning, a record's shape or a purchase.
@@ -17,13 +22,7 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import (
-    CachedAnswer,
-    cached_answers,
-    cached_bodies,
-    kept_payloads,
-    store_derived,
-)
+from propertykit.wire.bulk_cache import CachedAnswer, cached_answers, cached_bodies, keep_beside
 from propertykit.wire.cache_faults import raising_cache_unavailable
 from propertykit.wire.cache_setting import (
     describe_cache_setting,
@@ -53,12 +52,11 @@ __all__ = [
     "describe_cache",
     "describe_cache_setting",
     "fetch_tile",
-    "kept_payloads",
+    "keep_beside",
     "open_cache",
     "open_cache_file",
     "open_sqlite_cache",
     "raising_cache_unavailable",
     "redis_connection_of",
     "remove_cache_file",
-    "store_derived",
 ]

@@ -103,9 +103,13 @@ class BoundedAdapter(HTTPAdapter):
         limits = _LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
         kwargs["timeout"] = _within_deadline(kwargs.get("timeout"), limits.deadline)
         response = super().send(request, stream=True, **kwargs)
+        self.answered(response)
         if not stream:
             _read_body(response, limits)
         return response
+
+    def answered(self, response: requests.Response) -> None:
+        """Called with each answer once its status and headers are in, before its body."""
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -18,7 +18,6 @@ from propertykit.config import cache_dir
 from propertykit.errors import ConfigError
 from propertykit.wire import team as _team
 from propertykit.wire.cache_faults import raising_cache_unavailable
-from propertykit.wire.derived_cache import heal
 from propertykit.wire.session import CACHE_FILE_NAME, open_sqlite_cache
 
 __all__ = ["describe_cache_setting", "open_cache", "open_cache_file", "remove_cache_file"]
@@ -65,13 +64,7 @@ def open_cache_file(path: Path) -> BaseCache:
     'not a database '
     """
     with raising_cache_unavailable(str(path)):
-        cache = open_sqlite_cache(path)
-        try:
-            heal(cache)  # see propertykit.wire.derived_cache
-        except BaseException:
-            cache.close()  # type: ignore[no-untyped-call]
-            raise
-    return cache
+        return open_sqlite_cache(path)
 
 
 def remove_cache_file(path: Path) -> list[Path]:

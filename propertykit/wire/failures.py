@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import requests
+from urllib3.exceptions import ConnectTimeoutError
 
 from propertykit.errors import RateLimited
 from propertykit.wire import retries as policy
@@ -22,13 +23,17 @@ class Failed(Exception):
 
 
 def never_connected(exc: requests.exceptions.ConnectionError) -> bool:
-    """True when the connection was refused or never made, so nothing was sent."""
-    text = repr(exc.args[0]) if exc.args else ""
-    return (
-        "NewConnectionError" in text
-        or "ConnectTimeoutError" in text
-        or ("Failed to establish" in text)
-    )
+    """True when the connection was refused or never made, so nothing was sent.
+
+    Told by types: ``requests`` raises ``ConnectTimeout``, or a ``ConnectionError`` wrapping
+    urllib3's ``MaxRetryError`` whose ``reason`` is a ``NewConnectionError`` (a subclass of
+    ``ConnectTimeoutError``), when no connection was made.
+    """
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    cause = exc.args[0] if exc.args else None
+    reason = getattr(cause, "reason", cause)
+    return isinstance(reason, ConnectTimeoutError)
 
 
 def path_of(url: str | None) -> str:

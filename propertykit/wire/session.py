@@ -41,15 +41,10 @@ from requests_ratelimiter import LimiterMixin
 from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
 from propertykit.errors import BadResponse
-from propertykit.wire.bounded import (
-    DEFAULT_MAX_BODY_BYTES,
-    BoundedAdapter,
-    DeadlinePassed,
-    time_left,
-)
-from propertykit.wire.failures import never_connected
-from propertykit.wire.shared_budget import BILLABLE, SharedBudget, budget_spent_error
-from propertykit.wire.single_flight import SingleFlight, stored_response
+from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
+from propertykit.wire.metered import MeteredAdapter
+from propertykit.wire.sqlite_storage import SQLiteAnswers
+from propertykit.wire.usage import Usage
 
 __all__ = [
     "API_KEY_HEADERS",
@@ -102,60 +97,12 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
     """requests-cache first (hits are free), then the suggest rate limit, then ``requests``.
 
     Also drops the API key header on a redirect to another origin: ``requests`` strips only
-    ``Authorization`` there, never custom headers. A cache miss about to be sent passes through
-    :meth:`_send_and_cache`: with ``single_flight`` it holds the cache key's team-wide lock and
-    reads the cache again first (see :mod:`propertykit.wire.single_flight`); with
-    ``shared_budget`` a billable send takes its place in the shared count first.
+    ``Authorization`` there, never custom headers. A cache miss about to be sent reaches the
+    mounted :class:`~propertykit.wire.metered.MeteredAdapter`: lock, budget and counts.
     """
 
-    single_flight: SingleFlight | None = None
-    shared_budget: SharedBudget | None = None
-
-    def _send_and_cache(
-        self, request: requests.PreparedRequest, actions: Any, *args: Any, **kwargs: Any
-    ) -> Any:
-        if _IN_FLIGHT.get():
-            # A redirect hop, sent inside its first request's send: that request's lock and
-            # place in the budget cover it (a second lock would wait on ourselves when the keys
-            # share one; a second place would charge one request twice).
-            return super()._send_and_cache(request, actions, *args, **kwargs)
-        flight = self.single_flight
-        if flight is None or actions.skip_read:  # never answered from the cache: nothing to share
-            with self._budget_place(request), _in_flight():
-                return super()._send_and_cache(request, actions, *args, **kwargs)
-        # Waiting for another process's fetch is part of this request's deadline.
-        with flight.hold(actions.cache_key, time_left()), _in_flight():
-            # Another process may have fetched it while we waited: its answer is free.
-            fresh = stored_response(self.cache, actions.cache_key)
-            if fresh is not None and not fresh.is_expired:
-                return fresh
-            with self._budget_place(request):
-                response = super()._send_and_cache(request, actions, *args, **kwargs)
-            # The answer must be readable before the lock goes: requests-cache rolls a failed
-            # SQLite commit back without a word, so check, and write it again if it is missing.
-            if not actions.skip_write and not self.cache.contains(key=actions.cache_key):
-                self.cache.save_response(response, actions.cache_key, actions.expires)
-            return response
-
-    @contextmanager
-    def _budget_place(self, request: requests.PreparedRequest) -> Iterator[None]:
-        budget = self.shared_budget
-        if budget is None or not BILLABLE.get():
-            yield
-            return
-        if not budget.take():
-            path = (request.path_url or "").split("?")[0]
-            raise budget_spent_error(budget, path)
-        try:
-            yield
-        except DeadlinePassed as exc:
-            if not exc.sent:  # the deadline passed before it went out (e.g. waiting for a lock)
-                budget.give_back()
-            raise
-        except requests.exceptions.ConnectionError as exc:
-            if never_connected(exc):
-                budget.give_back()
-            raise
+    #: The adapter every real send passes (see :mod:`propertykit.wire.metered`).
+    metered: MeteredAdapter
 
     def rebuild_auth(
         self, prepared_request: requests.PreparedRequest, response: requests.Response
@@ -168,20 +115,9 @@ class CachedLimiterSession(CacheMixin, _PathLimiterMixin, requests.Session):
                 prepared_request.headers.pop(name, None)
 
 
-_IN_FLIGHT: contextvars.ContextVar[bool] = contextvars.ContextVar("in_flight", default=False)
-
-
-@contextmanager
-def _in_flight() -> Iterator[None]:
-    token = _IN_FLIGHT.set(True)
-    try:
-        yield
-    finally:
-        _IN_FLIGHT.reset(token)
-
-
 def open_session(
     *,
+    usage: Usage,
     api_key: str,
     base_url: str,
     cache: BaseCache | None,
@@ -198,6 +134,8 @@ def open_session(
 
     Parameters
     ----------
+    usage
+        Where the session's adapter counts real sends and charged answers.
     api_key
         Sent in the ``x-api-key`` header only; never part of a cache key, never stored.
     base_url
@@ -239,9 +177,10 @@ def open_session(
         max_delay=max_wait,
         **_limiter_backend(limiter_redis, base_url),
     )
-    adapter = BoundedAdapter(max_body_bytes, pool_maxsize=max(1, pool_size))
+    adapter = MeteredAdapter(usage, max_body_bytes, pool_maxsize=max(1, pool_size))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
+    session.metered = adapter
     session.limited_prefix = base_url + endpoints.suggest_path if per_minute else None
     session.settings.only_if_cached = offline
     session.settings.disabled = cache is None
@@ -273,11 +212,12 @@ def _never_cached_patterns(base_url: str, endpoints: Endpoints) -> dict[str | re
     return patterns
 
 
-def open_sqlite_cache(path: str | Path) -> SQLiteCache:
+def open_sqlite_cache(path: str | Path) -> SQLiteAnswers:
     """Open (creating if needed) the SQLite cache file at ``path``.
 
     The file is in WAL mode (readers never block the writer) with a busy timeout, so several
-    kernels on one machine may share it while they write. Not for network file systems.
+    kernels on one machine may share it while they write. Not for network file systems. The
+    backend is propertykit's own (:class:`~propertykit.wire.sqlite_storage.SQLiteAnswers`).
 
     Examples
     --------
@@ -290,7 +230,7 @@ def open_sqlite_cache(path: str | Path) -> SQLiteCache:
     path = Path(path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
     _switch_to_wal(path)
-    return SQLiteCache(path, wal=True, busy_timeout=_SQLITE_BUSY_MS)
+    return SQLiteAnswers(path, busy_timeout=_SQLITE_BUSY_MS / 1000)
 
 
 def _switch_to_wal(path: Path) -> None:
@@ -307,7 +247,8 @@ def _switch_to_wal(path: Path) -> None:
             connection.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
+            busy = exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() > deadline:
                 raise
         finally:
             connection.close()
@@ -327,10 +268,10 @@ def describe_cache(cache: BaseCache) -> dict[str, Any]:
     0
     >>> cache.close()
     """
-    created = [response.created_at for response in cache.responses.values()]
+    created = [r.created_at for r in cache.responses.values() if r is not None]
     path: Path | None = None
     size: int | None = None
-    if isinstance(cache, SQLiteCache):
+    if isinstance(cache, SQLiteAnswers | SQLiteCache):
         path = Path(cache.db_path)
         size = sum(
             p.stat().st_size

@@ -6,35 +6,29 @@ workers) draws from the same N: a Redis counter (``INCR``, for a Redis cache) or
 under a file lock beside the SQLite cache (for the processes of one machine).
 
 A request takes its place in the count after the cache missed and before it is sent (inside the
-batch's single-flight lock, see :mod:`propertykit.wire.single_flight`), and gives it back when
-nothing went out (refused connection). When the count is full the request is not sent and
-:class:`~propertykit.errors.BudgetExceeded` is raised. Counter names are the budget name made
-safe for a key or a file name; the API key is never part of them.
+batch's single-flight lock; both in :mod:`propertykit.wire.metered`), and gives it back when
+nothing went out (refused connection) or the answer is not charged (4xx/5xx). When the count
+is full the request is not sent and :class:`~propertykit.errors.BudgetExceeded` is raised.
+Counter names are the budget name made safe for a key or a file name; the API key is never part
+of them.
 """
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from propertykit.errors import BudgetExceeded, ConfigError
+from propertykit.errors import ConfigError
 
 __all__ = [
-    "BILLABLE",
     "FileBudget",
     "RedisBudget",
     "SharedBudget",
     "check_budget_name",
     "shared_budget_for",
 ]
-
-#: Whether the request being sent in this thread is billable (set by the transport per attempt).
-BILLABLE: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "propertykit_billable", default=False
-)
 
 #: Counters of unused names disappear after this long (seconds) in Redis.
 _REDIS_TTL = 30 * 24 * 3600
@@ -51,7 +45,7 @@ class SharedBudget(Protocol):
         ...
 
     def give_back(self) -> None:
-        """Return a place taken for a request that was not sent."""
+        """Return a place taken for a request that was not sent, or not charged."""
         ...
 
     def spent(self) -> int:
@@ -182,11 +176,3 @@ def shared_budget_for(cache: Any, name: str | None, limit: int | None) -> Shared
     if isinstance(flight, FileFlight):
         return FileBudget(flight.folder, name, limit)
     raise ConfigError("A shared budget (budget_name=) needs a Redis cache or a SQLite cache file")
-
-
-def budget_spent_error(budget: SharedBudget, path: str) -> BudgetExceeded:
-    """The error raised when the shared count is full (nothing was sent)."""
-    return BudgetExceeded(
-        f"Shared budget {budget.name!r} of {budget.limit} billable requests is spent and {path} "
-        "is not in the cache; nothing was sent. Raise budget= to continue"
-    )

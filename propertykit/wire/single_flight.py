@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from propertykit.config import lock_lease
-from propertykit.wire.cache_storage import own_connection, storage_kind
 
 __all__ = ["FileFlight", "RedisFlight", "SingleFlight", "single_flight_for", "stored_response"]
 
@@ -216,19 +215,14 @@ def _release_redis_lock(lock: Any) -> None:
 
 
 def stored_response(cache: Any, cache_key: str) -> Any:
-    """The response ``cache`` holds for ``cache_key`` now, or ``None``; read afresh.
+    """The response ``cache`` holds for ``cache_key`` now, or ``None``, by public means only.
 
-    requests-cache reads SQLite on one connection shared by a kernel's threads: while another
-    thread's read is under way, a read on it sees the file as it was when that one began, maybe
-    before the other process stored the answer this one waited for. A connection of its own
-    sees the answer, so the batch is not paid for twice.
+    propertykit's SQLite backend reads on a connection per thread, so a read under way in one
+    thread never pins the view this one gets; its :meth:`~propertykit.wire.sqlite_storage.
+    SQLiteStorage.read_afresh` also opens a connection of its own, in case this very thread
+    has a read open.
     """
-    responses = cache.responses
-    if storage_kind(responses) == "SQLiteDict":
-        with own_connection(responses) as connection:
-            row = connection.execute(
-                f"SELECT value FROM {responses.table_name} WHERE key = ?", (cache_key,)
-            ).fetchone()
-        if row is not None:
-            return responses.deserialize(cache_key, row[0])
+    afresh = getattr(cache.responses, "read_afresh", None)
+    if afresh is not None:
+        return afresh(cache_key)
     return cache.get_response(cache_key)

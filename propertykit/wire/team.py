@@ -1,6 +1,6 @@
 """One cache and one search-suggest limit for a whole team, in Redis.
 
-``pk.Client(cache="redis://host:6379/0")`` opens a requests-cache ``RedisCache`` there (or pass
+``pk.Client(cache="redis://host:6379/0")`` opens propertykit's Redis cache backend there (or pass
 one you built with :func:`redis_cache`). Every kernel pointing at the same Redis then shares the
 answers: nobody pays for a record a colleague already fetched. The search-suggest limit of
 ``Endpoints.suggest_per_minute`` is counted in the same Redis (pyrate-limiter's ``RedisBucket``,
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from propertykit.errors import ConfigError
+from propertykit.wire.redis_storage import RedisAnswers
 
 if TYPE_CHECKING:
     from redis import Redis
     from requests_cache.backends.base import BaseCache
-    from requests_cache.backends.redis import RedisCache
 
 __all__ = [
     "REDIS_NAMESPACE",
@@ -54,7 +54,7 @@ def is_redis_url(value: object) -> bool:
 
 def redis_cache(
     connection: str | Redis, *, namespace: str = REDIS_NAMESPACE, **kwargs: Any
-) -> RedisCache:
+) -> RedisAnswers:
     """A requests-cache Redis backend for ``pk.Client(cache=...)``, shared by a team.
 
     Parameters
@@ -64,7 +64,7 @@ def redis_cache(
     namespace
         Prefix of the keys written (two teams may share one Redis under two namespaces).
     **kwargs
-        Passed to ``requests_cache.RedisCache`` (e.g. ``ttl_offset``).
+        Passed to :class:`~propertykit.wire.redis_storage.RedisAnswers` (``ttl_offset``).
 
     Examples
     --------
@@ -72,17 +72,12 @@ def redis_cache(
     >>> from propertykit.wire.team import redis_cache
     >>> client = pk.Client(cache=redis_cache("redis://localhost:6379/0"))  # doctest: +SKIP
     """
-    redis, backends = _require_redis()
+    redis = _require_redis()
     if isinstance(connection, str):
         if not is_redis_url(connection):
             raise ConfigError("A Redis cache needs a redis://, rediss:// or unix:// address")
         connection = redis.Redis.from_url(connection)
-    cache: RedisCache = backends.RedisCache(namespace=namespace, connection=connection, **kwargs)
-    built: Any = cache.responses
-    cache.responses = _responses_storage(backends)(
-        namespace, connection=built.connection, ttl=built.ttl, ttl_offset=built.ttl_offset
-    )
-    return cache
+    return RedisAnswers(connection, namespace=namespace, **kwargs)
 
 
 def redis_connection_of(cache: BaseCache | None) -> Redis | None:
@@ -144,29 +139,11 @@ def shared_limiter_settings(connection: Redis, base_url: str) -> dict[str, Any]:
     }
 
 
-def _responses_storage(backends: Any) -> Any:
-    """requests-cache's ``RedisDict``, writing expiring entries with ``SET ... EX``.
-
-    requests-cache calls ``SETEX``, which redis-py 8 deprecates (a warning on every write).
-    """
-
-    class RedisResponses(backends.RedisDict):  # type: ignore[misc]
-        def __setitem__(self, key: str, item: Any) -> None:
-            expires_delta = getattr(item, "expires_delta", None)
-            ttl_seconds = None if expires_delta is None else expires_delta + self.ttl_offset
-            if not (self.ttl and ttl_seconds is not None and ttl_seconds > 0):
-                ttl_seconds = None
-            self.connection.set(self._bkey(key), self.serialize(item), ex=ttl_seconds)
-
-    return RedisResponses
-
-
-def _require_redis() -> tuple[Any, Any]:
+def _require_redis() -> Any:
     try:
         import redis
-        from requests_cache.backends import redis as backends
     except ImportError as exc:
         raise ConfigError(
             "A Redis cache needs the redis package: pip install 'propertykit[team]'"
         ) from exc
-    return redis, backends
+    return redis

@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -46,6 +44,7 @@ from propertykit.errors import (
     ApiError,
     BadResponse,
     BudgetExceeded,
+    ConfigError,
     NetworkError,
     NotCached,
     ResponseTooLarge,
@@ -60,6 +59,7 @@ from propertykit.wire.bounded import (
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.error_bodies import error_from_response
 from propertykit.wire.failures import Failed, client_side_limit, never_connected, path_of
+from propertykit.wire.metered import LocalBudget, one_attempt
 from propertykit.wire.session import (
     BodyCheck,
     CachedLimiterSession,
@@ -71,16 +71,29 @@ from propertykit.wire.session import (
     parsed_body,
     unusable_answer,
 )
-from propertykit.wire.shared_budget import BILLABLE, shared_budget_for
+from propertykit.wire.shared_budget import shared_budget_for
 from propertykit.wire.single_flight import single_flight_for
 from propertykit.wire.usage import Usage
+from propertykit.wire.write_failures import WriteFailures, noting_write_failures
 
 __all__ = ["Transport"]
 
 logger = logging.getLogger("propertykit")
 
-#: What LimiterMixin says when the suggest limit would need a longer wait than allowed.
-_LIMITER_TIMEOUT = "Rate limit not cleared"
+
+def _refused_by_the_limiter(exc: requests.exceptions.Timeout) -> bool:
+    """Whether requests-ratelimiter refused to wait (the suggest limit needed a longer wait).
+
+    It raises a bare ``Timeout`` before any adapter runs, so the exception carries no request;
+    requests' own timeouts are ``ConnectTimeout``/``ReadTimeout`` raised with their request.
+    """
+    return type(exc) is requests.exceptions.Timeout and exc.request is None
+
+
+_NO_REVALIDATING = (
+    "requests-cache's stale_while_revalidate sends from a thread of its own, outside the budget "
+    "and the one-fetch-per-batch lock; propertykit does not support it"
+)
 
 #: POST endpoints that only read (cached by URL and body, retried like a GET).
 _READ_POSTS = frozenset({"query"})
@@ -144,17 +157,16 @@ class Transport:
     monotonic: Callable[[], float] = time.monotonic
     rng: random.Random = field(default_factory=random.Random)
     usage: Usage = field(init=False)
+    write_failures: WriteFailures = field(init=False, repr=False)
     session: CachedLimiterSession = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
-        usage = Usage(budget=self.budget)
-        self.usage = usage
-        # Billable requests on their way, not yet counted in usage (see _budget_slot).
-        self._reserved = 0
-        self._budget_changed = threading.Condition(usage.lock)
+        self.usage = Usage(budget=self.budget)
+        self.write_failures = WriteFailures()
         shared_budget = shared_budget_for(self.cache, self.budget_name, self.budget)
         self.session = open_session(
+            usage=self.usage,
             api_key=self.api_key,
             base_url=self.base_url,
             cache=self.cache,
@@ -167,9 +179,15 @@ class Transport:
             limiter_redis=self.limiter_redis,
             max_body_bytes=self.max_body_bytes,
         )
-        # One fetch per batch across processes, and the budget they share (if named).
-        self.session.single_flight = single_flight_for(self.cache, timeout=self.timeout)
-        self.session.shared_budget = shared_budget
+        if self.session.settings.stale_while_revalidate:
+            raise ConfigError(_NO_REVALIDATING)
+        # Every real send passes the session's adapter: one fetch per batch across processes,
+        # and the budget (this client's, or shared by name).
+        sends = self.session.metered
+        sends.cache = self.session.cache if self.cache is not None else None
+        sends.flight = single_flight_for(self.cache, timeout=self.timeout)
+        local = None if self.budget is None else LocalBudget(self.budget)
+        sends.budget = shared_budget if shared_budget is not None else local
 
     # -- sending ----------------------------------------------------------------------------------
 
@@ -242,10 +260,12 @@ class Transport:
         ResponseTooLarge
             The body passed ``max_body_bytes``; never retried.
         """
+        if self.session.settings.stale_while_revalidate:  # set on the session after it was made
+            raise ConfigError(_NO_REVALIDATING)
         if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
         limits = CallLimits(time.monotonic() + self.retry.deadline, self.max_body_bytes)
-        with call_limits(limits), checking_bodies(check):
+        with call_limits(limits), checking_bodies(check), self.write_failures.one_warning():
             return self._send_with_retries(
                 method, path, endpoint, params, json_body, headers, billable, idempotent
             )
@@ -325,61 +345,25 @@ class Transport:
         ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
         ``NetworkError`` for requests that cannot be sent at all (e.g. too many redirects).
         """
-        BILLABLE.set(billable)
-        with self._budget_slot(billable) as may_send:
-            return self._attempt_within_budget(
-                method, url, endpoint, params, json_body, headers, billable, may_send
-            )
-
-    @contextmanager
-    def _budget_slot(self, billable: bool) -> Iterator[bool]:
-        """Whether a billable attempt may go to the network; if so, its place is held meanwhile.
-
-        With several threads, a place is reserved before sending and released once the attempt
-        is counted, so the budget is never overspent. A thread finding every place reserved
-        waits for those attempts to end (some may be cache hits and give their place back).
-        """
-        if not billable or self.budget is None or self.session.shared_budget is not None:
-            yield True  # a shared budget is counted by the session, after the cache missed
-            return
-        with self._budget_changed:
-            while self._reserved and self.usage.billable_requests + self._reserved >= self.budget:
-                self._budget_changed.wait()
-            allowed = self.usage.billable_requests + self._reserved < self.budget
-            if allowed:
-                self._reserved += 1
+        is_read = method == "GET" or endpoint in _READ_POSTS
         try:
-            yield allowed
-        finally:
-            if allowed:
-                with self._budget_changed:
-                    self._reserved -= 1
-                    self._budget_changed.notify_all()
-
-    def _attempt_within_budget(
-        self,
-        method: str,
-        url: str,
-        endpoint: str,
-        params: Mapping[str, str | int] | None,
-        json_body: Any,
-        headers: Mapping[str, str] | None,
-        billable: bool,
-        may_send: bool,
-    ) -> requests.Response:
-        try:
-            response = self.session.request(
-                method,
-                url,
-                params=params,
-                json=json_body,
-                headers=dict(headers or {}),
-                timeout=self.timeout,
-                only_if_cached=not may_send and not self.offline,
-            )
+            budget = self.session.metered.budget
+            with (
+                one_attempt(endpoint, billable=billable, shared=is_read, budget=budget),
+                noting_write_failures(lambda cache, exc: self._not_stored(endpoint, cache, exc)),
+            ):
+                response = self.session.request(
+                    method,
+                    url,
+                    params=params,
+                    json=json_body,
+                    headers=dict(headers or {}),
+                    timeout=self.timeout,
+                )
+        except BudgetExceeded:
+            self.usage.record_error(endpoint)
+            raise
         except DeadlinePassed as exc:
-            if exc.sent:
-                self.usage.record_sent(endpoint, billable=billable)
             self.usage.record_error(endpoint)
             raise NetworkError(
                 f"No complete answer from {path_of(url)} within the deadline of "
@@ -388,11 +372,10 @@ class Transport:
                 kind="timeout" if exc.sent else "connect",  # "connect": nothing was sent
             ) from exc
         except ResponseTooLarge:
-            self.usage.record_sent(endpoint, billable=billable)
             self.usage.record_error(endpoint)
             raise
         except requests.exceptions.Timeout as exc:
-            if str(exc).startswith(_LIMITER_TIMEOUT):
+            if _refused_by_the_limiter(exc):
                 self.usage.record_error(endpoint)
                 raise client_side_limit(
                     url, self.endpoints.suggest_per_minute, self.retry.max_wait
@@ -400,17 +383,14 @@ class Transport:
             kind: policy.FailureKind = (
                 "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "timeout"
             )
-            self._count_failed_send(endpoint, billable, kind)
             raise Failed(kind, exc) from exc
         except (
             requests.exceptions.ChunkedEncodingError,
             requests.exceptions.ContentDecodingError,
         ) as exc:
-            self._count_failed_send(endpoint, billable, "truncated")
             raise Failed("truncated", exc) from exc
         except requests.exceptions.ConnectionError as exc:
             kind = "connect" if never_connected(exc) else "reset"
-            self._count_failed_send(endpoint, billable, kind)
             raise Failed(kind, exc) from exc
         except requests.exceptions.RequestException as exc:
             self.usage.record_error(endpoint)
@@ -423,21 +403,12 @@ class Transport:
             and response.reason == "Not Cached"
         ):
             self.usage.record_error(endpoint)
-            if self.offline:
-                raise NotCached(
-                    f"Offline, and {path_of(url)} is not in the cache; nothing was sent"
-                )
-            raise BudgetExceeded(
-                f"Budget of {self.budget} billable requests is spent and {path_of(url)} is not "
-                "in the cache; nothing was sent. Raise budget= to continue"
-            )
+            raise NotCached(f"Offline, and {path_of(url)} is not in the cache; nothing was sent")
         if getattr(response, "from_cache", False):
             self.usage.record_cache_hit(endpoint)
             logger.debug("%s %s: cache hit", method, path_of(response.url))
             return response
-        self.usage.record_sent(endpoint, billable=billable)
         logger.debug("%s %s: %d", method, path_of(response.url), response.status_code)
-        is_read = method == "GET" or endpoint in _READ_POSTS
         if is_read and response.status_code == 200 and not is_complete_answer(response):
             unusable = unusable_answer(response, self._redact)
             if unusable is not None:  # complete, but not usable: asking again pays again
@@ -456,9 +427,9 @@ class Transport:
             secrets=(self.api_key,),
         )
 
-    def _count_failed_send(self, endpoint: str, billable: bool, kind: str) -> None:
-        if kind != "connect":  # the request may have reached the service
-            self.usage.record_sent(endpoint, billable=billable)
+    def _not_stored(self, endpoint: str, cache: str, error: BaseException) -> None:
+        self.usage.record_not_stored(endpoint)
+        self.write_failures.note(cache, error)
 
     def _redact(self, text: str) -> str:
         return text.replace(self.api_key, "***") if self.api_key else text
@@ -489,7 +460,7 @@ class Transport:
 
     def clear_cache(self) -> None:
         """Delete every cached answer (and the bodies kept as read beside them)."""
-        clear_derived(self.session.cache)
+        clear_derived(self.session.cache)  # for a backend passed as cache=, nothing to do
         self.session.cache.clear()  # type: ignore[no-untyped-call]
 
     def close(self) -> None:

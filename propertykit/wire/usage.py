@@ -18,6 +18,7 @@ class _Counts:
     billable_requests: int = 0
     retries: int = 0
     errors: int = 0
+    answers_not_stored: int = 0
 
 
 class Usage:
@@ -25,8 +26,10 @@ class Usage:
 
     ``requests_sent`` counts requests that went over the network (every attempt, retries
     included); ``cache_hits`` answers served from the cache, which cost nothing;
-    ``billable_requests`` network requests to billable endpoints (property lookups and
-    purchases), the number a ``budget`` caps. ``by_endpoint`` is the same as a table.
+    ``billable_requests`` answers the service charges: 2xx answers of billable endpoints
+    (property lookups and purchases; a 4xx/5xx is not charged), and requests to them that left
+    but got no answer (the service may have charged those); the number a ``budget`` caps.
+    ``by_endpoint`` is the same as a table.
     Safe to update from several threads: ``lock`` guards every count.
 
     Examples
@@ -52,6 +55,16 @@ class Usage:
             counts.requests_sent += 1
             if billable:
                 counts.billable_requests += 1
+
+    def record_charged(self, endpoint: str) -> None:
+        """Count one answer the service charges (a 2xx of a billable endpoint)."""
+        with self.lock:
+            self._counts(endpoint).billable_requests += 1
+
+    def record_not_stored(self, endpoint: str) -> None:
+        """Count one answer paid for that the cache could not store."""
+        with self.lock:
+            self._counts(endpoint).answers_not_stored += 1
 
     def record_cache_hit(self, endpoint: str) -> None:
         """Count one answer served from the cache."""
@@ -82,7 +95,7 @@ class Usage:
 
     @property
     def billable_requests(self) -> int:
-        """Network requests to billable endpoints (what ``budget`` caps)."""
+        """Charged answers of billable endpoints (what ``budget`` caps)."""
         return self._total("billable_requests")
 
     @property
@@ -94,6 +107,11 @@ class Usage:
     def errors(self) -> int:
         """Calls that ended in an error."""
         return self._total("errors")
+
+    @property
+    def answers_not_stored(self) -> int:
+        """Answers paid for that the cache could not store (disk full...): asking again pays."""
+        return self._total("answers_not_stored")
 
     @property
     def budget_left(self) -> int | None:
@@ -134,6 +152,8 @@ class Usage:
             f"{self.retries} retr{'ies' if self.retries != 1 else 'y'}, "
             f"{self.errors} error{'s' if self.errors != 1 else ''}"
         )
+        if self.answers_not_stored:
+            text += f", {self.answers_not_stored} not stored in the cache"
         if self.budget is not None:
             text += f"; budget {self.billable_requests}/{self.budget} billable requests"
         return text

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from propertykit.config import Endpoints
 from propertykit.errors import NotRecordsWarning
 from propertykit.frames import bodies as _bodies
-from propertykit.frames.records import RECORD_TYPE
 from propertykit.frames.tables import frame
 from propertykit.jsonio import records_of
 from propertykit.sandbox import Sandbox
@@ -49,7 +48,7 @@ def test_the_sandbox_pages_frame_as_their_records_through_arrow(
 ) -> None:
 
     bodies = envelopes(records, size=37)
-    arrow, boundaries, _ = _bodies.read(bodies, RECORD_TYPE)  # the quick route takes them all
+    arrow, boundaries, _ = _bodies.read_by_arrow(bodies)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
     pd.testing.assert_frame_equal(frame(bodies), frame(records))
 
@@ -70,7 +69,7 @@ def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
 ) -> None:
     pretty = envelopes(records[:50], size=20, indent=2)
     assert b"\n" in pretty[0]
-    _bodies.read(pretty, RECORD_TYPE)  # newlines inside a body do not stop the quick route
+    _bodies.read_by_arrow(pretty)  # newlines inside a body do not stop the quick route
     expected = frame(records[:50])
     pd.testing.assert_frame_equal(frame(pretty), expected)
     pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected)
@@ -171,6 +170,6 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes
 def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
     pool = generate_records(40, seed=8)
     records = [pool[i] for i in picks]
-    arrow, boundaries, _ = _bodies.read(envelopes(records, size=3), RECORD_TYPE)
+    arrow, boundaries, _ = _bodies.read_by_arrow(envelopes(records, size=3))
     assert arrow.field("propertyId").to_pylist() == [r["propertyId"] for r in records]
     assert list(boundaries) == [r["spatial"].get("boundary") for r in records]

@@ -1,8 +1,8 @@
-"""Untidy response bodies stay on Arrow's path but for the leaves Arrow refuses (issue 15).
+"""Untidy response bodies frame exactly as their decoded records (issues 15 and 26).
 
-An odd value costs its own column: Arrow reads every other leaf of every body, ``msgspec``
-decodes the refused leaves alone, and the frame is the one the decoded records give, with the
-same values kept raw in ``df.attrs["unparsed"]`` and the same warnings.
+Bodies Arrow's reader refuses are decoded once and read as records: the frame is the one the
+decoded records give, with the same values kept raw in ``df.attrs["unparsed"]`` and the same
+warnings.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from propertykit.frames import ENVELOPE_FIELDS, UnparsedValuesWarning
+from propertykit.frames import UnparsedValuesWarning
 from propertykit.frames import bodies as _bodies
-from propertykit.frames.leafwise import CHUNK_BYTES, read_leaves
-from propertykit.frames.records import RECORD_TYPE
+from propertykit.frames.bodies import CHUNK_BYTES, ENVELOPE_FIELDS
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 from tests.frames.test_untidy import untidy_records
@@ -74,14 +73,8 @@ def test_an_odd_leaf_is_refused_alone_and_the_frame_is_the_records_frame() -> No
     )
     records[10]["saleHistory"] = [{"date": "2001-02-03", "price": "125000"}]
     bodies = envelopes(records)
-    leaves = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False)
-    assert leaves.refused == {
-        ("marketStatus", "forSale"),
-        ("roomDetails", "beds"),
-        ("yearBuilt",),
-        ("saleHistory", "price"),
-    }
-    assert len(leaves.records) == len(records)
+    with pytest.raises(_bodies.Unreadable):
+        _bodies.read_by_arrow(bodies)
     df = assert_same_as_records(bodies)
     assert df.loc[3, "marketStatus.forSale"] == "true"  # kept visible, as its text
     assert df.loc[3, "roomDetails.beds"] == 3
@@ -97,8 +90,6 @@ def test_a_value_that_is_not_the_object_expected_refuses_that_object_whole() -> 
     records = bent(r5={"tenure": "freehold"}, r6={"address": ""})
     records[7]["saleHistory"] = "none recorded"
     bodies = envelopes(records)
-    refused = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False).refused
-    assert {("tenure",), ("address",), ("saleHistory",)} <= refused
     df = assert_same_as_records(bodies)
     kept = {(c, v) for _, c, v in df.attrs["unparsed"]}
     assert {("tenure", "freehold"), ("address", ""), ("saleHistory", "none recorded")} <= kept
@@ -111,8 +102,6 @@ def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
     records[-1]["pricing"]["estimatedSaleValue"] = "410000"
     bodies = envelopes(records, size=100)
     assert sum(map(len, bodies)) > 4 * CHUNK_BYTES[0]  # several chunks, of growing sizes
-    leaves = read_leaves(bodies, RECORD_TYPE, _bodies.POLYGON, multiline=False)
-    assert leaves.refused == {("pricing", "estimatedSaleValue")}
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
     assert "unparsed" not in df.attrs  # a numeric string has one clear meaning

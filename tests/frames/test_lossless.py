@@ -136,7 +136,9 @@ def test_every_value_is_coerced_or_counted_and_kept_raw(records: list[dict[str, 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         df = pk.frame(records, money_unit="major")
-    assert len(df) == len(records) and list(df.columns) == list(pk.frames.COLUMNS)
+    named = len(pk.frames.COLUMNS)
+    assert len(df) == len(records) and list(df.columns[:named]) == list(pk.frames.COLUMNS)
+    assert set(df.attrs["extra_columns"]) == set(df.columns[named:])  # agentNote: kept (issue 26)
 
     expected_raw: Counter[tuple[str, str, str]] = Counter()
     for row, record in enumerate(records):
@@ -159,10 +161,17 @@ def test_every_value_is_coerced_or_counted_and_kept_raw(records: list[dict[str, 
     assert list(table.columns) == ["propertyId", "column", "value"]
     entries = zip(table["propertyId"], table["column"], table["value"], strict=True)
     found = Counter((pid, column, canonical(value)) for pid, column, value in entries)
+    noted = {(pid, column) for pid, column, _ in found if column.startswith("agentNote")}
+    for row, record in enumerate(records):  # a field the interface does not name: in a column
+        if record.get("agentNote") not in (None, {}):  # of its own, or counted and kept raw
+            cells = df.filter(regex=r"^agentNote(\.|$)").iloc[row]
+            assert cells.notna().any() or any(p == record["propertyId"] for p, _ in noted)
+    found = Counter({k: n for k, n in found.items() if not k[1].startswith("agentNote")})
     assert found == expected_raw
 
     counted = Counter(column for _, column, _ in expected_raw)
     said = [str(w.message) for w in caught if issubclass(w.category, pk.UnparsedValuesWarning)]
+    said = [m for m in said if " of 'agentNote" not in m]
     assert len(said) == len(counted)  # one warning per column
     for column, count in counted.items():
         (message,) = [m for m in said if f" of {column!r} " in m]

@@ -24,7 +24,12 @@ def in_pence(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_attrs_record_currency_and_assumed_major_units(df: pd.DataFrame) -> None:
-    assert df.attrs == {"currency": "GBP", "money_unit": "major", "money_unit_assumed": True}
+    assert df.attrs == {
+        "extra_columns": (),  # no field the interface does not name
+        "currency": "GBP",
+        "money_unit": "major",
+        "money_unit_assumed": True,
+    }
 
 
 def test_generator_prices_do_not_warn(records: list[dict[str, Any]]) -> None:
@@ -45,7 +50,12 @@ def test_a_given_unit_is_recorded_and_silences_the_warning(records: list[dict[st
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table = frame(in_pence(records), money_unit="minor")
-    assert table.attrs == {"currency": "GBP", "money_unit": "minor", "money_unit_assumed": False}
+    assert table.attrs == {
+        "extra_columns": (),
+        "currency": "GBP",
+        "money_unit": "minor",
+        "money_unit_assumed": False,
+    }
 
 
 def test_currency_is_none_when_absent_or_mixed() -> None:

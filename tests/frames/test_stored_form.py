@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from propertykit.frames import (
-    ENVELOPE_FIELDS,
+from propertykit.frames import frame
+from propertykit.frames.bodies import ENVELOPE_FIELDS
+from propertykit.frames.stored_form import (
     BodiesRead,
-    decode_bodies,
-    encode_per_body,
-    frame,
-    frame_of,
-    read_bodies_form,
+    decode_shares,
+    encode_shares,
+    frame_from_read,
+    read_for_keeping,
 )
 from tests.frames.test_untidy import untidy_records
 
@@ -42,12 +42,12 @@ def _kept(bodies: list[bytes]) -> list[bytes | None]:
     fields: dict[str, list[Any]] = {}
     token = ENVELOPE_FIELDS.set(fields)
     try:
-        read = read_bodies_form(bodies)
+        read = read_for_keeping(bodies)
     finally:
         ENVELOPE_FIELDS.reset(token)
     if "result" not in fields:
         return [None] * len(bodies)
-    return encode_per_body(read, fields["result"])
+    return encode_shares(read, fields["result"])
 
 
 def _same(left: pd.DataFrame, right: pd.DataFrame) -> None:
@@ -63,32 +63,32 @@ def test_kept_bodies_frame_as_the_bodies_do_whichever_are_put_together(
     bodies = _bodies(records, [50, 0, 37, 113, 200])
     kept = _kept(bodies)
     assert all(share is not None for share in kept)
-    _same(frame_of(decode_bodies(kept)), frame(bodies))  # type: ignore[arg-type]
+    _same(frame_from_read(decode_shares(kept)), frame(bodies))  # type: ignore[arg-type]
     some = [4, 0, 2]  # other lookups share batches, in another order
     _same(
-        frame_of(decode_bodies([kept[i] for i in some])),  # type: ignore[misc, arg-type]
+        frame_from_read(decode_shares([kept[i] for i in some])),  # type: ignore[misc, arg-type]
         frame([bodies[i] for i in some]),
     )
 
 
 def test_a_share_another_format_cannot_read_is_refused() -> None:
-    assert decode_bodies([b"\x00not arrow at all"]) is None
+    assert decode_shares([b"\x00not arrow at all"]) is None
 
 
 def test_boundaries_that_would_not_read_back_exactly_are_not_kept(
     records: list[dict[str, Any]],
 ) -> None:
     bodies = _bodies(records[:60], [30, 30])
-    read = read_bodies_form(bodies)
-    assert all(share is not None for share in encode_per_body(read, [30, 30]))
+    read = read_for_keeping(bodies)
+    assert all(share is not None for share in encode_shares(read, [30, 30]))
     boundaries = read.boundaries.copy()
     at = next(i for i in range(30, 60) if boundaries[i] is not None)
     boundaries[at] = dict(boundaries[at], coordinates=[[[1, 2], [3, 4], [1, 2]]])  # ints
     odd = BodiesRead(read.records, boundaries, [])
-    kept = encode_per_body(odd, [30, 30])
+    kept = encode_shares(odd, [30, 30])
     assert kept[0] is not None and kept[1] is None
     boundaries[at] = {"coordinates": [[[1.0, 2.0]]], "type": "Polygon"}  # keys in another order
-    assert encode_per_body(odd, [30, 30])[1] is None
+    assert encode_shares(odd, [30, 30])[1] is None
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,6 +97,6 @@ def test_an_untidy_body_is_kept_only_where_it_frames_exactly(records: list[Any],
     bodies = _bodies(records, [cut, len(records)])
     for body, share in zip(bodies, _kept(bodies), strict=True):
         if share is not None:
-            read = decode_bodies([share])
+            read = decode_shares([share])
             assert read is not None
-            _same(frame_of(read), frame([body]))
+            _same(frame_from_read(read), frame([body]))

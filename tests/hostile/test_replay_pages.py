@@ -60,17 +60,21 @@ def test_a_single_page_with_a_total_replays_whole(client_of) -> None:
 
 @pytest.mark.timeout(30)
 def test_a_cached_answer_another_tool_stored_is_checked_as_before(client_of, tmp_path) -> None:
-    """An entry propertykit would never store (``success: false``) is refused, not framed."""
+    """An entry propertykit would never store (``success: false``) is refused, not framed.
+
+    The other tool writes through propertykit's backend: its serializer is part of every key.
+    """
     import requests_cache
 
     import propertykit as pk
+    from propertykit.wire.sqlite_storage import SQLiteAnswers
 
     def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
         send(handler, 200, {"success": False, "error": "maintenance", "result": []})
 
     with hostile(behaviour) as server:
         path = tmp_path / "cache.sqlite"
-        with requests_cache.CachedSession(str(path), backend="sqlite") as other_tool:
+        with requests_cache.CachedSession(backend=SQLiteAnswers(path)) as other_tool:
             other_tool.get(f"{server.url}/v1/property/{','.join(IDS)}")
         sent = len(server.requests)
         client = client_of(server, cache=path)

@@ -104,12 +104,6 @@ def test_partition_size_must_be_whole_batches_and_nothing_is_sent(sb, cluster, s
     assert sb.requests == []
 
 
-def test_a_budget_without_a_name_is_refused_on_a_cluster(sb, cluster, sqlite_cache):
-    client = pk.Client(sb.api_key, sb.url, cache=sqlite_cache, budget=5, progress=False)
-    with client, pytest.raises(pk.ConfigError, match="budget_name"):
-        pkd.properties(sb.location_ids[:100], client=client)
-
-
 @pytest.mark.parametrize("lookup", ["properties", "sources"])
 def test_one_attribute_named_as_text_is_one_attribute(sb, cluster, sqlite_cache, lookup):
     ids = sb.location_ids[:100] if lookup == "properties" else sb.source_ids[:100]

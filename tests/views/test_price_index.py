@@ -11,7 +11,7 @@ import pytest
 import propertykit as pk
 from benchmarks.index import dense_index, synthetic_sales
 from propertykit.errors import InvalidInput
-from propertykit.frames.price_index import FewPairsWarning, price_index
+from propertykit.frames.repeat_sales import FewPairsWarning, price_index
 from propertykit.sandbox.data import generate_records
 from propertykit.sandbox.prices import true_price_index
 from propertykit.sandbox.tables import TOWNS

@@ -21,13 +21,14 @@ def test_usage_counts_sent_hits_billable_and_retries_per_endpoint(fresh_sandbox,
     usage = client.usage
     assert usage.requests_sent == 1 + 2 + 2 + 2
     assert usage.cache_hits == 2
-    assert usage.billable_requests == 2 + 2 + 2
+    assert usage.billable_requests == 2 + 1  # 5xx answers are not charged (issue 30)
     assert usage.retries == 2
     assert usage.errors == 1
     table = usage.by_endpoint
     assert list(table.index) == ["health", "properties", "sources", "total"]
     assert table.loc["properties", "cache_hits"] == 2
     assert table.loc["health", "billable_requests"] == 0
+    assert table.loc["sources", "billable_requests"] == 1
     assert table.loc["sources", "requests_sent"] == 4
     assert table.loc["total", "requests_sent"] == usage.requests_sent
     assert len([r for r in sb.requests]) == usage.requests_sent
