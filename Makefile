@@ -29,7 +29,7 @@ test: check system-deps
 	$(BIN)/python -m pytest
 
 # The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
-# conftest.py), in under two minutes; `make test` still runs them all.
+# conftest.py); `make test` still runs them all.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow and not e2e and not redis and not dask"
 
