@@ -113,6 +113,8 @@ def decode_body(body: Any, position: int) -> Any:
     data = bytes(body) if isinstance(body, memoryview | bytearray) else body
     try:
         value = msgspec.json.decode(data)
+    except RecursionError:
+        raise InvalidInput(f"Body {position} is JSON nested too deeply to read") from None
     except msgspec.DecodeError:  # json reads a little more (NaN, lone surrogates): its verdict
         try:
             value = loads(data)
