@@ -29,9 +29,9 @@ test: check system-deps
 	$(BIN)/python -m pytest
 
 # The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
-# conftest.py); `make test` still runs them all.
+# conftest.py), on both cores: under two minutes on a quiet machine. `make test` runs them all.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow and not e2e and not redis and not dask"
+	$(BIN)/python -m pytest -n 2 -m "not slow and not e2e and not redis and not dask"
 
 # The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
 # upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.

@@ -63,6 +63,8 @@ SLOW_MODULES = ("subprocess",)
 #: large generated batches), by node id prefix: those over 8 s in a `make test-fast` run on a
 #: loaded 2-core machine (about 1 s of CPU or more each).
 SLOW_TESTS: tuple[str, ...] = (
+    "tests/views/test_export_images.py::",  # Kaleido drives a real Chromium
+    "propertykit/views/static.py::",  # the examples print with a real Chromium
     "tests/frames/test_blocks.py::",
     "tests/cli/test_demo_and_report.py::test_demo_second_run_sends_no_request_and_spends_no_credit",
     "tests/cli/test_demo_and_report.py::test_demo_starts_cold_unless_asked_to_keep_the_cache",
