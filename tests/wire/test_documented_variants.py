@@ -1,6 +1,6 @@
 """The real service's documented envelope and error variants, served by a small scripted server.
 
-From Vepler's public material (see ``/work/shared/spec/real-service-notes.md``): envelopes with
+From Vepler's public material (the project's notes on the real service): envelopes with
 ``total``/``limit``/``offset`` instead of ``totalSize``/``size``/``nextOffset``, list keys other
 than ``result``; errors as ``{"error": {"code", "message"}}`` or older upper-case codes with
 ``details``, ``request_id`` and ``timestamp``; ``X-RateLimit-*`` headers only sometimes; health
