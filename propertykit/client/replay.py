@@ -14,8 +14,8 @@ cache hit in ``client.usage``, as the normal path counts it.
 A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
 Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
 :func:`~propertykit.wire.keep_beside`); re-runs, when every batch has one made from the very
-answer cached and still usable, frame from those
-(:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
+answer cached and still usable (:func:`~propertykit.wire.kept_values`: no body is read then),
+frame from those (:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
 
 Otherwise (some batches missing or expired, or a paged first page) the batches run through
 :func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
@@ -50,7 +50,7 @@ from propertykit.frames import (
     read_for_keeping,
 )
 from propertykit.jsonio import Record, loads, paused_gc
-from propertykit.wire import CachedAnswer, cached_answers, keep_beside
+from propertykit.wire import CachedAnswer, cached_answers, keep_beside, kept_values
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -181,9 +181,7 @@ def _replayed(
     offline = transport.offline
     wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
     with progress_bar(len(batches), endpoint, show=context.progress) as bar:
-        answers = cached_answers(transport.session, wanted, kept_form=format_name())
-        now = datetime.now(UTC)
-        kept = [None if a is None else a.kept_payload(now, offline=offline) for a in answers]
+        kept = kept_values(transport.session, wanted, format_name(), offline=offline)
         with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
             shares = [share for share in kept if share is not None]
             read = decode_shares(shares) if shares and len(shares) == len(kept) else None
@@ -193,6 +191,8 @@ def _replayed(
                 transport.usage.record_cache_hit(endpoint)
             bar.update(len(batches))
             return df
+        answers = cached_answers(transport.session, wanted)
+        now = datetime.now(UTC)
         bodies = [None if a is None else a.body(now, offline=offline) for a in answers]
         odd: list[int] = []
         ready = {
@@ -209,7 +209,7 @@ def _replayed(
                 for _ in batches:
                     transport.usage.record_cache_hit(endpoint)
                 bar.update(len(batches))
-                _keep_as_read(transport.session, answers, kept, read, fields)
+                _keep_as_read(transport.session, wanted, answers, kept, read, fields)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[batches[i].index]
@@ -251,23 +251,27 @@ def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -
     bodies are read again, a fraction of the time fetching them took): a body that cannot be
     read is simply not kept, and the normal path will read it when it is asked for.
     """
-    answers = cached_answers(transport.session, wanted, kept_form=format_name())
+    offline = transport.offline
+    kept = kept_values(transport.session, wanted, format_name(), offline=offline)
+    if None not in kept:
+        return
+    answers = cached_answers(transport.session, wanted)
     now = datetime.now(UTC)
-    bodies = [None if a is None else a.body(now, offline=transport.offline) for a in answers]
-    kept = [None if a is None else a.kept_payload(now, offline=transport.offline) for a in answers]
-    if None in bodies or None not in kept:
+    bodies = [None if a is None else a.body(now, offline=offline) for a in answers]
+    if None in bodies:
         return
     framed = [body for body in bodies if body is not None]
     try:
         read, fields = _read(framed)
         if not _odd_pages(framed, fields, len(read.records)):
-            _keep_as_read(transport.session, answers, kept, read, fields)
+            _keep_as_read(transport.session, wanted, answers, kept, read, fields)
     except Exception:  # the lookup itself is done and paid for: keeping must never undo it
         logger.warning("could not keep the batches as read for re-runs", exc_info=True)
 
 
 def _keep_as_read(
     session: Any,
+    wanted: list[tuple[str, Mapping[str, Any]]],
     answers: list[CachedAnswer | None],
     kept: list[memoryview | None],
     read: BodiesRead,
@@ -283,8 +287,8 @@ def _keep_as_read(
         return
     shares = encode_shares(read, lengths)
     entries = [
-        (answer, share)
-        for answer, share, already in zip(answers, shares, kept, strict=True)
+        (request, answer, share)
+        for request, answer, share, already in zip(wanted, answers, shares, kept, strict=True)
         if answer is not None and share is not None and already is None
     ]
     try:

@@ -22,7 +22,13 @@ meaning, a record's shape or a purchase.
 from __future__ import annotations
 
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import CachedAnswer, cached_answers, cached_bodies, keep_beside
+from propertykit.wire.bulk_cache import (
+    CachedAnswer,
+    cached_answers,
+    cached_bodies,
+    keep_beside,
+    kept_values,
+)
 from propertykit.wire.cache_faults import raising_cache_unavailable
 from propertykit.wire.cache_setting import (
     describe_cache_setting,
@@ -53,6 +59,7 @@ __all__ = [
     "describe_cache_setting",
     "fetch_tile",
     "keep_beside",
+    "kept_values",
     "open_cache",
     "open_cache_file",
     "open_sqlite_cache",

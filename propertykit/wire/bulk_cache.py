@@ -14,8 +14,8 @@ backends (:mod:`propertykit.wire.sqlite_storage`, :mod:`propertykit.wire.redis_s
   ``None``, and the caller sends that request down the normal path.
 
 Any other backend (one passed as ``cache=``) answers ``None`` for every request: the normal path
-serves it. Values kept beside an answer (:mod:`propertykit.wire.derived_cache`) are read and
-written here too.
+serves it. Values kept beside an answer (:mod:`propertykit.wire.derived_cache`) are read
+(:func:`kept_values`) and written (:func:`keep_beside`) here too.
 """
 
 from __future__ import annotations
@@ -27,33 +27,24 @@ from typing import Any
 
 import requests
 
-from propertykit.wire.derived_cache import kept_payload, pack_kept
-from propertykit.wire.stored_answer import StoredAnswer, read_answer
+from propertykit.wire.derived_cache import Kept, pack_kept, read_kept, request_id
+from propertykit.wire.stored_answer import StoredAnswer, read_answer, read_head
 
-__all__ = ["CachedAnswer", "cached_answers", "cached_bodies", "keep_beside"]
+__all__ = ["CachedAnswer", "cached_answers", "cached_bodies", "keep_beside", "kept_values"]
 
 Wanted = Sequence[tuple[str, Mapping[str, Any] | None]]
 
 
 @dataclass(frozen=True)
 class CachedAnswer:
-    """One entry the bulk read found: its cache key, the value as stored, what it says, and the
-    value kept beside it in the form asked for (not yet checked: :meth:`kept_payload`)."""
+    """One entry the bulk read found: its cache key and what it holds."""
 
     key: str
-    stored: bytes
     answer: StoredAnswer
-    kept: bytes | None = None
 
     def body(self, now: datetime, *, offline: bool) -> bytes | None:
         """The body, if the session would answer with this entry as it stands."""
-        return bytes(self.answer.body) if self.answer.usable(now, offline=offline) else None
-
-    def kept_payload(self, now: datetime, *, offline: bool) -> memoryview | None:
-        """The kept value, if made from this very entry and the entry is still usable."""
-        if not self.answer.usable(now, offline=offline):
-            return None
-        return kept_payload(self.kept, self.stored)
+        return bytes(self.answer.body) if self.answer.head.usable(now, offline=offline) else None
 
 
 def cached_bodies(
@@ -78,36 +69,69 @@ def cached_bodies(
     ]
 
 
-def cached_answers(
-    session: requests.Session, wanted: Wanted, *, kept_form: str | None = None
-) -> list[CachedAnswer | None]:
-    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk).
-
-    With ``kept_form``, each answer also carries the value kept beside it in that form.
-    """
+def cached_answers(session: requests.Session, wanted: Wanted) -> list[CachedAnswer | None]:
+    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk)."""
     storage = _bulk_storage(session)
     if storage is None or not wanted:
         return [None] * len(wanted)
     keys = _cache_keys(session, wanted)
-    stored = storage.get_many(keys)
-    kept: list[bytes | None] = [None] * len(keys)
-    if kept_form is not None and any(value is not None for value in stored):
-        kept = storage.get_kept(keys, kept_form)
     found: list[CachedAnswer | None] = []
-    for key, value, extra in zip(keys, stored, kept, strict=True):
+    for key, value in zip(keys, storage.get_many(keys), strict=True):
         answer = read_answer(value)
-        found.append(None if answer is None else CachedAnswer(key, bytes(value), answer, extra))
+        found.append(None if answer is None else CachedAnswer(key, answer))
     return found
 
 
-def keep_beside(
-    session: requests.Session, entries: Sequence[tuple[CachedAnswer, bytes]], form: str
-) -> None:
-    """Keep a value beside each ``(answer, value)``, in ``form``, for the next re-run."""
+def kept_values(
+    session: requests.Session, wanted: Wanted, form: str, *, offline: bool
+) -> list[memoryview | None]:
+    """The value kept in ``form`` for each ``(url, params)`` GET, or ``None``.
+
+    Only a value made from the very answer the session would answer that GET with now: the
+    entry under the cache key the value names still has the stamp it names, and is usable.
+    Neither the answers' bodies nor a cache key per request are read or computed: a value
+    names the key the session filed its answer under when it was kept, and one key computed
+    now for comparison shows the session still files these GETs so (else each is computed).
+    """
     storage = _bulk_storage(session)
-    if storage is not None and entries:
-        packed = [(a.key, a.stored, pack_kept(a.stored, value)) for a, value in entries]
+    if storage is None or not wanted:
+        return [None] * len(wanted)
+    requests_kept = [request_id(url, params) for url, params in wanted]
+    kept = [read_kept(value) for value in storage.get_kept(requests_kept, form)]
+    present = [i for i, found in enumerate(kept) if found is not None]
+    values: list[memoryview | None] = [None] * len(wanted)
+    if present and _cache_keys(session, [wanted[present[0]]]) != [_key(kept[present[0]])]:
+        keys = _cache_keys(session, wanted)  # filed otherwise now: each value checked
+        present = [i for i in present if _key(kept[i]) == keys[i]]
+    heads = storage.get_heads([_key(kept[i]) for i in present]) if present else []
+    now = datetime.now(UTC)
+    for i, value in zip(present, heads, strict=True):
+        found, head = kept[i], read_head(value)
+        if found and head and head.stamp == found.stamp and head.usable(now, offline=offline):
+            values[i] = found.payload
+    return values
+
+
+def keep_beside(
+    session: requests.Session,
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
+    form: str,
+) -> None:
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, for the next
+    re-run (:func:`kept_values`). Answers stored before stamps existed are not kept beside."""
+    storage = _bulk_storage(session)
+    packed = [
+        (request_id(url, params), a.key, pack_kept(a.key, a.answer.head.stamp, value))
+        for (url, params), a, value in entries
+        if a.answer.head.stamp is not None
+    ]
+    if storage is not None and packed:
         storage.keep(packed, form)
+
+
+def _key(kept: Kept | None) -> str:
+    """The cache key of the answer a kept value was made from."""
+    return "" if kept is None else kept.answer_key
 
 
 def _bulk_storage(session: requests.Session) -> Any:
@@ -117,7 +141,7 @@ def _bulk_storage(session: requests.Session) -> Any:
     if cache is None or settings is None or settings.disabled:
         return None
     storage = cache.responses
-    return storage if hasattr(storage, "get_many") and hasattr(storage, "keep") else None
+    return storage if hasattr(storage, "get_heads") and hasattr(storage, "keep") else None
 
 
 def _cache_keys(session: requests.Session, wanted: Wanted) -> list[str]:

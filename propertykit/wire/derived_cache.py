@@ -4,58 +4,84 @@ A warm re-run of a lookup spends most of its time parsing the cached bodies agai
 may keep, beside each cached answer, a value made from it (for the frames: the records already
 read into Arrow), in the same backend, so a team's Redis or a shared SQLite file shares it too
 (:meth:`~propertykit.wire.sqlite_storage.SQLiteStorage.keep`,
-:meth:`~propertykit.wire.redis_storage.RedisStorage.keep`). It is filed under the answer's
-cache key and a ``form`` (the caller's format and schema, so another version never reads it).
+:meth:`~propertykit.wire.redis_storage.RedisStorage.keep`). It is filed under the request
+(:func:`request_id`: the GET's URL and parameters, hashed) and a ``form`` (the caller's format
+and schema, so another version never reads it), so a re-run finds it without computing a cache
+key per request.
 
-A kept value can never disagree with the cache: it carries the SHA-1 of the answer exactly as
-stored, and is used only when the answer read in the same bulk read has that very SHA-1 (and
-would itself be used). Whatever wrote the answer again meanwhile, or cleared the cache, the old
-value no longer matches. The backends also drop kept values when their answer is stored again
-or deleted (SQLite) or expires (Redis): that only saves space.
+A kept value can never disagree with the cache: it names the answer it was made from, by its
+cache key and the stamp drawn when that answer was written
+(:mod:`propertykit.wire.stored_answer`), and is used only while the entry under that key has
+that very stamp and would itself be used (:func:`propertykit.wire.bulk_cache.kept_values`).
+Whatever wrote the answer again meanwhile, even with the same bytes, or cleared the cache, the
+old value no longer matches. Redis drops kept values when their answer expires, and clearing
+the cache drops them: that only saves space.
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FRAMES_TABLE", "clear_derived", "fingerprint", "kept_payload", "pack_kept"]
+__all__ = ["FRAMES_TABLE", "Kept", "clear_derived", "pack_kept", "read_kept", "request_id"]
 
 #: The SQLite table of kept values, in the cache's file.
 FRAMES_TABLE = "propertykit_kept"
 
-_MAGIC = b"PKK1"
-_HEAD = struct.Struct("<4s20s")  # magic, SHA-1 of the answer as stored
+_MAGIC = b"PKK2"
+_HEAD = struct.Struct("<4s16sH")  # magic, the answer's stamp, length of its cache key
 
 
-def fingerprint(stored: bytes) -> bytes:
-    """The SHA-1 of an answer as the cache stores it (not for security: for change)."""
-    return hashlib.sha1(stored, usedforsecurity=False).digest()
+@dataclass(frozen=True)
+class Kept:
+    """A kept value as read: the answer it was made from (cache key, stamp), and the payload."""
+
+    answer_key: str
+    stamp: bytes
+    payload: memoryview
 
 
-def pack_kept(stored: bytes, payload: bytes) -> bytes:
-    """The value to keep: ``payload``, marked with the answer it was made from."""
-    return _HEAD.pack(_MAGIC, fingerprint(stored)) + payload
-
-
-def kept_payload(value: bytes | None, stored: bytes) -> memoryview | None:
-    """The payload of a kept ``value``, when it was made from ``stored`` (else ``None``).
+def request_id(url: str, params: Mapping[str, Any] | None) -> str:
+    """What a value kept for the GET of ``url`` with ``params`` is filed under.
 
     Examples
     --------
-    >>> value = pack_kept(b"the answer as stored", b"payload")
-    >>> bytes(kept_payload(value, b"the answer as stored"))
-    b'payload'
-    >>> kept_payload(value, b"fetched again") is None
+    >>> request_id("https://x/v1/property/L1", {"b": 2, "a": 1}) == request_id(
+    ...     "https://x/v1/property/L1", {"a": 1, "b": 2})
+    True
+    """
+    text = repr((url, sorted((params or {}).items())))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def pack_kept(answer_key: str, stamp: bytes, payload: bytes) -> bytes:
+    """The value to keep: ``payload``, naming the answer it was made from."""
+    key = answer_key.encode()
+    return b"".join((_HEAD.pack(_MAGIC, stamp, len(key)), key, payload))
+
+
+def read_kept(value: bytes | None) -> Kept | None:
+    """A kept ``value`` as :func:`pack_kept` packed it (``None``: absent, or not one).
+
+    Examples
+    --------
+    >>> kept = read_kept(pack_kept("0123abcd", b"s" * 16, b"payload"))
+    >>> kept.answer_key, bytes(kept.payload)
+    ('0123abcd', b'payload')
+    >>> read_kept(b"PKK1" + bytes(20) + b"an older kind") is None
     True
     """
     if value is None or len(value) < _HEAD.size:
         return None
-    magic, digest = _HEAD.unpack_from(value)
-    if magic != _MAGIC or digest != fingerprint(stored):
+    magic, stamp, size = _HEAD.unpack_from(value)
+    start = _HEAD.size + size
+    if magic != _MAGIC or len(value) < start:
         return None
-    return memoryview(value)[_HEAD.size :]
+    key = bytes(value[_HEAD.size : start]).decode()
+    return Kept(key, stamp, memoryview(value)[start:])
 
 
 def clear_derived(cache: Any) -> None:

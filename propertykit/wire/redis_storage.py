@@ -2,12 +2,13 @@
 
 Like :mod:`propertykit.wire.sqlite_storage`, a ``BaseCache`` holding ``BaseStorage`` mappings of
 our own (requests-cache's documented route for custom backends), so that the warm replay may
-read many answers at once (:meth:`RedisStorage.get_many`: ``MGET``) and keep values beside them
+read many answers at once (:meth:`RedisStorage.get_many`: ``MGET``), or only their heads
+(:meth:`RedisStorage.get_heads`: ``GETRANGE``), and keep values beside them
 (:meth:`RedisStorage.keep`), and a write that fails is counted, not raised.
 
 Keys: answers under ``<namespace>:answer:<cache key>``, redirects under
 ``<namespace>:redirect:<cache key>``, values kept beside an answer under
-``<namespace>-frames:<form>:<cache key>`` (living as long as their answer). An answer expires
+``<namespace>-frames:<form>:<request>`` (living as long as their answer). An answer expires
 in Redis ``ttl_offset`` seconds after it goes stale (written with ``SET ... EX``), so an offline
 replay still finds it meanwhile.
 """
@@ -20,7 +21,7 @@ from typing import Any
 from requests import Response
 from requests_cache.backends.base import BaseCache, BaseStorage
 
-from propertykit.wire.stored_answer import ANSWER_SERIALIZER
+from propertykit.wire.stored_answer import ANSWER_SERIALIZER, HEAD_BYTES
 from propertykit.wire.write_failures import answer_not_stored
 
 __all__ = ["DEFAULT_TTL_OFFSET", "RedisAnswers", "RedisStorage"]
@@ -111,18 +112,27 @@ class RedisStorage(BaseStorage):  # type: ignore[type-arg]
         """The stored (serialised) values of ``keys``, ``None`` each where absent."""
         return self._mget([self._name(key) for key in keys])
 
-    def get_kept(self, keys: Sequence[str], form: str) -> list[bytes | None]:
-        """The values kept beside ``keys`` in ``form``, ``None`` each where absent."""
-        return self._mget(self._kept_names(keys, form))
+    def get_heads(self, keys: Sequence[str]) -> list[bytes | None]:
+        """The first :data:`~propertykit.wire.stored_answer.HEAD_BYTES` of the stored values
+        of ``keys``, ``None`` each where absent."""
+        heads: list[bytes | None] = []
+        for start in range(0, len(keys), _CHUNK):
+            with self.connection.pipeline(transaction=False) as pipe:
+                for key in keys[start : start + _CHUNK]:
+                    pipe.getrange(self._name(key), 0, HEAD_BYTES - 1)
+                heads.extend(head or None for head in pipe.execute())
+        return heads
 
-    def keep(self, entries: Sequence[tuple[str, bytes, bytes]], form: str) -> None:
-        """Keep a value beside each ``(key, stored value, value to keep)``, living as long as
-        its answer. (Whether it was made from the answer stored then is checked on reading.)"""
-        keys = [key for key, _, _ in entries]
-        names = self._kept_names(keys, form)
-        lifetimes = []
+    def get_kept(self, requests: Sequence[str], form: str) -> list[bytes | None]:
+        """The values kept for ``requests`` in ``form``, ``None`` each where absent."""
+        return self._mget(self._kept_names(requests, form))
+
+    def keep(self, entries: Sequence[tuple[str, str, bytes]], form: str) -> None:
+        """Keep a value for each ``(request, answer key, value)``, living as long as that
+        answer. (Whether the answer is still the one it was made from is checked on reading.)"""
+        names = self._kept_names([request for request, _, _ in entries], form)
         with self.connection.pipeline(transaction=False) as pipe:
-            for key in keys:
+            for _, key, _ in entries:
                 pipe.pttl(self._name(key))
             lifetimes = pipe.execute()
         with self.connection.pipeline(transaction=False) as pipe:
@@ -133,8 +143,8 @@ class RedisStorage(BaseStorage):  # type: ignore[type-arg]
                     pipe.set(name, value, px=left)
             pipe.execute()
 
-    def _kept_names(self, keys: Sequence[str], form: str) -> list[bytes]:
-        return [f"{self.kept_prefix}{form}:{key}".encode() for key in keys]
+    def _kept_names(self, requests: Sequence[str], form: str) -> list[bytes]:
+        return [f"{self.kept_prefix}{form}:{request}".encode() for request in requests]
 
     def _mget(self, names: list[bytes]) -> list[bytes | None]:
         values: list[bytes | None] = []

@@ -5,12 +5,14 @@ requests-cache documents custom backends as a ``BaseCache`` holding ``BaseStorag
 so it may offer what the warm replay needs and requests-cache does not:
 
 - :meth:`SQLiteStorage.get_many`: many stored values in one query per chunk, not deserialised;
+- :meth:`SQLiteStorage.get_heads`: only the first bytes of many (SQLite's incremental blob
+  reads: the rest of a large value is not read from the file at all);
 - a write that fails (disk full, file size limit) raises, instead of being rolled back without a
   word: :meth:`SQLiteAnswers.save_response` turns that into a count of answers not stored
   (:mod:`propertykit.wire.write_failures`), and the answer is still returned;
 - values kept beside an answer (:meth:`SQLiteStorage.get_kept`, :meth:`SQLiteStorage.keep`),
-  in a table of ours: deleted in the same transaction that stores the answer again or deletes
-  it (their SHA-1 check makes them safe anyway: :mod:`propertykit.wire.derived_cache`).
+  in a table of ours, filed by request; each names the answer it was made from, and is used
+  only with it (:mod:`propertykit.wire.derived_cache`). Clearing the cache deletes them.
 
 Each thread has a connection of its own (WAL mode, a busy timeout), so a read in one thread
 never pins the view another thread reads. Entries use requests-cache's table layout (``key``,
@@ -32,7 +34,7 @@ from requests_cache.backends.base import BaseCache, BaseStorage
 from requests_cache.serializers import SerializerType
 
 from propertykit.wire.derived_cache import FRAMES_TABLE
-from propertykit.wire.stored_answer import ANSWER_SERIALIZER
+from propertykit.wire.stored_answer import ANSWER_SERIALIZER, HEAD_BYTES
 from propertykit.wire.write_failures import answer_not_stored
 
 __all__ = ["CHUNK", "KEPT_TABLE", "SQLiteAnswers", "SQLiteStorage"]
@@ -84,7 +86,7 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 "(key TEXT PRIMARY KEY, value BLOB, expires INTEGER)"
             )
             with suppress(sqlite3.Error):  # without it, only keeping fails
-                connection.execute(
+                connection.execute(  # key: the request (a request_id)
                     f"CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (key TEXT NOT NULL, "
                     "form TEXT NOT NULL, value BLOB, PRIMARY KEY (key, form))"
                 )
@@ -151,14 +153,12 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
                 (key, stored, expires),
             )
-            _forget_kept(connection, "key = ?", [key])
 
     def __delitem__(self, key: str) -> None:
         with self._writing() as connection:
             deleted = connection.execute(
                 f"DELETE FROM {self.table_name} WHERE key = ?", (key,)
             ).rowcount
-            _forget_kept(connection, "key = ?", [key])
         if not deleted:
             raise KeyError(key)
 
@@ -173,20 +173,20 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
         return int(count)
 
     def bulk_delete(self, keys: Iterable[str]) -> None:
-        """Delete ``keys`` (and what is kept beside them); missing ones are no error."""
+        """Delete ``keys``; missing ones are no error."""
         keys = list(keys)
         with self._writing() as connection:
             for start in range(0, len(keys), CHUNK):
                 chunk = keys[start : start + CHUNK]
                 marks = ",".join("?" * len(chunk))
                 connection.execute(f"DELETE FROM {self.table_name} WHERE key IN ({marks})", chunk)
-                _forget_kept(connection, f"key IN ({marks})", chunk)
 
     def clear(self) -> None:
         """Delete every entry (and everything kept beside them)."""
         with self._writing() as connection:
             connection.execute(f"DELETE FROM {self.table_name}")
-            _forget_kept(connection, "1", [])
+            with suppress(sqlite3.Error):  # a kept table made unwritable by hand: not our answers
+                connection.execute(f"DELETE FROM {KEPT_TABLE}")
 
     def read_afresh(self, key: str) -> Any:
         """The entry for ``key`` (``None``: absent), read on a connection opened for it: it sees
@@ -211,45 +211,54 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
         """The stored (serialised) values of ``keys``, ``None`` each where absent."""
         return self._select(self.table_name, keys, ())
 
-    def get_kept(self, keys: Sequence[str], form: str) -> list[bytes | None]:
-        """The values kept beside ``keys`` in ``form``, ``None`` each where absent."""
-        return self._select(KEPT_TABLE, keys, (form,))
+    def get_heads(self, keys: Sequence[str]) -> list[bytes | None]:
+        """The first :data:`~propertykit.wire.stored_answer.HEAD_BYTES` of the stored values
+        of ``keys``, ``None`` each where absent: read alone, not the whole of each value."""
+        rows = self._select(self.table_name, keys, (), column="rowid")
+        heads: list[bytes | None] = []
+        with self.connection() as connection:
+            for row in rows:
+                heads.append(None if row is None else _read_head(connection, self.table_name, row))
+        return heads
 
-    def keep(self, entries: Sequence[tuple[str, bytes, bytes]], form: str) -> None:
-        """Keep a value beside each ``(key, stored value, value to keep)``.
+    def get_kept(self, requests: Sequence[str], form: str) -> list[bytes | None]:
+        """The values kept for ``requests`` in ``form``, ``None`` each where absent."""
+        return self._select(KEPT_TABLE, requests, (form,))
 
-        Only while the entry is still stored exactly so (checked in the same transaction): an
-        answer stored again meanwhile never gets a value made from the one before.
-        """
-        rows = [(key, form, kept, key, stored) for key, stored, kept in entries]
+    def keep(self, entries: Sequence[tuple[str, str, bytes]], form: str) -> None:
+        """Keep a value for each ``(request, answer key, value)`` (the value names its answer:
+        whether that is still the one stored is checked on reading)."""
+        rows = [(request, form, value) for request, _, value in entries]
         with self._writing() as connection:
             connection.executemany(
-                f"INSERT OR REPLACE INTO {KEPT_TABLE} (key, form, value) "
-                f"SELECT ?, ?, ? FROM {self.table_name} WHERE key = ? AND value = ?",
-                rows,
+                f"INSERT OR REPLACE INTO {KEPT_TABLE} (key, form, value) VALUES (?, ?, ?)", rows
             )
 
-    def _select(self, table: str, keys: Sequence[str], form: tuple[str, ...]) -> list[bytes | None]:
-        found: dict[str, bytes] = {}
+    def _select(
+        self, table: str, keys: Sequence[str], form: tuple[str, ...], *, column: str = "value"
+    ) -> list[Any]:
+        found: dict[str, Any] = {}
         extra = " AND form = ?" if form else ""
         with self.connection() as connection:
             for start in range(0, len(keys), CHUNK):
                 chunk = list(keys[start : start + CHUNK])
                 marks = ",".join("?" * len(chunk))
                 rows = connection.execute(
-                    f"SELECT key, value FROM {table} WHERE key IN ({marks}){extra}",
+                    f"SELECT key, {column} FROM {table} WHERE key IN ({marks}){extra}",
                     [*chunk, *form],
                 )
                 found.update(rows.fetchall())
         return [found.get(key) for key in keys]
 
 
-def _forget_kept(connection: sqlite3.Connection, where: str, values: list[str]) -> None:
-    """Delete kept values whose answer is stored again or deleted: only to save space (a kept
-    value is used only with the answer it was made from), so a failure here is no failure of
-    the write (a table made unwritable by hand, say)."""
-    with suppress(sqlite3.Error):
-        connection.execute(f"DELETE FROM {KEPT_TABLE} WHERE {where}", values)
+def _read_head(connection: sqlite3.Connection, table: str, row: int) -> bytes | None:
+    """The first bytes of the value in ``row`` (``None``: deleted since, or not a blob). A row
+    stored anew since may have taken the number: its stamp tells it apart."""
+    try:
+        with connection.blobopen(table, "value", row, readonly=True) as blob:
+            return blob.read(HEAD_BYTES)
+    except sqlite3.Error:
+        return None
 
 
 class SQLiteAnswers(BaseCache):

@@ -2,21 +2,27 @@
 
 requests-cache stores each response through a serializer (its documented extension point, a
 ``SerializerPipeline`` of ``Stage``\\ s). Ours, :data:`ANSWER_SERIALIZER` (named
-``propertykit-answer-1``), writes a small head of our own before the rest::
+``propertykit-answer-1``: the name is part of every cache key, so it stays), writes a small head
+of our own before the rest::
 
-    b"PKA1" | status (u16) | has Vary (u8) | expiry length (u16) | rest length (u32)
-    | expiry (ISO 8601, UTC; empty: never) | rest | body
+    b"PKA2" | status (u16) | has Vary (u8) | expiry length (u16) | rest length (u32)
+    | stamp (16 bytes) | expiry (ISO 8601, UTC; empty: never) | rest | body
 
 ``rest`` is the response without its body, written by requests-cache's own ``pickle``
 serializer and read back only by it. So the bulk read (:mod:`propertykit.wire.bulk_cache`)
 decides from the head alone whether the session would answer with an entry as it stands, and
-takes its body without deserialising anything (:func:`read_answer`).
+takes its body without deserialising anything (:func:`read_answer`). The ``stamp`` is random,
+drawn anew for every write: a value kept beside an answer names it
+(:mod:`propertykit.wire.derived_cache`), so whether the answer is still the one it was made
+from is told by the first bytes of the entry alone (:data:`HEAD_BYTES`, :func:`read_head`).
 
-An entry written before (by requests-cache's ``pickle`` serializer) is still read, by it.
+Entries written before are still read: by propertykit 0.2 (``b"PKA1"``, the same head without
+a stamp: nothing kept is ever taken for one), or by requests-cache's ``pickle`` serializer.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,20 +31,32 @@ from typing import Any
 from requests_cache.models.response import CachedResponse
 from requests_cache.serializers import SerializerPipeline, Stage, pickle_serializer
 
-__all__ = ["ANSWER_SERIALIZER", "AnswerFormat", "StoredAnswer", "read_answer"]
+__all__ = [
+    "ANSWER_SERIALIZER",
+    "HEAD_BYTES",
+    "AnswerFormat",
+    "AnswerHead",
+    "StoredAnswer",
+    "read_answer",
+    "read_head",
+]
 
-_MAGIC = b"PKA1"
-_HEAD = struct.Struct("<4sHBHI")
+_MAGIC = b"PKA2"
+_HEAD = struct.Struct("<4sHBHI16s")
+_MAGIC_BEFORE = b"PKA1"  # propertykit 0.2: no stamp
+_HEAD_BEFORE = struct.Struct("<4sHBHI")
+#: Leading bytes of an entry that hold its head (an expiry is 32 characters).
+HEAD_BYTES = _HEAD.size + 64
 
 
 @dataclass(frozen=True)
-class StoredAnswer:
-    """What the head of a stored answer says, and its body (not copied)."""
+class AnswerHead:
+    """What the head of a stored answer says."""
 
     status_code: int
     varies: bool
     expires: datetime | None
-    body: memoryview
+    stamp: bytes | None  # drawn for this write; None: an entry written before stamps
 
     def usable(self, now: datetime, *, offline: bool) -> bool:
         """Whether the session would answer with it as it stands: a 200 without ``Vary``, fresh
@@ -46,6 +64,14 @@ class StoredAnswer:
         if self.status_code != 200 or self.varies:
             return False
         return offline or self.expires is None or now < self.expires
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    """The head of a stored answer, and its body (not copied)."""
+
+    head: AnswerHead
+    body: memoryview
 
 
 class AnswerFormat:
@@ -57,15 +83,16 @@ class AnswerFormat:
         expires = response.expires.astimezone(UTC).isoformat() if response.expires else ""
         moment = expires.encode()
         varies = any(name.lower() == "vary" for name in response.headers)
-        head = _HEAD.pack(_MAGIC, response.status_code, varies, len(moment), len(rest))
+        stamp = os.urandom(16)
+        head = _HEAD.pack(_MAGIC, response.status_code, varies, len(moment), len(rest), stamp)
         return b"".join((head, moment, rest, body))
 
     def loads(self, data: bytes) -> CachedResponse:
-        if bytes(data[:4]) != _MAGIC:  # an entry written by requests-cache's own pickle
+        found = _read(data)
+        if found is None:  # an entry written by requests-cache's own pickle
             earlier: CachedResponse = pickle_serializer.loads(data)
             return earlier
-        _, _, _, moment, size = _HEAD.unpack_from(data)
-        start = _HEAD.size + moment
+        _, start, size = found
         rest: CachedResponse = pickle_serializer.loads(data[start : start + size])
         return CachedResponse.from_response(rest, content=bytes(data[start + size :]))
 
@@ -76,6 +103,23 @@ ANSWER_SERIALIZER = SerializerPipeline(
 )
 
 
+def read_head(value: Any) -> AnswerHead | None:
+    """The head of a value :data:`ANSWER_SERIALIZER` wrote, from its first bytes at least
+    (``None``: not one, or cut short before its head ends).
+
+    Examples
+    --------
+    >>> value = ANSWER_SERIALIZER.dumps(CachedResponse(status_code=200, content=b"{}"))
+    >>> head = read_head(value[:HEAD_BYTES])
+    >>> head.status_code, head.expires, len(head.stamp)
+    (200, None, 16)
+    >>> read_head(ANSWER_SERIALIZER.dumps(CachedResponse())).stamp != head.stamp
+    True
+    """
+    found = _read(value)
+    return None if found is None else found[0]
+
+
 def read_answer(value: Any) -> StoredAnswer | None:
     """The head and body of a value :data:`ANSWER_SERIALIZER` wrote (``None``: not one).
 
@@ -83,16 +127,32 @@ def read_answer(value: Any) -> StoredAnswer | None:
     --------
     >>> value = ANSWER_SERIALIZER.dumps(CachedResponse(status_code=200, content=b"{}"))
     >>> answer = read_answer(value)
-    >>> answer.status_code, bytes(answer.body), answer.expires
-    (200, b'{}', None)
+    >>> answer.head.status_code, bytes(answer.body)
+    (200, b'{}')
     """
-    if value is None or len(value) < _HEAD.size:
+    found = _read(value)
+    if found is None:
         return None
-    magic, status, varies, moment, size = _HEAD.unpack_from(value)
-    if magic != _MAGIC:
+    head, start, size = found
+    return StoredAnswer(head, memoryview(value)[start + size :])
+
+
+def _read(value: Any) -> tuple[AnswerHead, int, int] | None:
+    """The head, where ``rest`` starts and its length; ``None`` when not (wholly) there."""
+    if value is None or len(value) < _HEAD_BEFORE.size:
         return None
-    view = memoryview(value)
-    start = _HEAD.size + moment
-    text = bytes(view[_HEAD.size : start]).decode()
+    magic = bytes(value[:4])
+    if magic == _MAGIC and len(value) >= _HEAD.size:
+        _, status, varies, moment, size, stamp = _HEAD.unpack_from(value)
+        fixed: int = _HEAD.size
+    elif magic == _MAGIC_BEFORE:
+        _, status, varies, moment, size = _HEAD_BEFORE.unpack_from(value)
+        fixed, stamp = _HEAD_BEFORE.size, None
+    else:
+        return None
+    start = fixed + moment
+    if len(value) < start:
+        return None
+    text = bytes(value[fixed:start]).decode()
     expires = datetime.fromisoformat(text) if text else None
-    return StoredAnswer(status, bool(varies), expires, view[start + size :])
+    return AnswerHead(status, bool(varies), expires, stamp), start, size
