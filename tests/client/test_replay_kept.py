@@ -2,8 +2,8 @@
 
 A lookup that fetched its batches (or else the first warm re-run) keeps every batch's body as
 read into Arrow beside its cached response; re-runs frame from those and parse no JSON. A kept
-form is used only while its response is the very one it was made from and the response itself
-would be used.
+form is used only while its response is the very one it was made from (the stamp drawn when the
+response was written) and the response itself would be used.
 """
 
 from __future__ import annotations
@@ -255,8 +255,8 @@ def test_a_failed_keep_costs_only_speed(fresh_sandbox, make_client, cache_file):
 
 @pytest.mark.timeout(60)
 def test_kept_forms_outliving_a_cache_cleared_by_another_tool_are_not_used(tmp_path):
-    """Clearing with requests-cache itself drops the responses table and its triggers, not
-    the kept forms: those are then never trusted, and dropped before any is kept again."""
+    """Clearing with requests-cache itself drops the responses, not the kept forms: those name
+    answers no longer stored, are never trusted, and the next keep replaces them."""
     import requests_cache
 
     path = tmp_path / "cache.sqlite"
@@ -290,7 +290,7 @@ def test_a_kept_table_dropped_by_hand_never_stops_answers_being_cached(tmp_path)
                 client.properties(IDS[:50])
         assert _kept_rows(path) == 1
         with sqlite3.connect(path) as connection:
-            connection.execute(f"DROP TABLE {FRAMES_TABLE}")  # its triggers stay behind
+            connection.execute(f"DROP TABLE {FRAMES_TABLE}")
         with _client(server, path) as client:
             client.property_records(IDS[50:])  # new answers, stored while opening healed it
             assert client.usage.requests_sent == 2
@@ -330,3 +330,79 @@ def test_threads_sharing_one_client_fetch_keep_and_replay_together(
         assert client.usage.requests_sent == sent
     assert parsed == []
     assert _kept_rows(cache_file) == 16
+
+
+@pytest.mark.timeout(60)
+def test_kept_forms_are_used_only_where_the_session_files_its_answers(tmp_path):
+    """A kept form names its answer's cache key as the session made it then: a session that
+    files the same requests under other keys (another key function) is never given it."""
+    import requests_cache
+    from requests_cache.cache_keys import create_key
+
+    from propertykit.frames import format_name
+    from propertykit.wire import kept_values
+    from propertykit.wire.sqlite_storage import SQLiteAnswers
+
+    path = tmp_path / "cache.sqlite"
+    state: dict[str, Any] = {"version": 1, "record": _record}
+    with _changing_server(state) as server:
+        with _client(server, path) as client:
+            client.properties(IDS)  # fetched, then kept as read
+            batches = client._lookups.property_batches(IDS, {})
+            wanted = [(client._transport.base_url + batch.path, {}) for batch in batches]
+            own = kept_values(client._transport.session, wanted, format_name(), offline=False)
+        assert all(value is not None for value in own)
+
+        def other_keys(request: Any, **options: Any) -> str:
+            return "other-" + create_key(request, **options)
+
+        other = requests_cache.CachedSession(backend=SQLiteAnswers(path), key_fn=other_keys)
+        with other:
+            for url, _ in wanted:  # the same requests, stored under the other keys
+                assert not other.get(url, headers={"x-api-key": KEY}).from_cache
+            assert kept_values(other, wanted, format_name(), offline=False) == [None] * 3
+        assert _lookups(server) == 6
+
+
+def _as_written_by_propertykit_0_2(path: Path) -> None:
+    """Rewrite every stored answer with the head propertykit 0.2 wrote (``PKA1``: no stamp),
+    and drop what was kept."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT key, value FROM responses").fetchall()
+        for key, value in rows:
+            assert value[:4] == b"PKA2"
+            older = b"PKA1" + value[4:13] + value[29:]  # the same head without its 16-byte stamp
+            connection.execute("UPDATE responses SET value = ? WHERE key = ?", (older, key))
+        connection.execute(f"DELETE FROM {FRAMES_TABLE}")
+
+
+@pytest.mark.timeout(60)
+def test_answers_cached_before_stamps_replay_unchanged_and_are_kept_once_fetched_again(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    state: dict[str, Any] = {"version": 1, "record": _record}
+    with _changing_server(state) as server:
+        with _client(server, path) as cold:
+            network = cold.properties(IDS)
+        _as_written_by_propertykit_0_2(path)
+        for _ in range(2):  # read as before, from the bodies; nothing can name them
+            with _client(server, path) as warm:
+                _same_frame(warm.properties(IDS), network)
+                assert warm.usage.requests_sent == 0
+                assert warm.usage.cache_hits == 3
+            assert _kept_rows(path) == 0
+        state["version"] = 2
+        with _client(server, path, expire_after=3600) as refresh:
+            session = refresh._transport.session
+            for batch in refresh._lookups.property_batches(IDS, {}):
+                url = refresh._transport.base_url + batch.path
+                session.get(url, headers={"x-api-key": KEY}, force_refresh=True)
+        with _client(server, path) as warm:
+            new = warm.properties(IDS)
+            assert warm.usage.requests_sent == 0
+        assert _kept_rows(path) == 3  # stamped now: kept
+        assert (
+            new["pricing.currentSalePrice"].tolist() != network["pricing.currentSalePrice"].tolist()
+        )
+        with _client(server, path) as warm:
+            _same_frame(warm.properties(IDS), new)
+        assert _lookups(server) == 6
