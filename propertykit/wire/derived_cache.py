@@ -80,7 +80,7 @@ def read_kept(value: bytes | None) -> Kept | None:
     start = _HEAD.size + size
     if magic != _MAGIC or len(value) < start:
         return None
-    key = bytes(value[_HEAD.size : start]).decode()
+    key = bytes(value[_HEAD.size : start]).decode(errors="replace")  # a mangled one matches none
     return Kept(key, stamp, memoryview(value)[start:])
 
 

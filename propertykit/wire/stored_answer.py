@@ -16,8 +16,9 @@ drawn anew for every write: a value kept beside an answer names it
 (:mod:`propertykit.wire.derived_cache`), so whether the answer is still the one it was made
 from is told by the first bytes of the entry alone (:data:`HEAD_BYTES`, :func:`read_head`).
 
-Entries written before are still read: by propertykit 0.2 (``b"PKA1"``, the same head without
-a stamp: nothing kept is ever taken for one), or by requests-cache's ``pickle`` serializer.
+Entries written before are still read: by an earlier propertykit (``b"PKA1"``, the same head
+without a stamp: nothing kept is ever taken for one), or by requests-cache's ``pickle``
+serializer.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = [
 
 _MAGIC = b"PKA2"
 _HEAD = struct.Struct("<4sHBHI16s")
-_MAGIC_BEFORE = b"PKA1"  # propertykit 0.2: no stamp
+_MAGIC_BEFORE = b"PKA1"  # an earlier propertykit: no stamp
 _HEAD_BEFORE = struct.Struct("<4sHBHI")
 #: Leading bytes of an entry that hold its head (an expiry is 32 characters).
 HEAD_BYTES = _HEAD.size + 64

@@ -364,9 +364,9 @@ def test_kept_forms_are_used_only_where_the_session_files_its_answers(tmp_path):
         assert _lookups(server) == 6
 
 
-def _as_written_by_propertykit_0_2(path: Path) -> None:
-    """Rewrite every stored answer with the head propertykit 0.2 wrote (``PKA1``: no stamp),
-    and drop what was kept."""
+def _as_written_before_stamps(path: Path) -> None:
+    """Rewrite every stored answer with the head an earlier propertykit wrote (``PKA1``: no
+    stamp), and drop what was kept."""
     with sqlite3.connect(path) as connection:
         rows = connection.execute("SELECT key, value FROM responses").fetchall()
         for key, value in rows:
@@ -383,7 +383,7 @@ def test_answers_cached_before_stamps_replay_unchanged_and_are_kept_once_fetched
     with _changing_server(state) as server:
         with _client(server, path) as cold:
             network = cold.properties(IDS)
-        _as_written_by_propertykit_0_2(path)
+        _as_written_before_stamps(path)
         for _ in range(2):  # read as before, from the bodies; nothing can name them
             with _client(server, path) as warm:
                 _same_frame(warm.properties(IDS), network)
