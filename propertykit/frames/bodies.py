@@ -94,13 +94,14 @@ def read_bodies(
     except Unreadable:
         counted.clear()
         noted = len(sink)
-        try:  # a chunk at a time, so that the decoded records of only one are held at once
-            chunks = _chunks(bodies, DECODED_BYTES)
-            records, boundaries = _read_decoded(chunks, sink, counted, fields)
-        except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
-            del sink[noted:]
-            counted.clear()
-            records, boundaries = _read_decoded([bodies], sink, counted, fields)
+        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
+            try:  # a chunk at a time, so that the decoded records of only one are held at once
+                chunks = _chunks(bodies, DECODED_BYTES)
+                records, boundaries = _read_decoded(chunks, sink, counted, fields)
+            except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
+                del sink[noted:]
+                counted.clear()
+                records, boundaries = _read_decoded([bodies], sink, counted, fields)
     if left_out is not None:
         left_out.extend(counted)
     elif counted:
@@ -145,17 +146,17 @@ def _read_decoded(
     parts: list[dict[str, pa.Array]] = []
     boundaries = []
     position = start = 0
+    refused: set[str] = set()  # what Arrow refused in a chunk is read value by value in the next
     for chunk in chunks:
-        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
-            decoded = [decode_body(body, position + i) for i, body in enumerate(chunk)]
-            found = [record for body in decoded for record in records_of(body, left_out=left_out)]
+        decoded = [decode_body(body, position + i) for i, body in enumerate(chunk)]
+        found = [record for body in decoded for record in records_of(body, left_out=left_out)]
         for body in decoded:  # what the caller asked of the envelopes, and the records' count
             envelope = body if isinstance(body, dict) else {}
             result = envelope.get("result")
             seen = {name: envelope[name] for name in asked if name in envelope}
             envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
         own: Sink = []
-        records, served = read_records(found, own)
+        records, served = read_records(found, own, refused)
         sink.extend((column, [start + r for r in rows], raw) for column, rows, raw in own)
         parts.append(dict(zip(records.type.names, records.flatten(), strict=True)))
         boundaries.append(served)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import numpy as np
 import pyarrow as pa
 import pyarrow.json as pa_json
 
@@ -66,21 +67,27 @@ def _inferred(columns: dict[str, list[Any]]) -> dict[str, pa.Array]:
     """The columns as Arrow's JSON reader infers them, read in one block (so that a field null
     at first and an object later is read as the reader reads it within a body)."""
     names = list(columns)
-    count = len(columns[names[0]])
-    if count == 0:
-        return {name: pa.nulls(0) for name in names}
-    rows = zip(*columns.values(), strict=True)
+    rows = list(zip(*columns.values(), strict=True))
+    nothing = (None,) * len(names)
+    served = [i for i, row in enumerate(rows) if row != nothing]  # often few: only those read
+    if not served:
+        return {name: pa.nulls(len(rows)) for name in names}
     lines = _ENCODER.encode_lines(
-        [{n: v for n, v in zip(names, row, strict=True) if v is not None} for row in rows]
+        [{n: v for n, v in zip(names, rows[i], strict=True) if v is not None} for i in served]
     )
     table = pa_json.read_json(
         pa.BufferReader(lines),
         read_options=pa_json.ReadOptions(use_threads=False, block_size=len(lines) + 1),
     )
-    if table.num_rows != count:
-        raise ValueError(f"{count} rows read as {table.num_rows}")
+    if table.num_rows != len(served):
+        raise ValueError(f"{len(served)} rows read as {table.num_rows}")
+    at = np.full(len(rows), -1)
+    at[served] = np.arange(len(served))
+    taken = pa.array(at, mask=at < 0)  # each row's line, null where the row has no value
     return {
-        name: table.column(name).combine_chunks() if name in table.column_names else pa.nulls(count)
+        name: table.column(name).take(taken).combine_chunks()
+        if name in table.column_names
+        else pa.nulls(len(rows))
         for name in names
     }
 

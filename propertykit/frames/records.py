@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -75,12 +77,8 @@ def _objects(
 
 
 def _unknown(objects: list[dict[str, Any] | None], holder: str) -> list[str]:
-    """The keys of ``objects`` the interface does not name, in the order first seen."""
-    known = KNOWN[holder]
-    if set().union(*filter(None, objects)) <= known:  # dicts or None: the usual case, in C
-        return []
-    present = filter(None, objects)
-    return [k for k in dict.fromkeys(itertools.chain.from_iterable(present)) if k not in known]
+    """The keys of ``objects`` the interface does not name, by name."""
+    return sorted(set().union(*filter(None, objects)).difference(KNOWN[holder]))
 
 
 def _field_values(
@@ -89,45 +87,187 @@ def _field_values(
     if not keys:
         return {}
     present = [_EMPTY if o is None else o for o in objects]
-    return {f"{prefix}{k}": list(map(dict.get, present, itertools.repeat(k))) for k in keys}
+    return {f"{prefix}{k}": list(map(dict.get, present, repeat(k))) for k in keys}
 
 
-def read_records(rows: list[Any], sink: Sink) -> tuple[pa.StructArray, np.ndarray]:
-    """Records (anything that is not an object is a row of missing values) and boundaries."""
+#: Records read by Arrow at once: a block's objects stay in the CPU's caches while a field Arrow
+#: refuses is read again by itself.
+BLOCK = 2048
+_OBJECTS = tuple(f.name for f in RECORD_TYPE if isinstance(f.type, pa.StructType))
+_LEAVES = {name: RECORD_TYPE.field(name).type.names for name in _OBJECTS}
+_NAMED_ONLY = tuple(KNOWN[name].issuperset for name in _OBJECTS)
+
+
+@dataclass
+class _Survey:
+    """What one look at every record finds that Arrow's reading would not show."""
+
+    unknown: set[str] = field(default_factory=set)  # objects with keys the interface does not name
+    odd: set[str] = field(default_factory=set)  # fields holding a value of another shape
+    boundaries: list[Any] = field(default_factory=list)  # spatial.boundary as served
+
+
+def _survey(records: list[dict[str, Any] | None]) -> _Survey:
+    """Objects holding fields the interface does not name; fields holding a value of a shape
+    Arrow would read silently (text or a list for an object, text for a list of sales)."""
+    found = _Survey()
+    record_named, sale_named = KNOWN[""].issuperset, KNOWN["saleHistory"].issuperset
+    for record in records:
+        if record is None:
+            found.boundaries.append(None)
+            continue
+        if not record_named(record):
+            found.unknown.add("")
+        objects = map(record.get, _OBJECTS)
+        for name, value, named in zip(_OBJECTS, objects, _NAMED_ONLY, strict=True):
+            if type(value) is dict:
+                if not named(value):
+                    found.unknown.add(name)
+            elif value is not None:
+                found.odd.add(name)
+        spatial = record.get("spatial")
+        served = type(spatial) is dict or isinstance(spatial, Mapping)
+        found.boundaries.append(spatial.get("boundary") if served else None)
+        sales = record.get("saleHistory")
+        if type(sales) is list:
+            try:
+                if not all(map(sale_named, sales)):
+                    found.unknown.add("saleHistory")
+            except TypeError:  # an entry that is not an object
+                found.odd.add("saleHistory")
+        elif sales is not None:
+            found.odd.add("saleHistory")
+    return found
+
+
+def read_records(
+    rows: list[Any], sink: Sink, refused: set[str] | None = None
+) -> tuple[pa.StructArray, np.ndarray]:
+    """Records (anything that is not an object is a row of missing values) and boundaries.
+
+    ``refused``: fields and leaves (dotted names) Arrow refused in records read before, to
+    read value by value at once; the fields and leaves Arrow refuses here are added to it.
+    """
     records, _ = _objects(rows, "", sink)
-    try:
-        whole: pa.StructArray | None = pa.array(records, RECORD_TYPE)
-    except ARROW_ERRORS:
-        whole = None
+    survey = _survey(records)
     present = [_EMPTY if r is None else r for r in records]
+    refused = set() if refused is None else refused
+    refused |= survey.odd
+    blocks = [
+        _named_fields(records[at : at + BLOCK], present[at : at + BLOCK], at, refused, survey, sink)
+        for at in range(0, max(len(records), 1), BLOCK)
+    ]
+    found: dict[str, list[Any]] = {}
+    if "" in survey.unknown:
+        found |= _field_values(records, _unknown(records, ""), "")
     columns: list[pa.Array] = []
-    found: dict[str, list[Any]] = _field_values(records, _unknown(records, ""), "")
-    boundaries = np.full(len(rows), None, dtype=object)
-    for i, field in enumerate(RECORD_TYPE):
-        name = field.name
-        arrow = whole.field(i) if whole is not None else None
-        nested = isinstance(field.type, pa.StructType | pa.ListType)
-        if nested or arrow is None:
-            values = list(map(dict.get, present, itertools.repeat(name)))
-        if isinstance(field.type, pa.StructType):
-            objects, changed = _objects(values, name, sink)
-            found |= _field_values(objects, _unknown(objects, name), f"{name}.")
-            if name == "spatial":
-                served = (None if s is None else s.get("boundary") for s in objects)
-                boundaries = np.fromiter(served, dtype=object, count=len(objects))
-            if arrow is None or changed:
-                arrow = read_values(objects, field.type, name, sink)
-        elif isinstance(field.type, pa.ListType):
+    for i, field_ in enumerate(RECORD_TYPE):
+        name, odd = field_.name, field_.name in survey.odd
+        values: list[Any] = []
+        if odd or name in survey.unknown:
+            values = list(map(dict.get, present, repeat(name)))
+        arrow = None if odd else pa.concat_arrays([block[i] for block in blocks])
+        if name == "saleHistory" and values:  # a sale's own fields, or values of other shapes
             arrow = read_histories(values, sink, arrow)
-        elif arrow is None:
-            arrow = read_values(values, field.type, name, sink)
+        elif odd:  # values Arrow would take silently (text as an object of nulls): counted
+            objects, _ = _objects(values, name, sink)
+            found |= _field_values(objects, _unknown(objects, name), f"{name}.")
+            arrow = read_values(objects, field_.type, name, sink)
+        elif values:  # an object holding fields the interface does not name
+            found |= _field_values(values, _unknown(values, name), f"{name}.")
         columns.append(arrow)
     extras = ordered(read_extras(found, sink))
     mask = pa.array([r is None for r in records]) if None in records else None
     struct = pa.StructArray.from_arrays(
         [*columns, *extras.values()], names=[*RECORD_TYPE.names, *extras], mask=mask
     )
-    return struct, boundaries
+    return struct, np.fromiter(survey.boundaries, dtype=object, count=len(records))
+
+
+def _named_fields(
+    records: list[dict[str, Any] | None],
+    present: list[dict[str, Any]],
+    start: int,
+    refused: set[str],
+    survey: _Survey,
+    sink: Sink,
+) -> list[pa.Array | None]:
+    """A block of records' named fields: Arrow at once, but for the fields and leaves it refuses
+    (dotted names in ``refused``, added to as found), which are read value by value
+    (:func:`read_values`; rows counted from ``start``). Fields of odd shapes are left out
+    (``None``): they are read with all the records."""
+    while True:
+        read = _without(refused)
+        try:
+            arrow = pa.array(records, read)
+            break
+        except ARROW_ERRORS:
+            refused |= _refused_in(present, read)
+    rows = range(start, start + len(records))
+    columns: list[pa.Array | None] = []
+    for field_ in RECORD_TYPE:
+        name = field_.name
+        if name in survey.odd:
+            columns.append(None)
+        elif name in refused:
+            values = list(map(dict.get, present, repeat(name)))
+            columns.append(read_values(values, field_.type, name, sink, rows))
+        elif any(f"{name}.{leaf}" in refused for leaf in _LEAVES.get(name, ())):
+            kept = arrow.field(name)
+            objects = [_EMPTY if o is None else o for o in map(dict.get, present, repeat(name))]
+            children = []
+            for f in field_.type:
+                if f"{name}.{f.name}" not in refused:
+                    children.append(kept.field(f.name))
+                    continue
+                leaf = list(map(dict.get, objects, repeat(f.name)))
+                children.append(read_values(leaf, f.type, f"{name}.{f.name}", sink, rows))
+            mask = kept.is_null() if kept.null_count else None
+            columns.append(
+                pa.StructArray.from_arrays(children, fields=list(field_.type), mask=mask)
+            )
+        else:
+            columns.append(arrow.field(name))
+    return columns
+
+
+def _without(refused: set[str]) -> pa.StructType:
+    """:data:`RECORD_TYPE` without the fields and leaves named in ``refused``."""
+    fields = []
+    for field_ in RECORD_TYPE:
+        if field_.name in refused:
+            continue
+        if isinstance(field_.type, pa.StructType):
+            kept = [f for f in field_.type if f"{field_.name}.{f.name}" not in refused]
+            field_ = pa.field(field_.name, pa.struct(kept))
+        fields.append(field_)
+    return pa.struct(fields)
+
+
+def _refused_in(present: list[dict[str, Any]], read: pa.StructType) -> set[str]:
+    """The fields of ``read`` Arrow refuses in ``present`` (of an object, its refused leaves)."""
+    found: set[str] = set()
+    for field_ in read:
+        if _reads(present, field_):
+            continue
+        if not isinstance(field_.type, pa.StructType):
+            found.add(field_.name)
+            continue
+        leaves = {
+            f"{field_.name}.{f.name}"
+            for f in field_.type
+            if not _reads(present, pa.field(field_.name, pa.struct([f])))
+        }
+        found |= leaves or {field_.name}
+    return found
+
+
+def _reads(present: list[dict[str, Any]], field_: pa.Field) -> bool:
+    try:
+        pa.array(present, pa.struct([field_]))
+    except ARROW_ERRORS:
+        return False
+    return True
 
 
 def read_values(
@@ -139,8 +279,8 @@ def read_values(
 ) -> pa.Array:
     """Values of one named field as ``arrow_type``: Arrow at once, else an object a field at a
     time and a leaf by the lenient rules; ``rows[i]`` is the frame's row of ``values[i]``."""
-    if isinstance(arrow_type, pa.ListType):
-        return read_histories(values, sink, None, rows)
+    if isinstance(arrow_type, pa.ListType):  # a sale's own fields: read with all the sales
+        return read_histories(values, sink, None, rows, own_fields=False)
     if not isinstance(arrow_type, pa.StructType):
         return coercion.lenient(values, KINDS[column], arrow_type, column, sink, rows)
     try:
@@ -149,16 +289,13 @@ def read_values(
         pass
     objects, _ = _objects(values, column, sink, rows)
     present = [_EMPTY if o is None else o for o in objects]
-    children = [
-        read_values(
-            list(map(dict.get, present, itertools.repeat(f.name))),
-            f.type,
-            f"{column}.{f.name}",
-            sink,
-            rows,
-        )
-        for f in arrow_type
-    ]
+    children = []
+    for f in arrow_type:  # only a leaf Arrow refuses is read value by value
+        try:
+            children.append(pa.array(present, pa.struct([f])).field(0))
+        except ARROW_ERRORS:
+            leaf = list(map(dict.get, present, repeat(f.name)))
+            children.append(read_values(leaf, f.type, f"{column}.{f.name}", sink, rows))
     mask = pa.array([o is None for o in objects]) if None in objects else None
     return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
 
@@ -168,8 +305,11 @@ def read_histories(
     sink: Sink,
     arrow: pa.ListArray | None = None,
     rows: Sequence[int] | None = None,
+    *,
+    own_fields: bool = True,
 ) -> pa.ListArray:
-    """``saleHistory`` values as lists of sales, each sale's own fields kept after the named.
+    """``saleHistory`` values as lists of sales, each sale's own fields kept after the named
+    (unless not ``own_fields``).
 
     ``arrow``: Arrow's reading of ``values``, kept when it holds nothing Arrow took silently
     (an empty text read as an empty list, an empty value as a sale). A value that is not a list
@@ -180,6 +320,12 @@ def read_histories(
     if not (lists and set(map(type, entries)) <= {dict, _NONE}):
         arrow = None
     lengths = [len(v) if lists and v is not None else 0 for v in values]
+    if arrow is None and lists and set(map(type, entries)) <= {dict}:  # plain: Arrow at once
+        offsets = pa.array(np.cumsum([0, *lengths]), pa.int32())
+        elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
+        arrow = pa.ListArray.from_arrays(
+            offsets, elements, mask=pa.array([v is None for v in values])
+        )
     if arrow is None:
         offsets, entries, odd = [0], [], []
         for position, value in enumerate(values):
@@ -198,7 +344,7 @@ def read_histories(
         lengths = np.diff(offsets).tolist()
         elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
         arrow = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=missing)
-    keys = _unknown(entries, "saleHistory")
+    keys = _unknown(entries, "saleHistory") if own_fields else []
     if not keys:
         return arrow
     own = read_extras(_field_values(entries, keys, "saleHistory."), sink, _owners(lengths, rows))
