@@ -1,18 +1,22 @@
 """Property records read into Arrow: the reading half of frames, in two tiers.
 
-1. Arrow reads every record at once with the declared schema (``pa.array`` with
-   :data:`RECORD_TYPE`): tidy records, the usual case.
-2. When Arrow refuses a value, each field is read by itself, and a field Arrow refuses is read a
-   leaf at a time; a leaf Arrow refuses alone goes through the lenient rules
-   (:func:`propertykit.frames.coercion.lenient`), which coerce what has a clear meaning and send
-   the rest to a sink, for the frame to count and keep.
+1. Arrow reads the records, a block of :data:`BLOCK` at a time, with the declared schema
+   (``pa.array`` with :data:`RECORD_TYPE`): tidy records, the usual case.
+2. In a block Arrow refuses, each field is tried by itself; a field Arrow refuses is read apart
+   (:func:`read_values`: an object a leaf at a time, and only a leaf Arrow refuses through the
+   lenient rules of :func:`propertykit.frames.coercion.lenient`, which coerce what has a clear
+   meaning and send the rest to a sink, for the frame to count and keep). Later blocks read
+   those fields apart at once, so untidy records cost one more look at the fields that hold
+   untidy values, not at every field. A block's records are still in the CPU's caches when a
+   field is read again.
 
-Either way one look at each object (:func:`_objects`) finds what Arrow would take silently: an
-empty text or list where an object is expected (Arrow reads it as an object of missing values)
-or where a list is (an empty list) is missing, counted and kept; and it finds the fields the
-interface does not name, which are kept (:mod:`propertykit.frames.extras`). The result is one
-struct array: the fields of :data:`RECORD_TYPE` first (each sale with any fields of its own
-after the named ones), then every other field by dotted name; and the boundaries as served.
+Before either, one look at each record (:func:`_survey`) finds what Arrow's reading would not
+show: fields the interface does not name, at any depth (kept: :mod:`propertykit.frames.extras`),
+and values of another shape where an object or a list is expected (Arrow would read an empty
+text or list as an object of missing values, an empty text as an empty list): that field is read
+apart, the odd values missing, counted and kept. The result is one struct array: the fields of
+:data:`RECORD_TYPE` first (each sale with any fields of its own after the named ones), then every
+other field by dotted name; and the boundaries as served.
 """
 
 from __future__ import annotations
@@ -65,15 +69,14 @@ def as_dict(value: Any) -> dict[str, Any] | None:
 
 def _objects(
     values: list[Any], column: str, sink: Sink, rows: Sequence[int] | None = None
-) -> tuple[list[dict[str, Any] | None], bool]:
-    """``values`` as dicts or ``None`` (anything else counted in ``sink``), and whether any was
-    changed (then Arrow's own reading of them cannot be kept)."""
+) -> list[dict[str, Any] | None]:
+    """``values`` as dicts or ``None`` (anything else counted in ``sink``)."""
     if set(map(type, values)) <= {dict, _NONE}:
-        return values, False
+        return values
     objects = [as_dict(v) for v in values]
     odd = [i for i, o in enumerate(objects) if o is None and values[i] is not None]
     coercion.note(sink, column or coercion.RECORD, odd, [values[i] for i in odd], rows)
-    return objects, bool(odd)
+    return objects
 
 
 def _unknown(objects: list[dict[str, Any] | None], holder: str) -> list[str]:
@@ -90,11 +93,10 @@ def _field_values(
     return {f"{prefix}{k}": list(map(dict.get, present, repeat(k))) for k in keys}
 
 
-#: Records read by Arrow at once: a block's objects stay in the CPU's caches while a field Arrow
-#: refuses is read again by itself.
+#: Records Arrow reads at once: few enough that their objects stay in the CPU's caches while a
+#: field Arrow refuses is read again by itself.
 BLOCK = 2048
 _OBJECTS = tuple(f.name for f in RECORD_TYPE if isinstance(f.type, pa.StructType))
-_LEAVES = {name: RECORD_TYPE.field(name).type.names for name in _OBJECTS}
 _NAMED_ONLY = tuple(KNOWN[name].issuperset for name in _OBJECTS)
 
 
@@ -126,8 +128,7 @@ def _survey(records: list[dict[str, Any] | None]) -> _Survey:
             elif value is not None:
                 found.odd.add(name)
         spatial = record.get("spatial")
-        served = type(spatial) is dict or isinstance(spatial, Mapping)
-        found.boundaries.append(spatial.get("boundary") if served else None)
+        found.boundaries.append(spatial.get("boundary") if isinstance(spatial, Mapping) else None)
         sales = record.get("saleHistory")
         if type(sales) is list:
             try:
@@ -148,13 +149,15 @@ def read_records(
     ``refused``: fields and leaves (dotted names) Arrow refused in records read before, to
     read value by value at once; the fields and leaves Arrow refuses here are added to it.
     """
-    records, _ = _objects(rows, "", sink)
+    records = _objects(rows, "", sink)
     survey = _survey(records)
     present = [_EMPTY if r is None else r for r in records]
     refused = set() if refused is None else refused
     refused |= survey.odd
     blocks = [
-        _named_fields(records[at : at + BLOCK], present[at : at + BLOCK], at, refused, survey, sink)
+        _named_fields(
+            records[at : at + BLOCK], present[at : at + BLOCK], at, refused, survey.odd, sink
+        )
         for at in range(0, max(len(records), 1), BLOCK)
     ]
     found: dict[str, list[Any]] = {}
@@ -170,7 +173,7 @@ def read_records(
         if name == "saleHistory" and values:  # a sale's own fields, or values of other shapes
             arrow = read_histories(values, sink, arrow)
         elif odd:  # values Arrow would take silently (text as an object of nulls): counted
-            objects, _ = _objects(values, name, sink)
+            objects = _objects(values, name, sink)
             found |= _field_values(objects, _unknown(objects, name), f"{name}.")
             arrow = read_values(objects, field_.type, name, sink)
         elif values:  # an object holding fields the interface does not name
@@ -189,80 +192,36 @@ def _named_fields(
     present: list[dict[str, Any]],
     start: int,
     refused: set[str],
-    survey: _Survey,
+    odd: set[str],
     sink: Sink,
 ) -> list[pa.Array | None]:
-    """A block of records' named fields: Arrow at once, but for the fields and leaves it refuses
-    (dotted names in ``refused``, added to as found), which are read value by value
-    (:func:`read_values`; rows counted from ``start``). Fields of odd shapes are left out
-    (``None``): they are read with all the records."""
+    """A block of records' named fields: Arrow at once, but for the fields it refuses (in
+    ``refused``, added to as found), each read by itself (:func:`read_values`: only a leaf Arrow
+    refuses value by value; rows counted from ``start``). Fields in ``odd`` are left out."""
     while True:
-        read = _without(refused)
+        read = pa.struct([f for f in RECORD_TYPE if f.name not in refused])
         try:
             arrow = pa.array(records, read)
             break
         except ARROW_ERRORS:
-            refused |= _refused_in(present, read)
+            found = {f.name for f in read if not _reads(present, f)}
+            refused |= found or set(read.names)  # none alone: every field by itself
     rows = range(start, start + len(records))
     columns: list[pa.Array | None] = []
     for field_ in RECORD_TYPE:
         name = field_.name
-        if name in survey.odd:
+        if name in odd:
             columns.append(None)
         elif name in refused:
             values = list(map(dict.get, present, repeat(name)))
-            columns.append(read_values(values, field_.type, name, sink, rows))
-        elif any(f"{name}.{leaf}" in refused for leaf in _LEAVES.get(name, ())):
-            kept = arrow.field(name)
-            objects = [_EMPTY if o is None else o for o in map(dict.get, present, repeat(name))]
-            children = []
-            for f in field_.type:
-                if f"{name}.{f.name}" not in refused:
-                    children.append(kept.field(f.name))
-                    continue
-                leaf = list(map(dict.get, objects, repeat(f.name)))
-                children.append(read_values(leaf, f.type, f"{name}.{f.name}", sink, rows))
-            mask = kept.is_null() if kept.null_count else None
-            columns.append(
-                pa.StructArray.from_arrays(children, fields=list(field_.type), mask=mask)
-            )
+            columns.append(read_values(values, field_.type, name, sink, rows, refused=True))
         else:
             columns.append(arrow.field(name))
     return columns
 
 
-def _without(refused: set[str]) -> pa.StructType:
-    """:data:`RECORD_TYPE` without the fields and leaves named in ``refused``."""
-    fields = []
-    for field_ in RECORD_TYPE:
-        if field_.name in refused:
-            continue
-        if isinstance(field_.type, pa.StructType):
-            kept = [f for f in field_.type if f"{field_.name}.{f.name}" not in refused]
-            field_ = pa.field(field_.name, pa.struct(kept))
-        fields.append(field_)
-    return pa.struct(fields)
-
-
-def _refused_in(present: list[dict[str, Any]], read: pa.StructType) -> set[str]:
-    """The fields of ``read`` Arrow refuses in ``present`` (of an object, its refused leaves)."""
-    found: set[str] = set()
-    for field_ in read:
-        if _reads(present, field_):
-            continue
-        if not isinstance(field_.type, pa.StructType):
-            found.add(field_.name)
-            continue
-        leaves = {
-            f"{field_.name}.{f.name}"
-            for f in field_.type
-            if not _reads(present, pa.field(field_.name, pa.struct([f])))
-        }
-        found |= leaves or {field_.name}
-    return found
-
-
 def _reads(present: list[dict[str, Any]], field_: pa.Field) -> bool:
+    """Whether Arrow reads ``field_`` of every record in ``present``."""
     try:
         pa.array(present, pa.struct([field_]))
     except ARROW_ERRORS:
@@ -276,18 +235,22 @@ def read_values(
     column: str,
     sink: Sink,
     rows: Sequence[int] | None = None,
+    *,
+    refused: bool = False,
 ) -> pa.Array:
-    """Values of one named field as ``arrow_type``: Arrow at once, else an object a field at a
-    time and a leaf by the lenient rules; ``rows[i]`` is the frame's row of ``values[i]``."""
+    """Values of one named field as ``arrow_type``: Arrow at once (unless already ``refused``),
+    else an object a field at a time and a leaf by the lenient rules; ``rows[i]`` is the frame's
+    row of ``values[i]``."""
     if isinstance(arrow_type, pa.ListType):  # a sale's own fields: read with all the sales
         return read_histories(values, sink, None, rows, own_fields=False)
     if not isinstance(arrow_type, pa.StructType):
         return coercion.lenient(values, KINDS[column], arrow_type, column, sink, rows)
-    try:
-        return pa.array(values, arrow_type)
-    except ARROW_ERRORS:
-        pass
-    objects, _ = _objects(values, column, sink, rows)
+    if not refused:
+        try:
+            return pa.array(values, arrow_type)
+        except ARROW_ERRORS:
+            pass
+    objects = _objects(values, column, sink, rows)
     present = [_EMPTY if o is None else o for o in objects]
     children = []
     for f in arrow_type:  # only a leaf Arrow refuses is read value by value
@@ -312,15 +275,16 @@ def read_histories(
     (unless not ``own_fields``).
 
     ``arrow``: Arrow's reading of ``values``, kept when it holds nothing Arrow took silently
-    (an empty text read as an empty list, an empty value as a sale). A value that is not a list
-    and an entry that is not an object are left out, counted in ``sink``.
+    (an empty text read as an empty list). A value that is not a list and an entry that is not
+    an object (nor ``null``: a missing sale) are left out, counted in ``sink``.
     """
     lists = set(map(type, values)) <= {list, _NONE}
     entries = list(itertools.chain.from_iterable(filter(None, values))) if lists else []
-    if not (lists and set(map(type, entries)) <= {dict, _NONE}):
+    kinds = set(map(type, entries)) if lists else {object}
+    if not kinds <= {dict, _NONE}:
         arrow = None
     lengths = [len(v) if lists and v is not None else 0 for v in values]
-    if arrow is None and lists and set(map(type, entries)) <= {dict}:  # plain: Arrow at once
+    if arrow is None and kinds <= {dict, _NONE}:  # lists of objects: Arrow at once
         offsets = pa.array(np.cumsum([0, *lengths]), pa.int32())
         elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
         arrow = pa.ListArray.from_arrays(
@@ -331,9 +295,9 @@ def read_histories(
         for position, value in enumerate(values):
             if isinstance(value, list | tuple):
                 for item in value:
-                    if isinstance(item, Mapping):
+                    if item is None or isinstance(item, Mapping):  # a null sale, as Arrow reads it
                         entries.append(as_dict(item))
-                    elif item is not None:
+                    else:
                         odd.append((position, item))
             elif value is not None:
                 odd.append((position, value))

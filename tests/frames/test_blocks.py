@@ -13,15 +13,23 @@ import pytest
 
 import propertykit as pk
 import propertykit.views.accessor
+from propertykit.frames import records as reading
 from propertykit.frames.coercion import Unparsed
 from propertykit.sandbox.data import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 
 
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 64 records, so that a few hundred records span many blocks: what Arrow refuses
+    in one is read apart in every later one, whose values must all still be read."""
+    monkeypatch.setattr(reading, "BLOCK", 64)
+
+
 @pytest.fixture(scope="module")
 def untidy() -> list[dict[str, Any]]:
-    """900 records (five blocks): odd values early on, and hollow ones in later blocks."""
+    """900 records (15 blocks): odd values early on, and hollow ones in later blocks."""
     records = copy.deepcopy(generate_records(900, seed=8))
     records[3]["pricing"]["estimatedSaleValue"] = "350000"
     records[5]["yearBuilt"] = "c. 1930"

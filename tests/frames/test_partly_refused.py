@@ -12,12 +12,20 @@ import pytest
 
 import propertykit as pk
 import propertykit.views.accessor  # registers df.pk
+from propertykit.frames import records as reading
 from propertykit.sandbox.data import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 
-# Blocks hold 64, 128, 256, then 512 records: 520 records end within the fourth block.
+# 520 records: nine blocks of 64 (small_blocks), the last one short.
 COUNT = 520
+
+
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 64 records, so that a few hundred records span many blocks: what Arrow refuses
+    in one is read apart in every later one, whose values must all still be read."""
+    monkeypatch.setattr(reading, "BLOCK", 64)
 
 
 def as_served(values: pd.Series) -> list[Any]:
