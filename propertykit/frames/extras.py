@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-import numpy as np
 import pyarrow as pa
 import pyarrow.json as pa_json
 
@@ -68,24 +67,24 @@ def _inferred(columns: dict[str, list[Any]]) -> dict[str, pa.Array]:
     at first and an object later is read as the reader reads it within a body)."""
     names = list(columns)
     rows = list(zip(*columns.values(), strict=True))
+    if not rows:
+        return {name: pa.nulls(0) for name in names}
     nothing = (None,) * len(names)
-    served = [i for i, row in enumerate(rows) if row != nothing]  # often few: only those read
-    if not served:
-        return {name: pa.nulls(len(rows)) for name in names}
-    lines = _ENCODER.encode_lines(
-        [{n: v for n, v in zip(names, rows[i], strict=True) if v is not None} for i in served]
-    )
+    lines = [b"{}"] * len(rows)  # a row without a value: an empty object, not encoded
+    for i, row in enumerate(rows):
+        if row != nothing:
+            lines[i] = _ENCODER.encode(
+                {n: v for n, v in zip(names, row, strict=True) if v is not None}
+            )
+    data = b"\n".join(lines)
     table = pa_json.read_json(
-        pa.BufferReader(lines),
-        read_options=pa_json.ReadOptions(use_threads=False, block_size=len(lines) + 1),
+        pa.BufferReader(data),
+        read_options=pa_json.ReadOptions(use_threads=False, block_size=len(data) + 1),
     )
-    if table.num_rows != len(served):
-        raise ValueError(f"{len(served)} rows read as {table.num_rows}")
-    at = np.full(len(rows), -1)
-    at[served] = np.arange(len(served))
-    taken = pa.array(at, mask=at < 0)  # each row's line, null where the row has no value
+    if table.num_rows != len(rows):
+        raise ValueError(f"{len(rows)} rows read as {table.num_rows}")
     return {
-        name: table.column(name).take(taken).combine_chunks()
+        name: table.column(name).combine_chunks()
         if name in table.column_names
         else pa.nulls(len(rows))
         for name in names

@@ -146,8 +146,8 @@ def read_records(
 ) -> tuple[pa.StructArray, np.ndarray]:
     """Records (anything that is not an object is a row of missing values) and boundaries.
 
-    ``refused``: fields and leaves (dotted names) Arrow refused in records read before, to
-    read value by value at once; the fields and leaves Arrow refuses here are added to it.
+    ``refused``: named fields Arrow refused in records read before, each read by itself here
+    at once; the fields Arrow refuses here are added to it.
     """
     records = _objects(rows, "", sink)
     survey = _survey(records)
