@@ -32,6 +32,7 @@ from propertykit.frames.schema import ARROW_ERRORS, RECORD_TYPE
 __all__ = ["joined", "leaves", "ordered", "read_extras"]
 
 _ENCODER = msgspec.json.Encoder()
+_EMPTY: dict[str, Any] = {}
 _REFUSED = (*ARROW_ERRORS, pa.ArrowException, TypeError, ValueError)  # odd shapes too
 _RANK = {name: i for i, name in enumerate(RECORD_TYPE.names)}
 
@@ -70,16 +71,17 @@ def _inferred(columns: dict[str, list[Any]]) -> dict[str, pa.Array]:
     if not rows:
         return {name: pa.nulls(0) for name in names}
     nothing = (None,) * len(names)
-    lines = [b"{}"] * len(rows)  # a row without a value: an empty object, not encoded
-    for i, row in enumerate(rows):
-        if row != nothing:
-            lines[i] = _ENCODER.encode(
-                {n: v for n, v in zip(names, row, strict=True) if v is not None}
-            )
-    data = b"\n".join(lines)
+    lines = _ENCODER.encode_lines(  # a row without a value: an empty object, made once
+        [
+            _EMPTY
+            if row == nothing
+            else {n: v for n, v in zip(names, row, strict=True) if v is not None}
+            for row in rows
+        ]
+    )
     table = pa_json.read_json(
-        pa.BufferReader(data),
-        read_options=pa_json.ReadOptions(use_threads=False, block_size=len(data) + 1),
+        pa.BufferReader(lines),
+        read_options=pa_json.ReadOptions(use_threads=False, block_size=len(lines) + 1),
     )
     if table.num_rows != len(rows):
         raise ValueError(f"{len(rows)} rows read as {table.num_rows}")

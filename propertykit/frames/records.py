@@ -280,11 +280,11 @@ def read_histories(
     """
     lists = set(map(type, values)) <= {list, _NONE}
     entries = list(itertools.chain.from_iterable(filter(None, values))) if lists else []
-    kinds = set(map(type, entries)) if lists else {object}
-    if not kinds <= {dict, _NONE}:
+    plain = lists and set(map(type, entries)) <= {dict, _NONE}  # lists of objects (or nulls)
+    if not plain:
         arrow = None
     lengths = [len(v) if lists and v is not None else 0 for v in values]
-    if arrow is None and kinds <= {dict, _NONE}:  # lists of objects: Arrow at once
+    if arrow is None and plain:  # Arrow at once
         offsets = pa.array(np.cumsum([0, *lengths]), pa.int32())
         elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
         arrow = pa.ListArray.from_arrays(
