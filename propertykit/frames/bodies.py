@@ -1,14 +1,16 @@
 """Response bodies into the records' struct array, for ``pk.frame(bodies)``: two tiers.
 
-1. Arrow's JSON reader reads every body with the declared schema (:data:`RECORD_TYPE` in the
+1. Arrow's JSON reader reads the bodies with the declared schema (:data:`RECORD_TYPE` in the
    envelope ``{"result": [...]}``), fields the schema does not name inferred
    (``unexpected_field_behavior="infer"``): in C++, on every core, with no Python object per
-   value. The bodies are read a chunk at a time (the first small, so that untidy bodies are told
-   early; never the whole input joined at once).
-2. When Arrow refuses any of it (a value of the wrong type, a record that is not an object, an
-   envelope of another shape, a boundary that is not a plain GeoJSON Polygon), the bodies are
-   decoded once, by ``msgspec``, and their records read as records are
-   (:func:`propertykit.frames.records.read_records`).
+   value; a chunk at a time (the first small, so that untidy bodies are told early; never the
+   whole input joined at once).
+2. A chunk Arrow refuses (a value of the wrong type, a record that is not an object, an envelope
+   of another shape, a boundary that is not a plain GeoJSON Polygon) is read again in runs of
+   ``CHUNK_BYTES[0]``, and only the runs Arrow refuses are decoded, by ``msgspec``, and their
+   records read as records are (:func:`propertykit.frames.records.read_records`): one odd
+   value costs one run, not every body. Once most runs of a chunk are refused, the bodies after
+   it are decoded without asking Arrow.
 
 Both give the frame the decoded records give (``tests/frames/test_bodies.py``), with one
 difference: numbers in a boundary's coordinates read by Arrow come back as floats.
@@ -16,8 +18,9 @@ difference: numbers in a boundary's coordinates read by Arrow come back as float
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -56,7 +59,7 @@ ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
 POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
 )
-#: Bytes per chunk: the first chunk's, and the most.
+#: Bytes per chunk: the first chunk's (and a run's, when Arrow refuses a chunk), and the most.
 CHUNK_BYTES = (256 * 2**10, 16 * 2**20)
 #: Bytes of bodies decoded at once when Arrow refuses them (their records held as Python objects
 #: take several times as much).
@@ -71,7 +74,7 @@ _SCHEMA = pa.schema(
 )
 
 
-_UNJOINED = (pa.ArrowException, TypeError)  # no type Arrow promotes the chunks' types to
+_UNJOINED = (pa.ArrowException, TypeError)  # no type Arrow promotes the runs' types to
 
 
 class Unreadable(Exception):
@@ -86,27 +89,100 @@ def read_bodies(
     Items of the ``result`` lists that are not records are left out: added to ``left_out`` when
     given, else counted in a :class:`~propertykit.errors.NotRecordsWarning`.
     """
-    counted: list[Any] = []
     fields = ENVELOPE_FIELDS.get()
-    try:
-        records, boundaries, nulls = read_by_arrow(bodies, fields)
-        counted.extend([None] * nulls)
-    except Unreadable:
-        counted.clear()
-        noted = len(sink)
-        with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
-            try:  # a chunk at a time, so that the decoded records of only one are held at once
-                chunks = _chunks(bodies, DECODED_BYTES)
-                records, boundaries = _read_decoded(chunks, sink, counted, fields)
-            except _UNJOINED:  # the chunks' fields Arrow cannot join: all at once
-                del sink[noted:]
-                counted.clear()
-                records, boundaries = _read_decoded([bodies], sink, counted, fields)
+    noted = len(sink)
+    with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
+        read = _Reading(sink, fields)
+        try:
+            read.all(bodies)
+            struct = _joined_parts(read.parts)
+        except _UNJOINED:  # the runs' fields Arrow cannot join: all decoded at once
+            del sink[noted:]
+            read = _Reading(sink, fields)
+            read.decoded(bodies)
+            struct = _joined_parts(read.parts)
+    if fields is not None:
+        asked = [n for n in fields if n != "result" and any(n in e for e in read.envelopes)]
+        fields.clear()
+        fields.update({n: [e.get(n) for e in read.envelopes] for n in [*asked, "result"]})
     if left_out is not None:
-        left_out.extend(counted)
-    elif counted:
-        warn_left_out(len(counted), counted[0])
-    return records, boundaries
+        left_out.extend(read.left_out)
+    elif read.left_out:
+        warn_left_out(len(read.left_out), read.left_out[0])
+    return struct, np.concatenate(read.boundaries)
+
+
+@dataclass
+class _Reading:
+    """Runs of bodies read so far, in order: by Arrow, or decoded and read as records."""
+
+    sink: Sink
+    fields: dict[str, list[Any]] | None  # the envelope fields asked for (ENVELOPE_FIELDS)
+    parts: list[dict[str, pa.Array]] = field(default_factory=list)
+    boundaries: list[np.ndarray] = field(default_factory=list)
+    envelopes: list[dict[str, Any]] = field(default_factory=list)  # the fields asked, per body
+    left_out: list[Any] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)  # named fields Arrow refused in records
+    records: int = 0
+
+    def all(self, bodies: list[Any]) -> None:
+        """Every body, a chunk at a time; a chunk Arrow refuses in runs of
+        ``CHUNK_BYTES[0]``, each decoded only if Arrow refuses it too. Once most runs of a
+        chunk are refused, the bodies after it are decoded without asking Arrow."""
+        try:
+            data: Sequence[Any] = _as_bytes(bodies)
+            dense = False
+        except Unreadable:  # text Arrow cannot take
+            data, dense = bodies, True
+        for chunk in _chunks(data):
+            if not dense:
+                try:
+                    self.by_arrow(chunk)
+                    continue
+                except Unreadable:
+                    pass
+            runs = list(_chunks(chunk, DECODED_BYTES if dense else CHUNK_BYTES[0]))
+            refused = 0
+            for run in runs:
+                if not dense and len(runs) > 1:
+                    try:
+                        self.by_arrow(run)
+                        continue
+                    except Unreadable:
+                        refused += 1
+                self.decoded(run)
+            dense = dense or 2 * refused > len(runs)
+
+    def by_arrow(self, run: Sequence[bytes]) -> None:
+        """Tier 1, or :class:`Unreadable` with nothing read."""
+        part, boundaries, nulls, envelopes = _by_arrow(run, self.fields)
+        self._add(part, boundaries, envelopes)
+        self.left_out.extend([None] * nulls)
+
+    def decoded(self, run: Sequence[Any]) -> None:
+        """Tier 2: ``run`` decoded, by ``msgspec``, and its records read as records are."""
+        at = len(self.envelopes)
+        decoded = [decode_body(body, at + i) for i, body in enumerate(run)]
+        found = [r for body in decoded for r in records_of(body, left_out=self.left_out)]
+        envelopes = []
+        for body in decoded:  # what the caller asked of the envelopes, and the records' count
+            envelope = body if isinstance(body, dict) else {}
+            result = envelope.get("result")
+            seen = {n: envelope[n] for n in self.fields or () if n in envelope}
+            envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
+        own: Sink = []
+        records, boundaries = read_records(found, own, self.refused)
+        self.sink.extend((c, [self.records + r for r in rows], raw) for c, rows, raw in own)
+        part = dict(zip(records.type.names, records.flatten(), strict=True))
+        self._add(part, boundaries, envelopes)
+
+    def _add(
+        self, part: dict[str, pa.Array], boundaries: np.ndarray, envelopes: list[dict[str, Any]]
+    ) -> None:
+        self.parts.append(part)
+        self.boundaries.append(boundaries)
+        self.envelopes.extend(envelopes)
+        self.records += len(boundaries)
 
 
 def decode_body(body: Any, position: int) -> Any:
@@ -132,43 +208,6 @@ def decode_body(body: Any, position: int) -> Any:
             "records"
         )
     return value
-
-
-def _read_decoded(
-    chunks: Iterable[Sequence[Any]],
-    sink: Sink,
-    left_out: list[Any],
-    fields: dict[str, list[Any]] | None,
-) -> tuple[pa.StructArray, np.ndarray]:
-    """Tier 2: the bodies decoded, a chunk at a time, and their records read as records are."""
-    asked = [name for name in fields or () if name != "result"]
-    envelopes: list[dict[str, Any]] = []
-    parts: list[dict[str, pa.Array]] = []
-    boundaries = []
-    position = start = 0
-    refused: set[str] = set()  # what Arrow refused in a chunk is read value by value in the next
-    for chunk in chunks:
-        decoded = [decode_body(body, position + i) for i, body in enumerate(chunk)]
-        found = [record for body in decoded for record in records_of(body, left_out=left_out)]
-        for body in decoded:  # what the caller asked of the envelopes, and the records' count
-            envelope = body if isinstance(body, dict) else {}
-            result = envelope.get("result")
-            seen = {name: envelope[name] for name in asked if name in envelope}
-            envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
-        own: Sink = []
-        records, served = read_records(found, own, refused)
-        sink.extend((column, [start + r for r in rows], raw) for column, rows, raw in own)
-        parts.append(dict(zip(records.type.names, records.flatten(), strict=True)))
-        boundaries.append(served)
-        position += len(chunk)
-        start += len(found)
-    if not parts:
-        return read_records([], sink)
-    if fields is not None:
-        names = [n for n in asked if any(n in e for e in envelopes)] + ["result"]
-        fields.clear()
-        fields.update({name: [e.get(name) for e in envelopes] for name in names})
-    return _joined_parts(parts), np.concatenate(boundaries)
 
 
 def _joined_parts(parts: list[dict[str, pa.Array]]) -> pa.StructArray:
@@ -207,51 +246,50 @@ def _chunks(data: Sequence[Any], most: int = CHUNK_BYTES[1]) -> Iterator[Sequenc
         start, size = end, min(2 * size, most)
 
 
-def read_by_arrow(
-    bodies: Sequence[Any], fields: dict[str, list[Any]] | None = None
-) -> tuple[pa.StructArray, np.ndarray, int]:
-    """Tier 1: every body by Arrow's reader, or :class:`Unreadable`: the records, their
+def read_by_arrow(bodies: Sequence[Any]) -> tuple[pa.StructArray, np.ndarray, int]:
+    """Tier 1 alone: every body by Arrow's reader, or :class:`Unreadable`: the records, their
     boundaries, and how many items of the ``result`` lists were ``null`` (left out)."""
-    data = _as_bytes(bodies)
-    multiline = any(b"\n" in body or b"\r" in body for body in data)
-    longest = max(map(len, data))
-    found: dict[str, list[Any]] = {}
-    parts: list[dict[str, pa.Array]] = []
-    boundaries = []
-    read = nulls = 0
-    for chunk in _chunks(data):
-        try:
-            table = pa_json.read_json(
-                pa.BufferReader(chunk[0] if len(chunk) == 1 else b"\n".join(chunk)),
-                read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, longest + 1)),
-                parse_options=pa_json.ParseOptions(
-                    explicit_schema=_SCHEMA,
-                    unexpected_field_behavior="infer",
-                    newlines_in_values=multiline,
-                ),
-            )
-            if table.num_rows != len(chunk):  # a body held more than one JSON value, or none
-                raise Unreadable(f"{len(chunk)} bodies read as {table.num_rows} JSON objects")
-            if fields is not None:
-                _envelope(table, found, read)
-            records = pa.concat_arrays([c.flatten() for c in table.column("result").chunks])
-            if records.null_count:  # items that are not objects: left out, counted
-                nulls += records.null_count
-                records = records.filter(records.is_valid())
-            part, boundary = _split(records)
-        except pa.ArrowException as exc:
-            raise Unreadable(str(exc)) from exc
-        parts.append(part)
-        boundaries.append(geojson(boundary))
-        read += len(chunk)
+    read = _Reading([], None)
+    for chunk in _chunks(_as_bytes(bodies)):
+        read.by_arrow(chunk)
     try:
-        struct = _joined_parts(parts)
+        struct = _joined_parts(read.parts)
     except _UNJOINED as exc:  # kinds Arrow cannot join: as records do
         raise Unreadable(str(exc)) from exc
-    if fields is not None:
-        fields.clear()
-        fields.update({name: v + [None] * (read - len(v)) for name, v in found.items()})
-    return struct, np.concatenate(boundaries), nulls
+    return struct, np.concatenate(read.boundaries), len(read.left_out)
+
+
+def _by_arrow(
+    run: Sequence[bytes], fields: dict[str, list[Any]] | None
+) -> tuple[dict[str, pa.Array], np.ndarray, int, list[dict[str, Any]]]:
+    """A run of bodies by Arrow's reader, or :class:`Unreadable`: its records' columns, their
+    boundaries, how many ``result`` items were ``null``, and each body's envelope fields."""
+    multiline = any(b"\n" in body or b"\r" in body for body in run)
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(run[0] if len(run) == 1 else b"\n".join(run)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, *map(len, run)) + 1),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=_SCHEMA,
+                unexpected_field_behavior="infer",
+                newlines_in_values=multiline,
+            ),
+        )
+        if table.num_rows != len(run):  # a body held more than one JSON value, or none
+            raise Unreadable(f"{len(run)} bodies read as {table.num_rows} JSON objects")
+        asked = [n for n in fields or () if n != "result" and n in table.column_names]
+        columns = {n: table.column(n).to_pylist() for n in asked}
+        columns["result"] = pc.list_value_length(table.column("result")).to_pylist()
+        by_body = zip(*columns.values(), strict=True)
+        envelopes = [dict(zip(columns, values, strict=True)) for values in by_body]
+        records = pa.concat_arrays([c.flatten() for c in table.column("result").chunks])
+        nulls = records.null_count  # items that are not objects: left out, counted
+        if nulls:
+            records = records.filter(records.is_valid())
+        part, boundary = _split(records)
+        return part, geojson(boundary), nulls, envelopes
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
 
 
 def _split(records: pa.StructArray) -> tuple[dict[str, pa.Array], pa.StructArray]:
@@ -259,13 +297,13 @@ def _split(records: pa.StructArray) -> tuple[dict[str, pa.Array], pa.StructArray
     sale's own fields after the named), others by dotted name; and the boundaries."""
     columns: dict[str, pa.Array] = {}
     boundary = None
-    for field, child in zip(records.type, records.flatten(), strict=True):
-        name = field.name
-        if name not in KNOWN[""] or not isinstance(field.type, pa.StructType | pa.ListType):
+    for kind, child in zip(records.type, records.flatten(), strict=True):
+        name = kind.name
+        if name not in KNOWN[""] or not isinstance(kind.type, pa.StructType | pa.ListType):
             columns[name] = child
-        elif isinstance(field.type, pa.StructType):
+        elif isinstance(kind.type, pa.StructType):
             known = RECORD_TYPE.field(name).type
-            inner = dict(zip(field.type.names, child.flatten(), strict=True))
+            inner = dict(zip(kind.type.names, child.flatten(), strict=True))
             boundary = inner.pop("boundary") if name == "spatial" else boundary
             mask = child.is_null() if child.null_count else None
             columns[name] = pa.StructArray.from_arrays(
@@ -279,17 +317,6 @@ def _split(records: pa.StructArray) -> tuple[dict[str, pa.Array], pa.StructArray
     if boundary is None:
         raise Unreadable("no spatial field")
     return columns, boundary
-
-
-def _envelope(table: pa.Table, found: dict[str, list[Any]], before: int) -> None:
-    """Add a chunk's envelope fields to ``found`` (a field new here: ``None`` in ``before``)."""
-    for name in table.column_names:
-        column = table.column(name)
-        values = pc.list_value_length(column) if name == "result" else column
-        found.setdefault(name, [None] * before).extend(values.to_pylist())
-    for name, values in found.items():
-        if name not in table.column_names:
-            values.extend([None] * table.num_rows)
 
 
 def geojson(boundary: pa.StructArray, *, strict: bool = True) -> np.ndarray:

@@ -107,6 +107,59 @@ def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
     assert "unparsed" not in df.attrs  # a numeric string has one clear meaning
 
 
+def many(count: int) -> list[dict[str, Any]]:
+    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(count)]
+    for i, record in enumerate(records):
+        record["propertyId"] = f"PK{i:07d}"
+    return records
+
+
+def test_one_odd_value_decodes_only_the_bodies_around_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = many(6000)
+    records[2500]["roomDetails"]["beds"] = "two"  # no clear meaning: kept raw
+    records[5999]["pricing"]["estimatedSaleValue"] = "410000"
+    records[4000]["lastSale"] = {"price": 1, "note": "a field Arrow reads beside the rest"}
+    bodies = envelopes(records, size=100)
+    decoded: list[int] = []
+    decode = _bodies.decode_body
+    monkeypatch.setattr(
+        _bodies, "decode_body", lambda body, at: decoded.append(at) or decode(body, at)
+    )
+    df = assert_same_as_records(bodies)
+    assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
+    assert [v for _, c, v in df.attrs["unparsed"]] == ["two"]
+    assert df.loc[4000, "lastSale.note"] == "a field Arrow reads beside the rest"
+    assert {25, 59} <= set(decoded)  # the bodies holding the odd values
+    per_run = CHUNK_BYTES[0] // len(bodies[0]) + 1
+    assert len(decoded) <= 2 * per_run < len(bodies) // 4  # only the runs around them
+
+
+def test_a_field_of_mixed_kinds_across_read_and_decoded_bodies_is_its_text() -> None:
+    records = many(6000)
+    records[100]["agentNote"] = "call first"  # a body Arrow reads
+    records[2500]["agentNote"] = 5  # a body decoded for its odd value
+    records[2500]["roomDetails"]["beds"] = "two"
+    df = assert_same_as_records(envelopes(records, size=100))
+    assert df.loc[[100, 2500], "agentNote"].tolist() == ["call first", "5"]
+
+
+def test_bodies_untidy_throughout_are_decoded_without_asking_arrow_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records = many(6000)
+    for record in records[::40]:
+        record["yearBuilt"] = "c. 1930"
+    bodies = envelopes(records, size=100)
+    asked: list[int] = []
+    by_arrow = _bodies._by_arrow
+    monkeypatch.setattr(
+        _bodies, "_by_arrow", lambda run, fields: asked.append(len(run)) or by_arrow(run, fields)
+    )
+    df = assert_same_as_records(bodies)
+    assert [c for _, c, _ in df.attrs["unparsed"]] == ["yearBuilt"] * 150
+    assert sum(asked) < len(bodies) // 4  # Arrow refused the first chunks' runs: no more asked
+
+
 @pytest.mark.parametrize(
     "boundary",
     [
