@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
-from propertykit.frames.records import EPC_RATINGS
+from propertykit.frames.schema import EPC_RATINGS
 from propertykit.frames.tables import epc_table
 
 __all__ = ["EPC_TREND_MIN_COUNT", "EpcTrendWarning", "epc_trend", "trend_columns"]

@@ -33,29 +33,9 @@ import pyarrow as pa
 from propertykit.frames import coercion
 from propertykit.frames.coercion import Sink
 from propertykit.frames.extras import ordered, read_extras
-from propertykit.frames.schema import (
-    ARROW_ERRORS,
-    EPC_RATINGS,
-    KINDS,
-    KNOWN,
-    RECORD_FIELDS,
-    RECORD_TYPE,
-    SALE_TYPE,
-    Field,
-)
+from propertykit.frames.schema import ARROW_ERRORS, KINDS, KNOWN, RECORD_TYPE, SALE_TYPE
 
-__all__ = [
-    "EPC_RATINGS",
-    "RECORD_FIELDS",
-    "RECORD_TYPE",
-    "Field",
-    "as_dict",
-    "in_sale_order",
-    "read_histories",
-    "read_records",
-    "read_values",
-    "with_sale_extras",
-]
+__all__ = ["as_dict", "in_sale_order", "read_histories", "read_records", "read_values"]
 
 _NONE = type(None)
 _EMPTY: dict[str, Any] = {}
@@ -313,7 +293,7 @@ def read_histories(
         return arrow
     own = read_extras(_field_values(entries, keys, "saleHistory."), sink, _owners(lengths, rows))
     own = {name.removeprefix("saleHistory."): values for name, values in own.items()}
-    return in_sale_order(with_sale_extras(arrow, own))
+    return in_sale_order(arrow, own)
 
 
 def _owners(lengths: list[int], rows: Sequence[int] | None) -> list[int]:
@@ -325,30 +305,15 @@ def _owners(lengths: list[int], rows: Sequence[int] | None) -> list[int]:
     return found
 
 
-def in_sale_order(lists: pa.ListArray) -> pa.ListArray:
-    """``lists`` of sales with each sale's named fields first, then its own fields by name."""
+def in_sale_order(lists: pa.ListArray, own: dict[str, pa.Array] | None = None) -> pa.ListArray:
+    """``lists`` of sales with each sale's named fields first, then its own fields by name,
+    those of ``own`` (one value per sale) among them."""
     sales = lists.values
-    named = list(SALE_TYPE.names)
-    order = named + sorted(n for n in sales.type.names if n not in named)
+    fields = {name: sales.field(name) for name in sales.type.names} | (own or {})
+    order = [*SALE_TYPE.names, *sorted(n for n in fields if n not in SALE_TYPE.names)]
     if order == sales.type.names:
         return lists
     mask = sales.is_null() if sales.null_count else None
-    sales = pa.StructArray.from_arrays([sales.field(n) for n in order], names=order, mask=mask)
+    sales = pa.StructArray.from_arrays([fields[n] for n in order], names=order, mask=mask)
     mask = lists.is_null() if lists.null_count else None
     return pa.ListArray.from_arrays(lists.offsets, sales, mask=mask)
-
-
-def with_sale_extras(lists: pa.ListArray, extras: dict[str, pa.Array]) -> pa.ListArray:
-    """``lists`` of sales with each sale's own fields (one value per sale) after the named."""
-    if not extras:
-        return lists
-    sales = lists.values
-    fields = [sales.field(i) for i in range(sales.type.num_fields)]
-    joined = pa.StructArray.from_arrays(
-        [*fields, *extras.values()],
-        names=[*sales.type.names, *extras],
-        mask=sales.is_null() if sales.null_count else None,
-    )
-    return pa.ListArray.from_arrays(
-        lists.offsets, joined, mask=lists.is_null() if lists.null_count else None
-    )

@@ -16,6 +16,7 @@ deadline either. The limits of the request in progress are set by the transport 
 from __future__ import annotations
 
 import contextvars
+import io
 import socket
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3 import HTTPHeaderDict, HTTPResponse
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 
 from propertykit.errors import ResponseTooLarge
@@ -130,7 +132,7 @@ def _within_deadline(timeout: Any, deadline: float | None) -> Any:
 
 
 def _read_body(response: requests.Response, limits: CallLimits) -> None:
-    """Read and decode ``response``'s body into ``response._content``, within ``limits``."""
+    """Read and decode ``response``'s body, within ``limits``, into its ``content``."""
     raw = response.raw
     sock = _socket_of(raw)
     read_timeout = sock.gettimeout() if sock is not None else None
@@ -177,9 +179,22 @@ def _read_body(response: requests.Response, limits: CallLimits) -> None:
         if sock is not None and read_timeout is not None:
             with suppress(OSError):
                 sock.settimeout(read_timeout)
-    response._content = b"".join(parts)
-    response._content_consumed = True
     raw.release_conn()
+    body = b"".join(parts)
+    headers = HTTPHeaderDict(raw.headers)
+    headers.discard("content-encoding")  # decoded already
+    headers["content-length"] = str(len(body))
+    response.raw = HTTPResponse(  # the body, read: requests takes it from here as from any
+        body=io.BytesIO(body),
+        headers=headers,
+        status=raw.status,
+        version=raw.version,
+        reason=raw.reason,
+        preload_content=False,
+        decode_content=False,
+        request_method=response.request.method,
+        request_url=raw.url,
+    )
 
 
 def _expired(limits: CallLimits) -> bool:
@@ -188,6 +203,5 @@ def _expired(limits: CallLimits) -> bool:
 
 
 def _socket_of(raw: Any) -> socket.socket | None:
-    connection = getattr(raw, "connection", None) or getattr(raw, "_connection", None)
-    sock = getattr(connection, "sock", None)
+    sock = getattr(raw.connection, "sock", None)
     return sock if isinstance(sock, socket.socket) else None

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import propertykit as pk
 import propertykit.views.accessor  # df.pk
-from propertykit.frames.records import RECORD_FIELDS, Field
+from propertykit.frames.schema import RECORD_FIELDS, Field
 from propertykit.sandbox.data import generate_records
 
 TEMPLATES = generate_records(6, seed=5)

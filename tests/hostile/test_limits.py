@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 import tracemalloc
@@ -162,3 +163,21 @@ def test_a_gzip_bomb_in_an_error_answer_stops_at_the_cap_too(client_of) -> None:
         with pytest.raises(pk.ResponseTooLarge):
             client.properties(IDS)
     assert len(server.requests) == 1
+
+
+@pytest.mark.timeout(60)
+def test_a_gzip_answer_under_the_cap_is_read_whole_and_kept_decoded(client_of) -> None:
+    served = records(0, 2)
+    served[0]["note"] = "x" * 200_000  # inflates to far more than its Content-Length
+    body = gzip.compress(json.dumps(envelope(served)).encode())
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, body, headers={"Content-Encoding": "gzip"})
+
+    with hostile(behaviour) as server:
+        client = client_of(server, max_body_bytes=8 * MiB)
+        first = client.properties(IDS)
+        again = client.properties(IDS)  # from the cache
+    assert len(server.requests) == 1
+    assert first.loc[0, "note"] == again.loc[0, "note"] == "x" * 200_000
+    assert first["propertyId"].tolist() == again["propertyId"].tolist() == ["P0", "P1"]
