@@ -22,6 +22,13 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLOTLY = "application/vnd.plotly.v1+json"
 #: Notebooks whose last code cell shows a form.
 ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds"}
+#: What sets the service; with none of them set a notebook says it uses the sandbox.
+SERVICE_VARIABLES = (
+    "PROPERTYKIT_API_KEY",
+    "PROPERTYKIT_BASE_URL",
+    "PROPERTYKIT_PROFILE",
+    "VEPLER_API_KEY",
+)
 #: Seconds one cell may take before the run fails (the slowest takes a few seconds).
 CELL_TIMEOUT = 180
 
@@ -52,8 +59,8 @@ def test_committed_without_outputs(name):
 
 @pytest.fixture
 def sandbox_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No key, no service address: the notebooks start a sandbox. The user cache is untouched."""
-    for name in ("PROPERTYKIT_API_KEY", "PROPERTYKIT_BASE_URL", "PROPERTYKIT_OFFLINE"):
+    """No service set: the notebooks start a sandbox. The user cache is untouched."""
+    for name in (*SERVICE_VARIABLES, "PROPERTYKIT_OFFLINE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
@@ -88,8 +95,9 @@ def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
     assert "Warning" not in stderr, stderr
     assert "pk_live_" not in str(shown), "an API key was shown"
     assert not (sandbox_environment / "cache").exists(), "the notebook wrote to the user cache"
+    printed = "".join(o.get("text", "") for o in shown if o.output_type == "stream")
+    assert "using the local sandbox (made-up data)" in printed, "made-up data, said"
     if name == "03-maps-for-reports":
-        printed = "".join(o.get("text", "") for o in shown if o.output_type == "stream")
         assert "EPSG:4326" in printed and "GEOGCRS" not in printed, "print the CRS short"
         [tiles_cell] = [
             c for c in notebook.cells if c.cell_type == "code" and 'basemap="auto"' in c.source
@@ -100,3 +108,29 @@ def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
     last_code = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
     shows_a_form = any(WIDGET_VIEW in o.get("data", {}) for o in last_code.outputs)
     assert shows_a_form == (name in ENDS_WITH_A_FORM)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "setting",
+    [
+        ({"PROPERTYKIT_API_KEY": "pk_live_x"}, "PROPERTYKIT_BASE_URL"),
+        ({"PROPERTYKIT_PROFILE": "vepler"}, "VEPLER_API_KEY"),
+    ],
+    ids=["a-key-without-an-address", "a-profile-without-its-key"],
+)
+def test_a_service_half_set_stops_the_notebook_and_never_falls_back_to_the_sandbox(
+    name, setting, sandbox_environment, monkeypatch
+):
+    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
+    from nbclient.exceptions import CellExecutionError
+
+    variables, named = setting
+    for variable, value in variables.items():
+        monkeypatch.setenv(variable, value)
+    with pytest.raises(CellExecutionError, match="ConfigError") as stopped:
+        execute(name, sandbox_environment)  # the set-up cell stops: the sandbox is never started
+    shown = str(stopped.value)
+    assert named in shown.split("ConfigError", 1)[1], "the error names what to set"
+    assert "pk_live_x" not in shown
