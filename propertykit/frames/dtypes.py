@@ -1,7 +1,7 @@
 """Arrow columns -> pandas arrays of the frame's dtypes: the typing half of frames.
 
 :func:`typed_columns` types the columns of named fields by their kind (the table in
-:mod:`propertykit.frames.tables`); a value that is no date, date-time, level or integer where one
+``docs/tables.md``); a value that is no date, date-time, level or integer where one
 is expected goes to a sink, as served, for the frame to count and keep. Fields the interface
 does not name keep the type Arrow gave them (:func:`as_arrow`).
 """

@@ -7,58 +7,8 @@ served; ``saleHistory`` stays a list column (Arrow-backed ``list<struct<date: st
 double, propertyType: string, newBuild: bool>>``; each cell a list of dicts) until
 :func:`explode_sales`.
 
-Types
------
-============================  ======================================================================
-fields                        dtype
-============================  ======================================================================
-ids, address, text            ``str`` (pandas' string dtype; missing is NaN)
-counts, years, efficiencies   ``Int64`` (nullable)
-money, areas, coordinates     ``float64`` (missing is NaN; money exactly as served, see below)
-tags                          ``boolean`` (nullable)
-date-times                    ``datetime64[us, UTC]`` (a time without an offset is read as UTC)
-dates (``YYYY-MM-DD``)        ``datetime64[us]``
-EPC ratings                   ordered ``category`` A < B < ... < G (label order, so ``min()`` is the
-                              most efficient rating and ``rating <= "C"`` means C or better)
-council-tax band              ordered ``category`` A < ... < I
-types, statuses, tenure,      ``category`` of the values seen, sorted (the service gives no
-currency                      complete lists)
-============================  ======================================================================
-
-Untidy data never raises, and loses no value without a count
-(:mod:`propertykit.frames.coercion`). Absent keys and null objects are missing. A value of the
-wrong type is coerced when its reading is clear: a boolean or number where text is expected
-becomes its JSON text (``true`` -> ``"true"``); a numeric string (``"12"``, ``" 3.5 "``) where a
-number is expected becomes the number; ``"true"``/``"false"`` (any case) and ``1``/``0`` where a
-flag is expected become the flag; a date where a date-time is expected is midnight UTC and
-offsets are converted to UTC; EPC ratings and bands are stripped and upper-cased. As in Python,
-numpy and Arrow, ``true`` and ``false`` where a number is expected read as 1 and 0. Anything else
-(a fraction where an integer is expected, text that is not a number, a ``YYYY-MM-DD`` date, an
-ISO 8601 date-time or a level, an object or list where a value is expected, a value that is not a
-list in ``saleHistory`` or an entry in it that is not an object) is missing in its column,
-warned about once per column (:class:`~propertykit.frames.coercion.UnparsedValuesWarning`) and
-kept as served in ``df.attrs["unparsed"]`` (``df.pk.unparsed()``); :func:`explode_sales` does
-the same for a sale's date. Integers pass
-through ``float64`` on the way in, so values beyond 2**53 are not exact (no field of the
-interface comes near).
-
-Money
------
-The interface does not state the unit of its monetary numbers. They are kept as served; the unit
-and currency go in ``df.attrs``: ``currency`` (the one ISO code of ``pricing.currency``, or
-``None`` when absent or mixed) and ``money_unit`` (``"major"`` e.g. pounds, or ``"minor"`` e.g.
-pence), with ``money_unit_assumed`` saying whether it was assumed (``frame(money_unit=None)``) or
-given. When the unit is assumed and the median sale price looks like pence, :func:`frame` warns
-with :class:`MinorUnitsWarning`.
-
-Fields the interface does not name
-----------------------------------
-Every field the service sends is kept, at any depth (:mod:`propertykit.frames.extras`): after
-the columns of :data:`COLUMNS`, objects flattened to dotted names (``lastSale.price``,
-``pricing.newPriceField``), lists kept whole, each typed as Arrow's JSON reader infers it
-(pandas' ``ArrowDtype``). ``df.attrs["extra_columns"]`` names them (a tuple). A sale's own
-fields stay in its ``saleHistory`` entry, and :func:`explode_sales` makes them columns after
-:data:`SALES_COLUMNS`. Nothing is warned about a kept field: nothing was lost.
+Their dtypes, the rules for untidy values, the unit of money and the fields the interface does
+not name are described on the docs site's Tables page (``docs/tables.md``, "Columns and types").
 """
 
 from __future__ import annotations
@@ -156,7 +106,7 @@ def frame(
     Returns
     -------
     pandas.DataFrame
-        Columns and dtypes as in the module docstring; ``attrs`` holds ``currency``,
+        Columns and dtypes as in ``docs/tables.md``; ``attrs`` holds ``currency``,
         ``money_unit`` and ``money_unit_assumed``.
 
     Raises
