@@ -39,13 +39,13 @@ from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
-from propertykit.frames import frame
-from propertykit.frames.bodies import ENVELOPE_FIELDS
-from propertykit.frames.stored_form import (
+from propertykit.frames import (
+    ENVELOPE_FIELDS,
     BodiesRead,
     decode_shares,
     encode_shares,
     format_name,
+    frame,
     frame_from_read,
     read_for_keeping,
 )

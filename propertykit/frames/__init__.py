@@ -10,18 +10,27 @@ by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`e
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
 lodgement; :func:`in_major_units` rescales a frame served in pence to pounds (a
 copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run
-need not parse them again (the client's replay imports it, and ``bodies.ENVELOPE_FIELDS``, by
-those names; neither is a public name of frames).
+need not parse them again (the client's replay imports it by that name).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
 
 from __future__ import annotations
 
+# ENVELOPE_FIELDS and the stored-form names below are the warm replay's plumbing, for the client
+# layer only: imported here, since no layer imports past another's __init__, but not public
+# names (not in __all__).
+from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.epc_over_time import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.repeat_sales import FewPairsWarning, price_index
+from propertykit.frames.stored_form import BodiesRead as BodiesRead
+from propertykit.frames.stored_form import decode_shares as decode_shares
+from propertykit.frames.stored_form import encode_shares as encode_shares
+from propertykit.frames.stored_form import format_name as format_name
+from propertykit.frames.stored_form import frame_from_read as frame_from_read
+from propertykit.frames.stored_form import read_for_keeping as read_for_keeping
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,

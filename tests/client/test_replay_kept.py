@@ -339,7 +339,7 @@ def test_kept_forms_are_used_only_where_the_session_files_its_answers(tmp_path):
     import requests_cache
     from requests_cache.cache_keys import create_key
 
-    from propertykit.frames.stored_form import format_name
+    from propertykit.frames import format_name
     from propertykit.wire import kept_values
     from propertykit.wire.sqlite_storage import SQLiteAnswers
 
