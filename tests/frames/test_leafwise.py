@@ -66,6 +66,14 @@ def bent(**changes: Any) -> list[dict[str, Any]]:
     return records
 
 
+def many(count: int) -> list[dict[str, Any]]:
+    """``count`` records of the pool, each with a propertyId of its own."""
+    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(count)]
+    for i, record in enumerate(records):
+        record["propertyId"] = f"PK{i:07d}"
+    return records
+
+
 def test_an_odd_leaf_is_refused_alone_and_the_frame_is_the_records_frame() -> None:
     records = bent(
         r3={"marketStatus.forSale": True, "roomDetails.beds": "3"},
@@ -96,22 +104,13 @@ def test_a_value_that_is_not_the_object_expected_refuses_that_object_whole() -> 
 
 
 def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
-    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(3000)]
-    for i, record in enumerate(records):
-        record["propertyId"] = f"PK{i:07d}"
+    records = many(3000)
     records[-1]["pricing"]["estimatedSaleValue"] = "410000"
     bodies = envelopes(records, size=100)
     assert sum(map(len, bodies)) > 4 * CHUNK_BYTES[0]  # several chunks, of growing sizes
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
     assert "unparsed" not in df.attrs  # a numeric string has one clear meaning
-
-
-def many(count: int) -> list[dict[str, Any]]:
-    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(count)]
-    for i, record in enumerate(records):
-        record["propertyId"] = f"PK{i:07d}"
-    return records
 
 
 def test_one_odd_value_decodes_only_the_bodies_around_it(monkeypatch: pytest.MonkeyPatch) -> None:
