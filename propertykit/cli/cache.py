@@ -17,6 +17,7 @@ from propertykit.wire import (
     describe_cache,
     open_cache_file,
     remove_cache_file,
+    tile_cache_info,
 )
 
 
@@ -36,7 +37,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the cache's description, or clear it; returns 0."""
+    """Print the cache's description, or clear it; returns 0. Either way, say where the street
+    tiles are kept (a cache of their own, free to fetch again: ``clear`` leaves them)."""
+    code = _run(args)
+    tiles = None if args.path else tile_cache_info()
+    if tiles is not None:
+        where, count, size = tiles
+        print(
+            f"street tiles: {count} tile{'s' if count != 1 else ''}, {size / 1_000_000:.2f} MB in "
+            f"{where} (not property data, free to fetch again; delete the file to drop them)"
+        )
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser() if args.path else cache_dir() / CACHE_FILE_NAME
     if not path.exists():
         print(f"No cache at {path}")

@@ -40,7 +40,7 @@ from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.wire.team import redis_connection_of
-from propertykit.wire.tiles import fetch_tile
+from propertykit.wire.tiles import fetch_tile, tile_cache_info
 from propertykit.wire.transport import Transport
 from propertykit.wire.usage import Usage
 
@@ -66,4 +66,5 @@ __all__ = [
     "raising_cache_unavailable",
     "redis_connection_of",
     "remove_cache_file",
+    "tile_cache_info",
 ]

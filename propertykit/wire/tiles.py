@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from functools import cache
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
@@ -29,7 +30,14 @@ from requests_cache import CachedSession
 from propertykit.config import ENV_OFFLINE, VERSION, cache_dir
 from propertykit.errors import BadResponse, NetworkError, NotCached, ResponseTooLarge
 
-__all__ = ["MAX_TILE_BYTES", "TILE_CACHE_FILE", "TILE_EXPIRE_AFTER", "USER_AGENT", "fetch_tile"]
+__all__ = [
+    "MAX_TILE_BYTES",
+    "TILE_CACHE_FILE",
+    "TILE_EXPIRE_AFTER",
+    "USER_AGENT",
+    "fetch_tile",
+    "tile_cache_info",
+]
 
 #: File name of the tile cache inside the cache directory.
 TILE_CACHE_FILE = "tiles.sqlite"
@@ -92,6 +100,16 @@ def fetch_tile(url: str) -> bytes:
             f"a tile from {host} is larger than {MAX_TILE_BYTES:,} bytes", limit=MAX_TILE_BYTES
         )
     return response.content
+
+
+def tile_cache_info() -> tuple[Path, int, int] | None:
+    """The tile cache's path, tiles and bytes on disk; ``None`` when there is none yet."""
+    path = cache_dir() / TILE_CACHE_FILE
+    if not path.exists():
+        return None
+    tiles = len(_session(str(path)).cache.responses)
+    size = sum(p.stat().st_size for p in path.parent.glob(f"{path.name}*") if p.is_file())
+    return path, tiles, size
 
 
 @cache

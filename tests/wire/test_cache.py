@@ -163,3 +163,23 @@ def test_cli_cache_info_and_clear_read_the_cache_dir(
     assert "Removed 1 cached answer" in capsys.readouterr().out
     assert cli.main(["cache", "info"]) == 0
     assert "entries: 0" in capsys.readouterr().out
+
+
+def test_cli_cache_info_and_clear_say_where_the_street_tiles_are_kept(
+    tmp_path, monkeypatch, capsys
+):
+    from propertykit.wire import fetch_tile
+    from tests.views.tile_server import TileServer
+
+    monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PROPERTYKIT_OFFLINE", raising=False)
+    assert cli.main(["cache", "info"]) == 0
+    assert "street tiles" not in capsys.readouterr().out  # none fetched: nothing to say
+    with TileServer() as server:
+        for x in (0, 1):
+            fetch_tile(server.template.format(z=1, x=x, y=0))
+    assert cli.main(["cache", "info"]) == 0
+    shown = capsys.readouterr().out
+    assert "street tiles: 2 tiles" in shown and str(tmp_path / "tiles.sqlite") in shown
+    assert cli.main(["cache", "clear"]) == 0
+    assert "street tiles: 2 tiles" in capsys.readouterr().out  # kept, and said to be
