@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     code = _run(args)
     tiles = None if args.path else tile_cache_info()
     if tiles is not None:
-        where, count, size = tiles
+        count, size, where = tiles["entries"], tiles["size_bytes"] or 0, tiles["path"]
         print(
             f"street tiles: {count} tile{'s' if count != 1 else ''}, {size / 1_000_000:.2f} MB in "
             f"{where} (not property data, free to fetch again; delete the file to drop them)"

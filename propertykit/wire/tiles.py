@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from functools import cache
-from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -29,6 +29,7 @@ from requests_cache import CachedSession
 
 from propertykit.config import ENV_OFFLINE, VERSION, cache_dir
 from propertykit.errors import BadResponse, NetworkError, NotCached, ResponseTooLarge
+from propertykit.wire.session import describe_cache
 
 __all__ = [
     "MAX_TILE_BYTES",
@@ -102,14 +103,11 @@ def fetch_tile(url: str) -> bytes:
     return response.content
 
 
-def tile_cache_info() -> tuple[Path, int, int] | None:
-    """The tile cache's path, tiles and bytes on disk; ``None`` when there is none yet."""
+def tile_cache_info() -> dict[str, Any] | None:
+    """:func:`~propertykit.wire.session.describe_cache` of the tile cache (entries are tiles);
+    ``None`` when there is none yet."""
     path = cache_dir() / TILE_CACHE_FILE
-    if not path.exists():
-        return None
-    tiles = len(_session(str(path)).cache.responses)
-    size = sum(p.stat().st_size for p in path.parent.glob(f"{path.name}*") if p.is_file())
-    return path, tiles, size
+    return describe_cache(_session(str(path)).cache) if path.exists() else None
 
 
 @cache
