@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import dask
 import dask.dataframe as dd
+import pandas as pd
 
 from propertykit import views
-from propertykit.frames import epc_table, explode_sales
+from propertykit.dask.extra_fields import packed, unpack_extra_fields, with_extra_fields_column
+from propertykit.frames import epc_table, explode_sales, frame
 
 if TYPE_CHECKING:
     import dask_geopandas
@@ -40,8 +42,9 @@ class DaskPropertyAccessor:
         self._ddf = ddf
 
     def sales(self) -> dd.DataFrame:
-        """One row per sale (:func:`propertykit.frames.explode_sales` on each partition)."""
-        sales: dd.DataFrame = self._map(explode_sales)
+        """One row per sale (:func:`propertykit.frames.explode_sales` on each partition); a
+        sale's own fields in its ``extra_fields``."""
+        sales: dd.DataFrame = self._map(_sales_of)
         return sales
 
     def epc(self, *, today: date | datetime | str | None = None) -> dd.DataFrame:
@@ -91,6 +94,11 @@ class DaskPropertyAccessor:
         meta = function(self._ddf._meta, **kwargs)
         with dask.config.set({"dataframe.convert-string": False}):
             return self._ddf.map_partitions(function, meta=meta, **kwargs)  # type: ignore[no-untyped-call]
+
+
+def _sales_of(part: pd.DataFrame) -> pd.DataFrame:
+    sales = explode_sales(unpack_extra_fields(part))
+    return packed(sales, with_extra_fields_column(explode_sales(frame([]))))
 
 
 _ = views  # importing views registers df.pk on the pandas partitions

@@ -6,8 +6,10 @@ single ``client.properties(...)`` call sends, and a retried or re-run partition 
 and build a ``dask.dataframe.DataFrame`` with ``dd.from_map``: each partition is fetched and
 framed on a worker, by a copy of the client that carries no key (see
 :mod:`propertykit.client.portable`). Its ``meta`` is the client's own empty frame, so columns and
-dtypes are those of ``client.properties(...)``; object columns (``spatial.boundary``) stay
-objects: Dask's automatic conversion of object columns to text is switched off for these frames.
+dtypes are those of ``client.properties(...)``, and one more: ``extra_fields``, where the fields
+the interface does not name travel (see :mod:`propertykit.dask.extra_fields`). Object columns
+(``spatial.boundary``) stay objects: Dask's automatic conversion of object columns to text is
+switched off for these frames.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import dask.dataframe as dd
 import pandas as pd
 
 from propertykit.client import Client, ClientRecipe, validate_ids
+from propertykit.dask.extra_fields import packed, with_extra_fields_column
 from propertykit.errors import InvalidInput
 from propertykit.frames import frame
 
@@ -96,14 +99,15 @@ def sources(
 
 
 def empty_frame() -> pd.DataFrame:
-    """The property frame of no records: the ``meta`` of every frame built here.
+    """The property frame of no records and its ``extra_fields`` column: the ``meta`` of every
+    frame built here.
 
     Examples
     --------
-    >>> empty_frame().columns[:2].tolist()
-    ['propertyId', 'locationId']
+    >>> empty_frame().columns[[0, 1, -1]].tolist()
+    ['propertyId', 'locationId', 'extra_fields']
     """
-    return frame([])
+    return with_extra_fields_column(frame([]))
 
 
 def _frame_of(
@@ -201,8 +205,9 @@ def _fetch_sources(
 
 
 def _conform(df: pd.DataFrame) -> pd.DataFrame:
-    """The partition with exactly the columns of ``meta`` (an empty partition typed like it)."""
+    """The partition with exactly the columns of ``meta`` (an empty partition typed like it):
+    the fields the interface does not name packed into ``extra_fields``."""
     meta = empty_frame()
     if df.empty:
         return meta
-    return df
+    return packed(df, meta)

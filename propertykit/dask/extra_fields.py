@@ -1,0 +1,165 @@
+"""Fields the interface does not name, on Dask: carried in one column of JSON text.
+
+A pandas frame keeps each such field as a column of its own (``df.attrs["extra_columns"]``).
+A Dask frame's columns are fixed before any partition is fetched, and Dask assumes every
+partition has them (its ``concat`` keeps the columns of the first partition); so each partition
+packs the fields ``meta`` does not name into :data:`EXTRA_FIELDS`: per row, a JSON object of
+them as the service nests them (``{"lastSale": {"price": 250000}}``), missing where there are
+none. A sale's own fields leave ``saleHistory`` (its type is ``meta``'s) for
+``{"saleHistory": [{"buyerType": "investor"}, ...]}``, an object per sale. A value left unparsed
+(``df.pk.unparsed()``) is packed too, as served: Dask does not keep a partition's ``attrs``.
+:func:`unpack_extra_fields` turns a computed frame back into the frame ``client.properties``
+gives, each field typed as :func:`propertykit.frames.frame` types it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from propertykit.frames import frame
+
+__all__ = ["EXTRA_FIELDS", "packed", "unpack_extra_fields", "with_extra_fields_column"]
+
+#: The column of a Dask frame holding each row's fields the interface does not name.
+EXTRA_FIELDS = "extra_fields"
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def with_extra_fields_column(meta: pd.DataFrame) -> pd.DataFrame:
+    """``meta`` (an empty frame) with an empty :data:`EXTRA_FIELDS` column of text."""
+    meta = meta.copy()
+    meta[EXTRA_FIELDS] = pd.Series([], dtype=meta["propertyId"].dtype, index=meta.index)
+    return meta
+
+
+def packed(df: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with exactly the columns of ``meta``: its other fields (and a sale's own) packed
+    into :data:`EXTRA_FIELDS`."""
+    named = [name for name in meta.columns if name != EXTRA_FIELDS]
+    fragments: list[dict[str, Any]] = [{} for _ in range(len(df))]
+    for name in (n for n in df.columns if n not in named and n != EXTRA_FIELDS):
+        path = name.split(".")
+        for row, value in enumerate(_values(df[name])):
+            if value is not None:
+                _put(fragments[row], path, value)
+    rows = {id_: row for row, id_ in enumerate(df["propertyId"])}
+    held = {part for name in df.columns for part in _parents(name)}
+    for id_, name, value in df.attrs.get("unparsed", ()):  # as served: Dask drops the attrs
+        if name in held and not name.startswith("saleHistory") and id_ in rows:
+            _put(fragments[rows[id_]], name.split("."), value)
+    result = df[named].copy()
+    if "saleHistory" in named:
+        result["saleHistory"] = _sales_cut(df["saleHistory"], meta["saleHistory"].dtype, fragments)
+    texts = [_ENCODER.encode(f).decode() if f else None for f in fragments]
+    result[EXTRA_FIELDS] = pd.Series(texts, index=df.index, dtype=meta[EXTRA_FIELDS].dtype)
+    return result
+
+
+def unpack_extra_fields(df: pd.DataFrame) -> pd.DataFrame:
+    """A computed Dask frame (properties, or ``ddf.pk.sales()``) as pandas gives it: the fields
+    packed in :data:`EXTRA_FIELDS` as columns after the named ones (``attrs["extra_columns"]``),
+    a sale's own back in ``saleHistory``.
+
+    Examples
+    --------
+    >>> import propertykit.dask as pkd
+    >>> df = pkd.unpack_extra_fields(pkd.properties(sb.location_ids[:50], client=client).compute())
+    >>> df.attrs["extra_columns"]  # the sandbox sends only the fields the interface names
+    ()
+    """
+    if EXTRA_FIELDS not in df.columns:
+        return df
+    decode = msgspec.json.Decoder().decode
+    ids = df["propertyId"].tolist()  # so that a value left unparsed is listed by its id
+    fragments = [
+        {"propertyId": i, **decode(text)} if isinstance(text, str) else {"propertyId": i}
+        for i, text in zip(ids, df[EXTRA_FIELDS], strict=True)
+    ]
+    unpacked = frame(fragments, money_unit=df.attrs.get("money_unit", "major"))
+    extra = list(unpacked.attrs["extra_columns"])
+    result = df.drop(columns=EXTRA_FIELDS)
+    for name in extra:
+        result[name] = unpacked[name].set_axis(df.index)
+    if "saleHistory" in result.columns:
+        result["saleHistory"] = _sales_joined(result["saleHistory"], unpacked["saleHistory"])
+    result.attrs = dict(df.attrs, extra_columns=tuple(extra))
+    if "unparsed" in unpacked.attrs:
+        result.attrs["unparsed"] = (*df.attrs.get("unparsed", ()), *unpacked.attrs["unparsed"])
+    return result
+
+
+def _values(column: pd.Series) -> list[Any]:
+    """The column's values (Arrow typed, as every field the interface does not name) as Python
+    objects, ``None`` where missing."""
+    values: list[Any] = pa.array(column.array).to_pylist()
+    return values
+
+
+def _parents(name: str) -> list[str]:
+    """``a.b.c``: ``a``, ``a.b``, ``a.b.c``."""
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _put(fragment: dict[str, Any], path: list[str], value: Any) -> None:
+    for name in path[:-1]:
+        fragment = fragment.setdefault(name, {})
+    fragment[path[-1]] = value
+
+
+def _lists(column: pd.Series) -> pa.ListArray:
+    lists = pa.array(column.array)
+    return lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+
+
+def _sales_cut(
+    column: pd.Series, named: pd.ArrowDtype, fragments: list[dict[str, Any]]
+) -> pd.arrays.ArrowExtensionArray:
+    """``saleHistory`` of the type ``named``; a sale's own fields into its row's fragment."""
+    lists = _lists(column)
+    if lists.type == named.pyarrow_dtype:
+        return column.array
+    keep = set(named.pyarrow_dtype.value_type.names)
+    for row, sales in enumerate(lists.to_pylist()):
+        own = [
+            {k: v for k, v in (sale or {}).items() if k not in keep and v is not None}
+            for sale in sales or ()
+        ]
+        if any(own):
+            fragments[row]["saleHistory"] = own
+    return pd.arrays.ArrowExtensionArray(lists.cast(named.pyarrow_dtype))
+
+
+def _sales_joined(column: pd.Series, unpacked: pd.Series) -> pd.api.extensions.ExtensionArray:
+    """``saleHistory`` with each sale's own fields (from ``unpacked``, the unpacked fragments'
+    histories, row by row) added to its named ones."""
+    lists, own_lists = _lists(column), _lists(unpacked)
+    named = set(lists.type.value_type.names)
+    own_fields = [f for f in own_lists.type.value_type if f.name not in named]
+    if not own_fields:
+        return column.array
+    lengths = lists.value_lengths().fill_null(0).to_numpy()
+    own_lengths = own_lists.value_lengths().fill_null(0).to_numpy()
+    own_starts = own_lists.offsets.to_numpy()[:-1]
+    taken: list[int | None] = []  # per sale, its place among the unpacked sales (None: none)
+    for length, own_length, start in zip(lengths, own_lengths, own_starts, strict=True):
+        found = own_length == length
+        taken.extend(start + i if found else None for i in range(length))
+    own_values = own_lists.values
+    sales = lists.flatten()
+    children = [sales.field(i) for i in range(sales.type.num_fields)]
+    children += [own_values.field(f.name).take(pa.array(taken, pa.int64())) for f in own_fields]
+    joined = pa.StructArray.from_arrays(
+        children,
+        fields=[*sales.type, *own_fields],
+        mask=sales.is_null() if sales.null_count else None,
+    )
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+    mask = lists.is_null() if lists.null_count else None
+    return pd.arrays.ArrowExtensionArray(pa.ListArray.from_arrays(offsets, joined, mask=mask))
