@@ -2,8 +2,9 @@
 
 The service adds fields; a frame keeps every one. From raw bodies, Arrow's JSON reader reads them
 along with the named ones (``unexpected_field_behavior="infer"``); from records,
-:func:`read_extras` hands their values, encoded by ``msgspec``, to the same reader, so that both
-routes type them alike (a text that is an ISO 8601 time is a ``timestamp[s]``, say). A field
+:func:`read_extras` hands their values, encoded by ``msgspec`` (by ``json`` when they hold NaN
+or an infinity, which ``msgspec`` writes as null), to the same reader, so that both routes type
+them alike (a text that is an ISO 8601 time is a ``timestamp[s]``, say). A field
 whose values mix kinds Arrow cannot hold in one column (a number here, text there) follows the
 lenient rule for text (:mod:`propertykit.frames.coercion`): numbers and booleans as their JSON
 text; objects and lists missing there, counted and kept as served. An object field with such a
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +34,7 @@ from propertykit.frames.schema import ARROW_ERRORS, RECORD_TYPE
 __all__ = ["joined", "leaves", "ordered", "read_extras"]
 
 _ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder()
 _EMPTY: dict[str, Any] = {}
 _REFUSED = (*ARROW_ERRORS, pa.ArrowException, TypeError, ValueError)  # odd shapes too
 _RANK = {name: i for i, name in enumerate(RECORD_TYPE.names)}
@@ -71,14 +74,16 @@ def _inferred(columns: dict[str, list[Any]]) -> dict[str, pa.Array]:
     if not rows:
         return {name: pa.nulls(0) for name in names}
     nothing = (None,) * len(names)
-    lines = _ENCODER.encode_lines(  # a row without a value: an empty object, made once
-        [
-            _EMPTY
-            if row == nothing
-            else {n: v for n, v in zip(names, row, strict=True) if v is not None}
-            for row in rows
-        ]
-    )
+    objects = [  # a row without a value: an empty object, made once
+        _EMPTY
+        if row == nothing
+        else {n: v for n, v in zip(names, row, strict=True) if v is not None}
+        for row in rows
+    ]
+    lines = _ENCODER.encode_lines(objects)
+    if _DECODER.decode_lines(lines) != objects:  # msgspec writes NaN and infinities as null
+        texts = (json.dumps(o, allow_nan=True, default=msgspec.to_builtins) for o in objects)
+        lines = "\n".join(texts).encode()
     table = pa_json.read_json(
         pa.BufferReader(lines),
         read_options=pa_json.ReadOptions(use_threads=False, block_size=len(lines) + 1),

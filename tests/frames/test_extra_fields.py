@@ -236,3 +236,16 @@ def test_untidy_bodies_with_extra_fields_frame_as_their_records() -> None:
     assert said == said_too and len(said) == 1  # the year; the mixed field has text for both
     assert df["x_note"].tolist()[3:5] == ["viewing by appointment", "7"]
     assert df.loc[5, "epc.x_score.value"] == 1
+
+
+def test_nan_and_infinities_of_unknown_fields_are_kept_from_records_as_from_bodies() -> None:
+    # json reads NaN and Infinity (so do the service's clients); msgspec writes them as null
+    records = copy.deepcopy(POOL[:2])
+    records[0] |= {"x_inf": math.inf, "x_list": [math.nan, 1.0], "x_obj": {"a": -math.inf}}
+    records[1] |= {"x_inf": 1.5, "x_obj": {"a": 2.0}}
+    for data in (records, body_of(records)):
+        df, said = framed(data)
+        assert said == []
+        assert df["x_inf"].tolist() == [math.inf, 1.5]
+        assert math.isnan(df.loc[0, "x_list"][0])
+        assert df["x_obj.a"].tolist() == [-math.inf, 2.0]
