@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any
 
 import msgspec
@@ -328,34 +327,11 @@ def geojson(boundary: pa.StructArray, *, strict: bool = True) -> np.ndarray:
     """
     if {f.name for f in boundary.type} != {"type", "coordinates"}:
         raise Unreadable("a boundary has keys other than type and coordinates")
-    values = np.full(len(boundary), None, dtype=object)
-    present = boundary.is_valid().to_numpy(zero_copy_only=False)
-    if not present.any():
-        return values
-    served = boundary.filter(present)
-    kinds, polygons = (served.field(name) for name in ("type", "coordinates"))
-    if strict and (kinds.null_count or polygons.null_count):  # absent and null look alike
-        raise Unreadable("a boundary without its type or coordinates")
-    rings = polygons.flatten()
-    points = rings.flatten()
+    if strict:
+        served = boundary.filter(boundary.is_valid())
+        if served.field("type").null_count or served.field("coordinates").null_count:
+            raise Unreadable("a boundary without its type or coordinates")  # absent, or null?
+    values = np.empty(len(boundary), dtype=object)
     with paused_gc():  # many small lists, no cycles: see propertykit.jsonio
-        if any(a.null_count for a in (kinds, polygons, rings, points, points.flatten())):
-            decoded = served.to_pylist()  # nulls inside: Arrow's slower, exact conversion
-        else:
-            numbers = points.flatten().to_numpy()
-            levels: tuple[pa.ListArray, ...] = (points, rings, polygons)
-            widths = np.diff(points.offsets.to_numpy())
-            if len(widths) and (widths == widths[0]).all() and widths[0]:  # e.g. all (x, y)
-                items: list[Any] = numbers.reshape(-1, int(widths[0])).tolist()  # pairs, in C
-                levels = levels[1:]
-            else:
-                items = numbers.tolist()
-            for level in levels:
-                offsets = level.offsets.to_numpy()
-                items = [items[a:b] for a, b in pairwise((offsets - offsets[0]).tolist())]
-            names = kinds.to_numpy(zero_copy_only=False).tolist()
-            decoded = [{"type": t, "coordinates": c} for t, c in zip(names, items, strict=True)]
-    chosen = np.empty(len(decoded), dtype=object)
-    chosen[:] = decoded
-    values[present] = chosen
+        values[:] = boundary.to_pylist()
     return values
