@@ -7,10 +7,13 @@
    whole input joined at once).
 2. A chunk Arrow refuses (a value of the wrong type, a record that is not an object, an envelope
    of another shape, a boundary that is not a plain GeoJSON Polygon) is read again in runs of
-   ``CHUNK_BYTES[0]``, and only the runs Arrow refuses are decoded, by ``msgspec``, and their
-   records read as records are (:func:`propertykit.frames.records.read_records`): one odd
-   value costs one run, not every body. Once most runs of a chunk are refused, the bodies after
-   it are decoded without asking Arrow.
+   ``CHUNK_BYTES[0]``, and only the runs Arrow refuses are sifted
+   (:mod:`propertykit.frames.sifting`): their records that hold the declared kinds are read by
+   Arrow together, and only the others decoded, by ``msgspec``, and read as records are
+   (:func:`propertykit.frames.records.read_records`): one odd value costs its record. Once most
+   runs of a chunk are refused, the chunks after it are sifted without asking Arrow about them
+   whole. A run whose records pass yet Arrow refuses, or that is not an envelope ``msgspec``
+   reads, is decoded whole, and so are the runs after it.
 
 Both give the frame the decoded records give (``tests/frames/test_bodies.py``), with one
 difference: numbers in a boundary's coordinates read by Arrow come back as floats.
@@ -34,6 +37,7 @@ from propertykit.frames.coercion import Sink
 from propertykit.frames.extras import joined, ordered
 from propertykit.frames.records import in_sale_order, read_records
 from propertykit.frames.schema import KNOWN, RECORD_TYPE
+from propertykit.frames.sifting import sift
 from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
 __all__ = [
@@ -68,9 +72,8 @@ BLOCK_BYTES = 4 * 2**20
 _SPATIAL = pa.field(
     "spatial", pa.struct([*RECORD_TYPE.field("spatial").type, pa.field("boundary", POLYGON)])
 )
-_SCHEMA = pa.schema(
-    [("result", pa.list_(pa.struct([_SPATIAL if f.name == "spatial" else f for f in RECORD_TYPE])))]
-)
+_RECORD = pa.struct([_SPATIAL if f.name == "spatial" else f for f in RECORD_TYPE])
+_SCHEMA = pa.schema([("result", pa.list_(_RECORD))])
 
 
 _UNJOINED = (pa.ArrowException, TypeError)  # no type Arrow promotes the runs' types to
@@ -123,16 +126,17 @@ class _Reading:
     left_out: list[Any] = field(default_factory=list)
     refused: set[str] = field(default_factory=set)  # named fields Arrow refused in records
     records: int = 0
+    sifting: bool = True  # False once Arrow refused records that passed (see sifted)
 
     def all(self, bodies: list[Any]) -> None:
         """Every body, a chunk at a time; a chunk Arrow refuses in runs of
-        ``CHUNK_BYTES[0]``, each decoded only if Arrow refuses it too. Once most runs of a
-        chunk are refused, the bodies after it are decoded without asking Arrow."""
+        ``CHUNK_BYTES[0]``, each sifted only if Arrow refuses it too. Once most runs of a
+        chunk are refused, the chunks after it are sifted without asking Arrow."""
         try:
             data: Sequence[Any] = _as_bytes(bodies)
             dense = False
-        except Unreadable:  # text Arrow cannot take
-            data, dense = bodies, True
+        except Unreadable:  # text Arrow cannot take: decoded
+            data, dense, self.sifting = bodies, True, False
         for chunk in _chunks(data):
             if not dense:
                 try:
@@ -140,7 +144,7 @@ class _Reading:
                     continue
                 except Unreadable:
                     pass
-            runs = list(_chunks(chunk, DECODED_BYTES if dense else CHUNK_BYTES[0]))
+            runs = [chunk] if dense else list(_chunks(chunk, CHUNK_BYTES[0]))
             refused = 0
             for run in runs:
                 if not dense and len(runs) > 1:
@@ -149,7 +153,7 @@ class _Reading:
                         continue
                     except Unreadable:
                         refused += 1
-                self.decoded(run)
+                self.sifted(run)
             dense = dense or 2 * refused > len(runs)
 
     def by_arrow(self, run: Sequence[bytes]) -> None:
@@ -157,6 +161,40 @@ class _Reading:
         part, boundaries, nulls, envelopes = _by_arrow(run, self.fields)
         self._add(part, boundaries, envelopes)
         self.left_out.extend([None] * nulls)
+
+    def sifted(self, run: Sequence[Any]) -> None:
+        """Tier 2 for a run Arrow refused: its records sifted (:mod:`~propertykit.frames.sifting`),
+        those that pass read by Arrow together, the others decoded and read as records; else
+        the run decoded whole (and, once Arrow refused records that passed, every run after)."""
+        asked = [n for n in self.fields or () if n != "result"]
+        found = sift(run, asked) if self.sifting else None
+        try:
+            if found is None:
+                raise Unreadable("not sifted")
+            multiline = any(b"\n" in body or b"\r" in body for body in run)
+            passed, boundaries = _records_by_arrow(found.passed, multiline)
+        except Unreadable:  # records that pass yet Arrow refuses: sifting does not help here
+            self.sifting = False
+            for piece in _chunks(run, DECODED_BYTES):
+                self.decoded(piece)
+            return
+        own: Sink = []
+        records, other_boundaries = read_records(found.others, own, self.refused)
+        places = found.others_at
+        self.sink.extend((c, [self.records + places[r] for r in rows], raw) for c, rows, raw in own)
+        others = dict(zip(records.type.names, records.flatten(), strict=True))
+        order = np.argsort(np.asarray(found.passed_at + places), kind="stable")  # as served
+        part = {
+            name: joined(
+                [
+                    passed.get(name, pa.nulls(len(found.passed))),
+                    others.get(name, pa.nulls(len(records))),
+                ]
+            ).take(order)
+            for name in dict.fromkeys([*passed, *others])
+        }
+        self._add(part, np.concatenate([boundaries, other_boundaries])[order], found.envelopes)
+        self.left_out.extend(found.left_out)
 
     def decoded(self, run: Sequence[Any]) -> None:
         """Tier 2: ``run`` decoded, by ``msgspec``, and its records read as records are."""
@@ -217,6 +255,8 @@ def _joined_parts(parts: list[dict[str, pa.Array]]) -> pa.StructArray:
     }
     columns["saleHistory"] = in_sale_order(columns["saleHistory"])
     extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
+    if {n[:i] for n in extras for i, c in enumerate(n) if c == "."} & extras.keys():
+        raise TypeError("a field read whole here and by its fields there")  # as one, decoded
     known = [columns[name] for name in RECORD_TYPE.names]
     return pa.StructArray.from_arrays(
         [*known, *extras.values()], names=[*RECORD_TYPE.names, *extras]
@@ -258,24 +298,47 @@ def read_by_arrow(bodies: Sequence[Any]) -> tuple[pa.StructArray, np.ndarray, in
     return struct, np.concatenate(read.boundaries), len(read.left_out)
 
 
+def _read_json(lines: Sequence[Any], schema: pa.Schema, multiline: bool) -> pa.Table:
+    """JSON values, one a line (``multiline``: spread over several), by Arrow's reader with
+    ``schema`` (fields it does not name inferred), or :class:`Unreadable`."""
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(lines[0] if len(lines) == 1 else b"\n".join(lines)),
+            read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, *map(len, lines)) + 1),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=schema,
+                unexpected_field_behavior="infer",
+                newlines_in_values=multiline,
+            ),
+        )
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
+    if table.num_rows != len(lines):  # a line held more than one JSON value, or none
+        raise Unreadable(f"{len(lines)} lines read as {table.num_rows} JSON values")
+    return table
+
+
+def _records_by_arrow(
+    records: Sequence[Any], multiline: bool
+) -> tuple[dict[str, pa.Array], np.ndarray]:
+    """Records (raw JSON) by Arrow's reader, or :class:`Unreadable`: columns and boundaries."""
+    if not records:
+        return {}, np.empty(0, dtype=object)
+    table = _read_json(records, pa.schema(list(_RECORD)), multiline)
+    try:
+        part, boundary = _split(table.to_struct_array().combine_chunks())
+        return part, geojson(boundary)
+    except pa.ArrowException as exc:
+        raise Unreadable(str(exc)) from exc
+
+
 def _by_arrow(
     run: Sequence[bytes], fields: dict[str, list[Any]] | None
 ) -> tuple[dict[str, pa.Array], np.ndarray, int, list[dict[str, Any]]]:
     """A run of bodies by Arrow's reader, or :class:`Unreadable`: its records' columns, their
     boundaries, how many ``result`` items were ``null``, and each body's envelope fields."""
-    multiline = any(b"\n" in body or b"\r" in body for body in run)
+    table = _read_json(run, _SCHEMA, any(b"\n" in body or b"\r" in body for body in run))
     try:
-        table = pa_json.read_json(
-            pa.BufferReader(run[0] if len(run) == 1 else b"\n".join(run)),
-            read_options=pa_json.ReadOptions(block_size=max(BLOCK_BYTES, *map(len, run)) + 1),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=_SCHEMA,
-                unexpected_field_behavior="infer",
-                newlines_in_values=multiline,
-            ),
-        )
-        if table.num_rows != len(run):  # a body held more than one JSON value, or none
-            raise Unreadable(f"{len(run)} bodies read as {table.num_rows} JSON objects")
         asked = [n for n in fields or () if n != "result" and n in table.column_names]
         columns = {n: table.column(n).to_pylist() for n in asked}
         columns["result"] = pc.list_value_length(table.column("result")).to_pylist()

@@ -268,7 +268,7 @@ def read_histories(
         offsets = pa.array(np.cumsum([0, *lengths]), pa.int32())
         elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
         arrow = pa.ListArray.from_arrays(
-            offsets, elements, mask=pa.array([v is None for v in values])
+            offsets, elements, mask=pa.array([v is None for v in values], pa.bool_())
         )
     if arrow is None:
         offsets, entries, odd = [0], [], []
@@ -284,7 +284,7 @@ def read_histories(
             offsets.append(len(entries))
         at = [p for p, _ in odd]
         coercion.note(sink, "saleHistory", at, [v for _, v in odd], rows)
-        missing = pa.array([not isinstance(v, list | tuple) for v in values])
+        missing = pa.array([not isinstance(v, list | tuple) for v in values], pa.bool_())
         lengths = np.diff(offsets).tolist()
         elements = read_values(entries, SALE_TYPE, "saleHistory", sink, _owners(lengths, rows))
         arrow = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, mask=missing)
