@@ -5,15 +5,13 @@
    (``unexpected_field_behavior="infer"``): in C++, on every core, with no Python object per
    value; a chunk at a time (the first small, so that untidy bodies are told early; never the
    whole input joined at once).
-2. A chunk Arrow refuses (a value of the wrong type, a record that is not an object, an envelope
-   of another shape, a boundary that is not a plain GeoJSON Polygon) is read again in runs of
-   ``CHUNK_BYTES[0]``, and only the runs Arrow refuses are sifted
-   (:mod:`propertykit.frames.sifting`): their records that hold the declared kinds are read by
-   Arrow together, and only the others decoded, by ``msgspec``, and read as records are
-   (:func:`propertykit.frames.records.read_records`): one odd value costs its record. Once most
-   runs of a chunk are refused, the chunks after it are sifted without asking Arrow about them
-   whole. A run whose records pass yet Arrow refuses, or that is not an envelope ``msgspec``
-   reads, is decoded whole, and so are the runs after it.
+2. Once Arrow refuses a chunk (a value of the wrong type, a record that is not an object, an
+   envelope of another shape, a boundary that is not a plain GeoJSON Polygon), it and every
+   chunk after it are sifted (:mod:`propertykit.frames.sifting`): the records that hold the
+   declared kinds are read by Arrow together, and only the others decoded, by ``msgspec``, and
+   read as records are (:func:`propertykit.frames.records.read_records`): one odd value costs
+   its record. A chunk whose records pass yet Arrow refuses, or that is not an envelope
+   ``msgspec`` reads, is decoded whole, and so are the chunks after it.
 
 Both give the frame the decoded records give (``tests/frames/test_bodies.py``), with one
 difference: numbers in a boundary's coordinates read by Arrow come back as floats.
@@ -62,7 +60,7 @@ ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
 POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
 )
-#: Bytes per chunk: the first chunk's (and a run's, when Arrow refuses a chunk), and the most.
+#: Bytes per chunk: the first chunk's, and the most.
 CHUNK_BYTES = (256 * 2**10, 16 * 2**20)
 #: Bytes of bodies decoded at once when Arrow refuses them (their records held as Python objects
 #: take several times as much).
@@ -129,32 +127,22 @@ class _Reading:
     sifting: bool = True  # False once Arrow refused records that passed (see sifted)
 
     def all(self, bodies: list[Any]) -> None:
-        """Every body, a chunk at a time; a chunk Arrow refuses in runs of
-        ``CHUNK_BYTES[0]``, each sifted only if Arrow refuses it too. Once most runs of a
-        chunk are refused, the chunks after it are sifted without asking Arrow."""
+        """Every body, a chunk at a time: by Arrow until it refuses a chunk, which is sifted,
+        as is every chunk after it (a chunk of sifted records is read about as fast as Arrow
+        refuses one: asking again would cost more than it saves once odd values are seen)."""
         try:
             data: Sequence[Any] = _as_bytes(bodies)
-            dense = False
+            refused = False
         except Unreadable:  # text Arrow cannot take: decoded
-            data, dense, self.sifting = bodies, True, False
+            data, refused, self.sifting = bodies, True, False
         for chunk in _chunks(data):
-            if not dense:
+            if not refused:
                 try:
                     self.by_arrow(chunk)
                     continue
                 except Unreadable:
-                    pass
-            runs = [chunk] if dense else list(_chunks(chunk, CHUNK_BYTES[0]))
-            refused = 0
-            for run in runs:
-                if not dense and len(runs) > 1:
-                    try:
-                        self.by_arrow(run)
-                        continue
-                    except Unreadable:
-                        refused += 1
-                self.sifted(run)
-            dense = dense or 2 * refused > len(runs)
+                    refused = True
+            self.sifted(chunk)
 
     def by_arrow(self, run: Sequence[bytes]) -> None:
         """Tier 1, or :class:`Unreadable` with nothing read."""
@@ -163,9 +151,9 @@ class _Reading:
         self.left_out.extend([None] * nulls)
 
     def sifted(self, run: Sequence[Any]) -> None:
-        """Tier 2 for a run Arrow refused: its records sifted (:mod:`~propertykit.frames.sifting`),
-        those that pass read by Arrow together, the others decoded and read as records; else
-        the run decoded whole (and, once Arrow refused records that passed, every run after)."""
+        """Tier 2: the records of ``run`` sifted (:mod:`~propertykit.frames.sifting`), those that
+        pass read by Arrow together, the others decoded and read as records; else the run
+        decoded whole (and, once Arrow refused records that passed, every run after)."""
         asked = [n for n in self.fields or () if n != "result"]
         found = sift(run, asked) if self.sifting else None
         try:
