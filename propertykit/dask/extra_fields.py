@@ -3,11 +3,13 @@
 A pandas frame keeps each such field as a column of its own (``df.attrs["extra_columns"]``).
 A Dask frame's columns are fixed before any partition is fetched, and Dask assumes every
 partition has them (its ``concat`` keeps the columns of the first partition); so each partition
-packs the fields ``meta`` does not name into :data:`EXTRA_FIELDS`: per row, a JSON object of
-them as the service nests them (``{"lastSale": {"price": 250000}}``), missing where there are
-none. A sale's own fields leave ``saleHistory`` (its type is ``meta``'s) for
-``{"saleHistory": [{"buyerType": "investor"}, ...]}``, an object per sale. A value left unparsed
-(``df.pk.unparsed()``) is packed too, as served: Dask does not keep a partition's ``attrs``.
+packs the fields ``meta`` does not name into :data:`EXTRA_FIELDS`: per row, a JSON object
+whose ``"fields"`` are those fields as the service nests them
+(``{"fields": {"lastSale": {"price": 250000}}}``), missing where there are none. A sale's own
+fields leave ``saleHistory`` (its type is ``meta``'s) for ``"saleHistory": [{"buyerType":
+"investor"}, ...]`` among the fields, an object per sale. Dask does not keep a
+partition's ``attrs``, so the values left unparsed (``df.pk.unparsed()``) go along too, under
+``"unparsed"`` on their property's row: ``[propertyId, column, value as served]`` each.
 :func:`unpack_extra_fields` turns a computed frame back into the frame ``client.properties``
 gives, each field typed as :func:`propertykit.frames.frame` types it.
 """
@@ -48,15 +50,19 @@ def packed(df: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
         for row, value in enumerate(_values(df[name])):
             if value is not None:
                 _put(fragments[row], path, value)
-    rows = {id_: row for row, id_ in enumerate(df["propertyId"])}
-    held = {part for name in df.columns for part in _parents(name)}
-    for id_, name, value in df.attrs.get("unparsed", ()):  # as served: Dask drops the attrs
-        if name in held and not name.startswith("saleHistory") and id_ in rows:
-            _put(fragments[rows[id_]], name.split("."), value)
     result = df[named].copy()
     if "saleHistory" in named:
         result["saleHistory"] = _sales_cut(df["saleHistory"], meta["saleHistory"].dtype, fragments)
-    texts = [_ENCODER.encode(f).decode() if f else None for f in fragments]
+    rows = {id_: row for row, id_ in enumerate(df["propertyId"])}
+    unparsed: list[list[Any]] = [[] for _ in range(len(df))]
+    for id_, name, value in df.attrs.get("unparsed", ()):  # on its property's row
+        unparsed[rows.get(id_, 0)].append([id_, name, value])
+    texts = [
+        _ENCODER.encode(({"fields": f} if f else {}) | ({"unparsed": u} if u else {})).decode()
+        if f or u
+        else None
+        for f, u in zip(fragments, unparsed, strict=True)
+    ]
     result[EXTRA_FIELDS] = pd.Series(texts, index=df.index, dtype=meta[EXTRA_FIELDS].dtype)
     return result
 
@@ -76,10 +82,10 @@ def unpack_extra_fields(df: pd.DataFrame) -> pd.DataFrame:
     if EXTRA_FIELDS not in df.columns:
         return df
     decode = msgspec.json.Decoder().decode
-    ids = df["propertyId"].tolist()  # so that a value left unparsed is listed by its id
-    fragments = [
-        {"propertyId": i, **decode(text)} if isinstance(text, str) else {"propertyId": i}
-        for i, text in zip(ids, df[EXTRA_FIELDS], strict=True)
+    packs = [decode(text) if isinstance(text, str) else {} for text in df[EXTRA_FIELDS]]
+    fragments = [  # by its id, a value left unparsed in framing them is listed
+        {"propertyId": i, **pack.get("fields", {})}
+        for i, pack in zip(df["propertyId"].tolist(), packs, strict=True)
     ]
     unpacked = frame(fragments, money_unit=df.attrs.get("money_unit", "major"))
     extra = list(unpacked.attrs["extra_columns"])
@@ -88,9 +94,11 @@ def unpack_extra_fields(df: pd.DataFrame) -> pd.DataFrame:
         result[name] = unpacked[name].set_axis(df.index)
     if "saleHistory" in result.columns:
         result["saleHistory"] = _sales_joined(result["saleHistory"], unpacked["saleHistory"])
-    result.attrs = dict(df.attrs, extra_columns=tuple(extra))
-    if "unparsed" in unpacked.attrs:
-        result.attrs["unparsed"] = (*df.attrs.get("unparsed", ()), *unpacked.attrs["unparsed"])
+    result.attrs = {k: v for k, v in df.attrs.items() if k != "unparsed"}
+    result.attrs["extra_columns"] = tuple(extra)
+    carried = [tuple(entry) for pack in packs for entry in pack.get("unparsed", ())]
+    if carried or "unparsed" in unpacked.attrs:
+        result.attrs["unparsed"] = (*carried, *unpacked.attrs.get("unparsed", ()))
     return result
 
 
@@ -99,12 +107,6 @@ def _values(column: pd.Series) -> list[Any]:
     objects, ``None`` where missing."""
     values: list[Any] = pa.array(column.array).to_pylist()
     return values
-
-
-def _parents(name: str) -> list[str]:
-    """``a.b.c``: ``a``, ``a.b``, ``a.b.c``."""
-    parts = name.split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _put(fragment: dict[str, Any], path: list[str], value: Any) -> None:
