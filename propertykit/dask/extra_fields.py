@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from propertykit.frames import frame
+from propertykit.jsonio import paused_gc
 
 __all__ = ["EXTRA_FIELDS", "packed", "unpack_extra_fields", "with_extra_fields_column"]
 
@@ -50,19 +51,19 @@ def packed(df: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
         for row, value in enumerate(_values(df[name])):
             if value is not None:
                 _put(fragments[row], path, value)
-    result = df[named].copy()
+    result = df[named]
     if "saleHistory" in named:
         result["saleHistory"] = _sales_cut(df["saleHistory"], meta["saleHistory"].dtype, fragments)
     rows = {id_: row for row, id_ in enumerate(df["propertyId"])}
-    unparsed: list[list[Any]] = [[] for _ in range(len(df))]
+    unparsed: dict[int, list[list[Any]]] = {}
     for id_, name, value in df.attrs.get("unparsed", ()):  # on its property's row
-        unparsed[rows.get(id_, 0)].append([id_, name, value])
-    texts = [
-        _ENCODER.encode(({"fields": f} if f else {}) | ({"unparsed": u} if u else {})).decode()
-        if f or u
-        else None
-        for f, u in zip(fragments, unparsed, strict=True)
-    ]
+        unparsed.setdefault(rows.get(id_, 0), []).append([id_, name, value])
+    texts: list[str | None] = []
+    for row, fields in enumerate(fragments):
+        pack: dict[str, Any] = {"fields": fields} if fields else {}
+        if row in unparsed:
+            pack["unparsed"] = unparsed[row]
+        texts.append(_ENCODER.encode(pack).decode() if pack else None)
     result[EXTRA_FIELDS] = pd.Series(texts, index=df.index, dtype=meta[EXTRA_FIELDS].dtype)
     return result
 
@@ -82,18 +83,22 @@ def unpack_extra_fields(df: pd.DataFrame) -> pd.DataFrame:
     if EXTRA_FIELDS not in df.columns:
         return df
     decode = msgspec.json.Decoder().decode
-    packs = [decode(text) if isinstance(text, str) else {} for text in df[EXTRA_FIELDS]]
-    fragments = [  # by its id, a value left unparsed in framing them is listed
-        {"propertyId": i, **pack.get("fields", {})}
-        for i, pack in zip(df["propertyId"].tolist(), packs, strict=True)
-    ]
+    ids = df["propertyId"].tolist()  # by its id, a value left unparsed in framing them is listed
+    with paused_gc():  # many small dicts, no cycles (see propertykit.jsonio)
+        packs = [decode(text) if isinstance(text, str) else {} for text in df[EXTRA_FIELDS]]
+        framed = [row for row, pack in enumerate(packs) if "fields" in pack]  # rows with some
+        fragments = [{"propertyId": ids[row], **packs[row]["fields"]} for row in framed]
     unpacked = frame(fragments, money_unit=df.attrs.get("money_unit", "major"))
+    places = np.full(len(df), -1)
+    places[framed] = np.arange(len(framed))
+    rows = pa.array(places, mask=places < 0)  # each row's place among those framed, or null
     extra = list(unpacked.attrs["extra_columns"])
     result = df.drop(columns=EXTRA_FIELDS)
     for name in extra:
-        result[name] = unpacked[name].set_axis(df.index)
+        result[name] = pd.arrays.ArrowExtensionArray(pa.array(unpacked[name].array).take(rows))
     if "saleHistory" in result.columns:
-        result["saleHistory"] = _sales_joined(result["saleHistory"], unpacked["saleHistory"])
+        own = _lists(unpacked["saleHistory"]).take(rows)
+        result["saleHistory"] = _sales_joined(result["saleHistory"], own)
     result.attrs = {k: v for k, v in df.attrs.items() if k != "unparsed"}
     result.attrs["extra_columns"] = tuple(extra)
     carried = [tuple(entry) for pack in packs for entry in pack.get("unparsed", ())]
@@ -138,10 +143,10 @@ def _sales_cut(
     return pd.arrays.ArrowExtensionArray(lists.cast(named.pyarrow_dtype))
 
 
-def _sales_joined(column: pd.Series, unpacked: pd.Series) -> pd.api.extensions.ExtensionArray:
-    """``saleHistory`` with each sale's own fields (from ``unpacked``, the unpacked fragments'
+def _sales_joined(column: pd.Series, own_lists: pa.ListArray) -> pd.api.extensions.ExtensionArray:
+    """``saleHistory`` with each sale's own fields (from ``own_lists``, the unpacked fields'
     histories, row by row) added to its named ones."""
-    lists, own_lists = _lists(column), _lists(unpacked)
+    lists = _lists(column)
     named = set(lists.type.value_type.names)
     own_fields = [f for f in own_lists.type.value_type if f.name not in named]
     if not own_fields:
