@@ -22,9 +22,9 @@ from __future__ import annotations
 # names (not in __all__).
 from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
-from propertykit.frames.epc_over_time import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
+from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
-from propertykit.frames.repeat_sales import FewPairsWarning, price_index
+from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares

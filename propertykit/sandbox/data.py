@@ -24,7 +24,7 @@ title number       Land Registry office prefix + 6 digits  ``NGL100042``
 Money is in whole pounds (GBP); rents are per calendar month. Dates in ``saleHistory`` and
 ``epc`` are ``YYYY-MM-DD``; date-times are ISO 8601 with ``Z``. Data is anchored to
 :data:`REFERENCE_DATE`, not the wall clock, so it never changes between runs. EPC certificates
-improve over the years they were lodged in a known way (:mod:`propertykit.sandbox.epc_drift`).
+improve over the years they were lodged in a known way (:mod:`propertykit.sandbox.epc_trend`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from propertykit.sandbox.epc_drift import draw_certificate, energy_rating
-from propertykit.sandbox.prices import sale_history
+from propertykit.sandbox.epc_trend import draw_certificate, energy_rating
+from propertykit.sandbox.price_index import sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
     BAND_RATIOS,
@@ -374,7 +374,7 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
 
     epc = None
     if rand() >= 0.05:
-        # certificates come from a stream of their own (see propertykit.sandbox.epc_drift);
+        # certificates come from a stream of their own (see propertykit.sandbox.epc_trend);
         # the three draws they once took are still taken, so every later field stays as it was
         for _ in range(3):
             rand()

@@ -134,7 +134,7 @@ class PropertyAccessor:
         min_pairs: int = 30,
     ) -> pd.DataFrame:
         """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
-        :func:`propertykit.frames.repeat_sales.price_index`.
+        :func:`propertykit.frames.price_index.price_index`.
 
         Examples
         --------
@@ -150,7 +150,7 @@ class PropertyAccessor:
 
     def index_chart(self, **kwargs: Any) -> go.Figure:
         """The repeat-sales price index with its 95 % band:
-        :func:`propertykit.views.index_chart.index_chart`.
+        :func:`propertykit.views.price_index.index_chart`.
 
         Examples
         --------
@@ -160,7 +160,7 @@ class PropertyAccessor:
         >>> figure.layout.yaxis.title.text
         'Index (first period = 100)'
         """
-        from propertykit.views.index_chart import index_chart
+        from propertykit.views.price_index import index_chart
 
         return index_chart(self._df, **kwargs)
 
@@ -182,7 +182,7 @@ class PropertyAccessor:
 
     def epc_trend(self, **kwargs: Any) -> pd.DataFrame:
         """EPC band shares per year (or quarter) of lodgement, optionally by group:
-        :func:`propertykit.frames.epc_over_time.epc_trend`.
+        :func:`propertykit.frames.epc_trend.epc_trend`.
 
         Examples
         --------

@@ -1,6 +1,6 @@
 """How EPC ratings move over time, drawn: band shares per period as 100 % stacked bars.
 
-:func:`epc_trend_chart` draws :func:`propertykit.frames.epc_over_time.epc_trend`: one bar per
+:func:`epc_trend_chart` draws :func:`propertykit.frames.epc_trend.epc_trend`: one bar per
 period of lodgement, split into the seven bands in the official EPC colours (A at the bottom, so the
 top of the C layer is the share rated A to C), the mean current and potential efficiency as
 lines on a second axis, and with ``by=`` one small panel per group. A bar that pools periods
@@ -50,10 +50,10 @@ def epc_trend_chart(
     Parameters
     ----------
     df
-        The property frame, or a table from :func:`propertykit.frames.epc_over_time.epc_trend`
+        The property frame, or a table from :func:`propertykit.frames.epc_trend.epc_trend`
         (drawn as it is; ``freq``, ``by`` and ``min_count`` are then read from its ``attrs``).
     freq, by, min_count
-        As for :func:`~propertykit.frames.epc_over_time.epc_trend` (its warnings about pooled
+        As for :func:`~propertykit.frames.epc_trend.epc_trend` (its warnings about pooled
         periods and certificates left out are given here too).
     max_groups
         With ``by``, the largest groups by number of certificates get a panel each; the

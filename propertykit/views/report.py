@@ -281,7 +281,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
 
 def _price_index_section(df: pd.DataFrame) -> go.Figure:
     """The repeat-sales index beside the median trend, with one sentence on which to trust."""
-    from propertykit.views.index_chart import index_against_median
+    from propertykit.views.price_index import index_against_median
 
     return index_against_median(df)
 

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import UnparsedValuesWarning
-from propertykit.frames.epc_over_time import EpcTrendWarning, epc_trend, trend_columns
+from propertykit.frames.epc_trend import EpcTrendWarning, epc_trend, trend_columns
 from propertykit.sandbox.data import generate_records
-from propertykit.sandbox.epc_drift import (
+from propertykit.sandbox.epc_trend import (
     REGION_DRIFT,
     TYPE_DRIFT,
     draw_certificate,

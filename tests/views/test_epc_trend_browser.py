@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import propertykit as pk
-from propertykit.frames.epc_over_time import EpcTrendWarning
+from propertykit.frames.epc_trend import EpcTrendWarning
 from propertykit.sandbox.data import generate_records
 from propertykit.views.figures import EPC_COLOURS
 from tests._browser import OfflinePage, chromium, open_offline, wait_for_plotly

@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-from benchmarks.index import dense_index, synthetic_sales
+from benchmarks.price_index import dense_index, synthetic_sales
 from propertykit.errors import InvalidInput
-from propertykit.frames.repeat_sales import FewPairsWarning, price_index
+from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.sandbox.data import generate_records
-from propertykit.sandbox.prices import true_price_index
+from propertykit.sandbox.price_index import true_price_index
 from propertykit.sandbox.tables import TOWNS
-from propertykit.views.index_chart import index_chart
+from propertykit.views.price_index import index_chart
 from propertykit.views.plots import price_trend
 
 pytestmark = pytest.mark.timeout(300)

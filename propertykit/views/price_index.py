@@ -1,6 +1,6 @@
 """The repeat-sales price index as a chart: one line per group, its 95 % band shaded.
 
-The numbers come from :func:`propertykit.frames.repeat_sales.price_index`; this module only
+The numbers come from :func:`propertykit.frames.price_index.price_index`; this module only
 draws them. Returned, never shown.
 """
 
@@ -37,7 +37,7 @@ def index_chart(
     df
         The property frame, or a sales table.
     freq, by, min_pairs
-        As for :func:`propertykit.frames.repeat_sales.price_index`.
+        As for :func:`propertykit.frames.price_index.price_index`.
     max_groups
         With ``by``, the groups with the most pairs get a line; the title counts the rest.
 

@@ -4,7 +4,7 @@
   matrix (pairs x periods, -1 / +1), ``numpy.linalg.lstsq`` for OLS, the squared residuals
   regressed on the time between sales, ``lstsq`` again on rows scaled by the square root of the
   weights (WLS), and ``inv(X'WX)`` for the band. By outcode: the same per outcode.
-- **propertykit**: :func:`propertykit.frames.repeat_sales.price_index`: pairs by one sort, the
+- **propertykit**: :func:`propertykit.frames.price_index.price_index`: pairs by one sort, the
   normal equations summed from each pair's two periods (a P x P matrix), no design matrix.
 
 Both give the same numbers (checked here, and in ``tests/views/test_price_index.py``). Time is
@@ -15,7 +15,7 @@ The sales are synthetic (numpy, not the sandbox: a million sandbox sales would t
 generate): 400,000 homes with 0-5 sales each over 1995-2025, in 150 outcodes, prices following
 a yearly index with noise.
 
-Run: ``.venv/bin/python benchmarks/index.py`` (``--sales 200000`` for a quicker run).
+Run: ``.venv/bin/python benchmarks/price_index.py`` (``--sales 200000`` for a quicker run).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from propertykit.frames.repeat_sales import price_index
+from propertykit.frames.price_index import price_index
 
 _Z95 = 1.959963984540054
 
