@@ -15,8 +15,8 @@ from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.sandbox.data import generate_records
 from propertykit.sandbox.price_index import true_price_index
 from propertykit.sandbox.tables import TOWNS
-from propertykit.views.price_index import index_chart
 from propertykit.views.plots import price_trend
+from propertykit.views.price_index import index_chart
 
 pytestmark = pytest.mark.timeout(300)
 
