@@ -12,8 +12,8 @@ import argparse
 import json
 import sys
 
-from propertykit.cli.words import plural
 from propertykit.deeds import Journal, as_rows
+from propertykit.text import plural
 
 _COLUMNS = ("intent_at", "title_number", "money_state", "status", "idempotency_key", "service")
 

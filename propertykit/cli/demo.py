@@ -16,8 +16,8 @@ import pandas as pd
 
 from propertykit import sandbox
 from propertykit.cli.report import fetch_frame, say_missing
-from propertykit.cli.words import plural
 from propertykit.client import Client
+from propertykit.text import plural
 from propertykit.views import write_report
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.cli.words import plural
 from propertykit.client import Client, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
+from propertykit.text import plural
 from propertykit.views import OSM_TILES, write_report
 
 

@@ -31,6 +31,7 @@ import pandas as pd
 from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
 from propertykit.frames.schema import EPC_RATINGS
 from propertykit.frames.tables import epc_table
+from propertykit.text import listed
 
 __all__ = ["EPC_TREND_MIN_COUNT", "EpcTrendWarning", "epc_trend", "trend_columns"]
 
@@ -451,17 +452,12 @@ def _warn(attrs: dict[str, Any]) -> None:
     if pooled or dropped:
         parts = []
         if pooled:
-            parts.append(f"pooled with their neighbours into {_listed(pooled)}")
+            parts.append(f"pooled with their neighbours into {listed(pooled, most=6)}")
         if dropped:
-            parts.append(f"left out ({_listed(dropped)}: {left[_THIN]:,} certificates)")
+            parts.append(f"left out ({listed(dropped, most=6)}: {left[_THIN]:,} certificates)")
         warnings.warn(
             f"EPC trend: periods with fewer than {attrs['min_count']:,} certificates were "
             f"{' and '.join(parts)} (see attrs['pooled'] and attrs['left_out_periods']).",
             EpcTrendWarning,
             stacklevel=outside_stacklevel(),
         )
-
-
-def _listed(labels: list[str], most: int = 6) -> str:
-    shown = ", ".join(labels[:most])
-    return shown + (f" and {len(labels) - most:,} more" if len(labels) > most else "")

@@ -32,6 +32,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
+from propertykit.text import listed, plural
 
 __all__ = [
     "ATTRIBUTES_HINT",
@@ -231,23 +232,6 @@ def describe_money_state(money_state: str, *, delivered: bool = False) -> str:
 # -- counting -------------------------------------------------------------------------------
 
 
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``count`` and ``noun``, in the plural unless it is one: never ``id(s)``.
-
-    Examples
-    --------
-    >>> plural(1, "id"), plural(2, "property", "properties"), plural(1_500, "request")
-    ('1 id', '2 properties', '1,500 requests')
-    """
-    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
-
-
-def _listed(items: list[str], *, most: int = 5) -> str:
-    """Up to ``most`` items joined with commas, and how many more."""
-    shown = ", ".join(items[:most])
-    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
-
-
 # -- the lookup form: hints on screen -------------------------------------------------------
 
 IDS_HINT = (
@@ -303,7 +287,7 @@ def describe_ids(
     text = f"{plural(count, 'id')}: {kinds}."
     lookalikes = [m for m in map(_SOURCE_LOOKALIKE.fullmatch, location_ids) if m]
     if lookalikes:
-        quoted = _listed([f"“{m[0]}”" for m in lookalikes], most=3)
+        quoted = listed([f"“{m[0]}”" for m in lookalikes], most=3)
         one = len(lookalikes) == 1
         text += (
             f" {quoted} will be looked up as {'a location id' if one else 'location ids'}; "
@@ -380,7 +364,7 @@ def describe_fetch(
     if missing:
         text += (
             f" No property was found for {plural(len(missing), 'location id')}: "
-            f"{_listed(missing, most=10)}."
+            f"{listed(missing, most=10)}."
         )
     return " ".join([text, *notes])
 
