@@ -12,39 +12,13 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from propertykit import errors
 from propertykit import views as _views  # noqa: F401  (registers df.pk)
 from propertykit.client import Client, DryRun
 from propertykit.config import VERSION, Endpoints
 from propertykit.deeds import Purchase
-from propertykit.errors import (
-    ApiError,
-    AuthenticationError,
-    BadResponse,
-    BudgetExceeded,
-    CacheUnavailable,
-    CacheWriteWarning,
-    ConfigError,
-    DailyCapReached,
-    GeometryWarning,
-    InsufficientCredit,
-    InvalidInput,
-    MissingIdsWarning,
-    NetworkError,
-    NotCached,
-    NotFound,
-    NotRecordsWarning,
-    PartialResult,
-    PermissionDenied,
-    PropertyKitError,
-    PropertyKitWarning,
-    PurchaseUncertain,
-    RateLimited,
-    ResponseTooLarge,
-    ServerError,
-    ServiceDegraded,
-    ServiceUnhealthy,
-)
-from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
+from propertykit.errors import PropertyKitError, PropertyKitWarning
+from propertykit.frames import frame
 from propertykit.views import use_tile_fetcher as _use_tile_fetcher
 from propertykit.wire import Usage
 from propertykit.wire import fetch_tile as _fetch_tile
@@ -61,41 +35,24 @@ _LAZY_SUBMODULES = {
     "widgets": "propertykit.widgets",
 }
 
+#: Names of the older, larger top level: still ``pk.<Name>``, quietly, so code written against
+#: it keeps working; docs and examples use their homes (``pk.errors.NotCached``).
+_FORMER_NAMES = {
+    **{name: "propertykit.errors" for name in errors.__all__ if name != "outside_stacklevel"},
+    "ServiceDegraded": "propertykit.errors",
+    "PartialResult": "propertykit.client",
+}
+
 __all__ = [
-    "ApiError",
-    "AuthenticationError",
-    "BadResponse",
-    "BudgetExceeded",
-    "CacheUnavailable",
-    "CacheWriteWarning",
     "Client",
-    "ConfigError",
-    "DailyCapReached",
     "DryRun",
     "Endpoints",
-    "GeometryWarning",
-    "InsufficientCredit",
-    "InvalidInput",
-    "MinorUnitsWarning",
-    "MissingIdsWarning",
-    "NetworkError",
-    "NotCached",
-    "NotFound",
-    "NotRecordsWarning",
-    "PartialResult",
-    "PermissionDenied",
     "PropertyKitError",
     "PropertyKitWarning",
     "Purchase",
-    "PurchaseUncertain",
-    "RateLimited",
-    "ResponseTooLarge",
-    "ServerError",
-    "ServiceDegraded",
-    "ServiceUnhealthy",
-    "UnparsedValuesWarning",
     "Usage",
     "__version__",
+    "errors",
     "frame",
     "sandbox",
     "widgets",
@@ -105,4 +62,6 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
         return import_module(_LAZY_SUBMODULES[name])
+    if name in _FORMER_NAMES:
+        return getattr(import_module(_FORMER_NAMES[name]), name)
     raise AttributeError(f"module 'propertykit' has no attribute {name!r}")

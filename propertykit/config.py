@@ -59,6 +59,7 @@ __all__ = [
     "MoneyState",
     "MoneyUnit",
     "cache_dir",
+    "env_flag",
     "lock_lease",
 ]
 
@@ -244,6 +245,23 @@ def cache_dir() -> Path:
     if configured:
         return Path(configured).expanduser()
     return Path(platformdirs.user_cache_dir("propertykit", appauthor=False))
+
+
+def env_flag(name: str) -> bool:
+    """Whether the environment variable ``name`` is switched on (``1``, ``true`` or ``yes``).
+
+    The one reading of on/off settings such as ``PROPERTYKIT_OFFLINE``: any case, spaces ignored;
+    unset, empty or anything else is off.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["PROPERTYKIT_EXAMPLE_FLAG"] = " Yes "
+    >>> env_flag("PROPERTYKIT_EXAMPLE_FLAG"), env_flag("PROPERTYKIT_UNSET_FLAG")
+    (True, False)
+    >>> del os.environ["PROPERTYKIT_EXAMPLE_FLAG"]
+    """
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes"}
 
 
 def lock_lease() -> float:

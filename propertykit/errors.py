@@ -23,11 +23,24 @@
         │   └── DailyCapReached      429  daily credit cap (.resets_at, midnight UTC)
         └── ServerError              5xx
 
-Warnings share one base too, ``PropertyKitWarning`` (a ``UserWarning``): ``MinorUnitsWarning``
-(prices that look like pence), ``GeometryWarning`` (boundaries that could not be read),
-``ServiceDegraded`` (health says ``degraded``), ``MissingIdsWarning`` (ids that returned no
-record) and ``CacheWriteWarning`` (answers paid for that could not be stored in the cache).
-``ServiceUnhealthy`` is raised by ``health()`` when the service says it is ``unhealthy``.
+``ServiceUnhealthy`` (also under ``PropertyKitError``) is raised by ``health()`` when the
+service says it is ``unhealthy``.
+
+Warnings share one base too, and every name ends in ``Warning``::
+
+    PropertyKitWarning (a UserWarning)
+    ├── MissingIdsWarning       ids asked for that returned no record (listed in attrs)
+    ├── NotRecordsWarning       items of a list of records that are not records, left out
+    ├── UnparsedValuesWarning   values with no clear meaning in their column (kept raw)
+    ├── MinorUnitsWarning       prices that look like pence although pounds were assumed
+    ├── CacheWriteWarning       answers paid for that could not be stored in the cache
+    ├── ServiceDegradedWarning  health says ``degraded``
+    ├── GeometryWarning         locations or boundaries that could not be read
+    ├── FewPairsWarning         a price index merged thin periods or left groups out
+    └── EpcTrendWarning         an EPC trend pooled thin periods or left certificates out
+
+Filter them by name (``warnings.simplefilter("error", pk.errors.MissingIdsWarning)``) or all at
+once with ``PropertyKitWarning``.
 
 Every error may carry ``partial``: the records fetched before a multi-request call failed and
 where to resume, so nothing a user paid for is lost. Third-party exceptions are mapped once, at
@@ -39,7 +52,6 @@ from __future__ import annotations
 
 import sys
 import types
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -52,15 +64,17 @@ __all__ = [
     "CacheWriteWarning",
     "ConfigError",
     "DailyCapReached",
+    "EpcTrendWarning",
+    "FewPairsWarning",
     "GeometryWarning",
     "InsufficientCredit",
     "InvalidInput",
+    "MinorUnitsWarning",
     "MissingIdsWarning",
     "NetworkError",
     "NotCached",
     "NotFound",
     "NotRecordsWarning",
-    "PartialResult",
     "PermissionDenied",
     "PropertyKitError",
     "PropertyKitWarning",
@@ -68,40 +82,39 @@ __all__ = [
     "RateLimited",
     "ResponseTooLarge",
     "ServerError",
-    "ServiceDegraded",
+    "ServiceDegradedWarning",
     "ServiceUnhealthy",
+    "UnparsedValuesWarning",
     "outside_stacklevel",
 ]
 
 
-@dataclass
-class PartialResult:
-    """What a multi-request call had fetched when it failed, and how to carry on.
+class PropertyKitError(Exception):
+    """Root of every error propertykit raises.
 
-    Attributes
-    ----------
-    records
-        Records already fetched (and paid for) before the failure.
-    remaining_ids
-        Ids not yet fetched, in order; pass them to the same call to resume.
-    resume_offset
-        For a paged sources request: the offset to resume from for the request that failed
-        (``None`` when the failure was not part-way through paging).
+    ``partial`` is ``None``, or for a multi-request call that failed part-way a
+    :class:`propertykit.client.PartialResult`: what was fetched (and paid for) and where to resume.
     """
 
-    records: list[dict[str, Any]] = field(default_factory=list)
-    remaining_ids: list[str] = field(default_factory=list)
-    resume_offset: int | None = None
-
-
-class PropertyKitError(Exception):
-    """Root of every error propertykit raises."""
-
-    partial: PartialResult | None = None
+    partial: Any = None
 
 
 class PropertyKitWarning(UserWarning):
-    """Root of every warning propertykit gives (filter them all with this class)."""
+    """Root of every warning propertykit gives (filter them all with this class).
+
+    ``plain`` is the message in plain words, for readers of a report; ``str()`` adds, for the
+    analyst at the notebook, where the details are kept (``see=``, e.g. a frame's ``attrs``).
+
+    Examples
+    --------
+    >>> warning = PropertyKitWarning("3 periods merged", see='attrs["merged"]')
+    >>> str(warning), warning.plain
+    ('3 periods merged (see attrs["merged"])', '3 periods merged')
+    """
+
+    def __init__(self, message: str = "", *, see: str | None = None) -> None:
+        super().__init__(f"{message} (see {see})" if see else message)
+        self.plain = message
 
 
 def outside_stacklevel() -> int:
@@ -129,12 +142,29 @@ class NotRecordsWarning(PropertyKitWarning):
     out; the message counts them and shows one."""
 
 
+class MinorUnitsWarning(PropertyKitWarning):
+    """Prices look like minor units (pence) although major units (pounds) were assumed."""
+
+
+class UnparsedValuesWarning(PropertyKitWarning):
+    """Values with no clear meaning in their column are missing there; ``df.pk.unparsed()``."""
+
+
+class EpcTrendWarning(PropertyKitWarning):
+    """Certificates or periods were left out of an EPC trend, or thin periods were pooled."""
+
+
+class FewPairsWarning(PropertyKitWarning):
+    """Periods with too few repeat-sales pairs were merged with their neighbours, or groups
+    with too few pairs left out, of a price index; the message names them."""
+
+
 class MissingIdsWarning(PropertyKitWarning):
     """Some of the ids asked for returned no record (unknown to the service, or withdrawn).
 
     Given once per lookup; the message counts them and names a few, and the frame lists them all
     in ``df.attrs["missing_ids"]`` (a tuple, in the order asked). Turn it into an error with
-    ``warnings.simplefilter("error", pk.MissingIdsWarning)``.
+    ``warnings.simplefilter("error", pk.errors.MissingIdsWarning)``.
     """
 
 
@@ -358,8 +388,12 @@ class ServerError(ApiError):
     """5xx: the service failed. Not charged; retried automatically before this is raised."""
 
 
-class ServiceDegraded(PropertyKitWarning):
+class ServiceDegradedWarning(PropertyKitWarning):
     """Health says ``degraded``: the service answers, but some answers may be slow or missing."""
+
+
+#: The name of :class:`ServiceDegradedWarning` before every warning's name ended in ``Warning``.
+ServiceDegraded = ServiceDegradedWarning
 
 
 class ServiceUnhealthy(PropertyKitError):

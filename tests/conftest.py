@@ -18,7 +18,7 @@ import pytest
 from hypothesis import settings
 
 from propertykit import sandbox as sandbox_module
-from propertykit.client import Client
+from propertykit.client import Client, Clock
 from propertykit.sandbox import Sandbox
 
 # Hypothesis: no per-example deadline (a shared 2-core machine's timing is not behaviour under
@@ -61,7 +61,7 @@ def profiled_sandbox(profile: str) -> Iterator[Sandbox]:
 
 @pytest.fixture
 def sleeps() -> list[float]:
-    """Every wait a client asked for (the default ``_sleep`` of ``make_client`` records here)."""
+    """Every wait a client asked for (the default ``clock`` of ``make_client`` records here)."""
     return []
 
 
@@ -80,7 +80,7 @@ def make_client(sleeps: list[float], cache_file: Path) -> Iterator[Callable[...,
         kwargs.setdefault("base_url", sb.url)
         kwargs.setdefault("cache", cache_file)
         kwargs.setdefault("progress", False)
-        kwargs.setdefault("_sleep", sleeps.append)
+        kwargs.setdefault("clock", Clock(sleep=sleeps.append))
         if "endpoints" not in kwargs:
             kwargs.setdefault("profile", getattr(sb, "profile", None))
         client = Client(**kwargs)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 import tomllib
+import warnings
 from pathlib import Path
+
+import pytest
 
 import propertykit as pk
 
@@ -53,23 +58,66 @@ def test_version_comes_from_package_metadata() -> None:
     assert pk.__version__ == project["version"]
 
 
-def test_all_lists_every_public_name_and_nothing_missing() -> None:
-    exported = set(pk.__all__)
-    for name in exported:
+#: The top level before it was made small: each name must still be ``pk.<Name>``.
+FORMER_TOP_LEVEL = (
+    "ApiError", "AuthenticationError", "BadResponse", "BudgetExceeded", "CacheUnavailable",
+    "CacheWriteWarning", "ConfigError", "DailyCapReached", "GeometryWarning",
+    "InsufficientCredit", "InvalidInput", "MinorUnitsWarning", "MissingIdsWarning",
+    "NetworkError", "NotCached", "NotFound", "NotRecordsWarning", "PartialResult",
+    "PermissionDenied", "PurchaseUncertain", "RateLimited", "ResponseTooLarge", "ServerError",
+    "ServiceDegraded", "ServiceUnhealthy", "UnparsedValuesWarning",
+)  # fmt: skip
+
+
+def test_the_top_level_is_small_and_every_name_in_it_resolves() -> None:
+    assert len(pk.__all__) <= 15
+    assert {
+        "Client",
+        "frame",
+        "errors",
+        "sandbox",
+        "widgets",
+        "Usage",
+        "DryRun",
+        "Purchase",
+    } <= set(pk.__all__)
+    for name in pk.__all__:
         assert getattr(pk, name) is not None, name
-    public_errors = {n for n in dir(pk.errors) if n[0].isupper() and not n.startswith("_")}
-    assert public_errors - {"Any"} <= exported
 
 
-def test_every_error_is_a_propertykit_error() -> None:
-    for name in pk.errors.__all__:
-        obj = getattr(pk.errors, name)
-        if isinstance(obj, type) and issubclass(obj, Warning):
-            assert issubclass(obj, pk.PropertyKitWarning), name
-        elif isinstance(obj, type) and issubclass(obj, BaseException):
-            assert issubclass(obj, pk.PropertyKitError), name
-    assert issubclass(pk.InvalidInput, ValueError)
-    assert issubclass(pk.DailyCapReached, pk.RateLimited)
+@pytest.mark.parametrize("name", FORMER_TOP_LEVEL)
+def test_names_that_left_the_top_level_are_still_reachable_quietly(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(pk, name) is not None
+
+
+def _classes_of_the_package() -> dict[str, type]:
+    """Every exception and warning class defined in any module of propertykit, by name."""
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(pk.__path__, "propertykit."):
+        if info.name.startswith(("propertykit.dask", "propertykit.__main__")):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, (pk.PropertyKitError, pk.PropertyKitWarning))
+                and value.__module__.startswith("propertykit")
+            ):
+                found[value.__name__] = value
+    return found
+
+
+def test_every_error_and_warning_is_in_propertykit_errors_and_warnings_end_in_warning() -> None:
+    classes = _classes_of_the_package()
+    assert len(classes) > 20
+    for name, cls in classes.items():
+        assert getattr(pk.errors, name, None) is cls, f"{name} is not in propertykit.errors"
+        assert name in pk.errors.__all__, name
+        if issubclass(cls, Warning):
+            assert name.endswith("Warning"), name
+    assert pk.errors.ServiceDegraded is pk.errors.ServiceDegradedWarning
 
 
 def test_package_ships_py_typed() -> None:
@@ -82,8 +130,10 @@ def test_console_script_is_declared() -> None:
 
 
 def test_every_warning_shares_one_base_users_can_filter() -> None:
-    assert issubclass(pk.MinorUnitsWarning, pk.PropertyKitWarning)
-    assert issubclass(pk.GeometryWarning, pk.PropertyKitWarning)
+    for name in pk.errors.__all__:
+        obj = getattr(pk.errors, name)
+        if isinstance(obj, type) and issubclass(obj, Warning):
+            assert issubclass(obj, pk.PropertyKitWarning), name
     assert issubclass(pk.PropertyKitWarning, UserWarning)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -10,16 +9,7 @@ from propertykit.config import DEADLINE_PER_TIMEOUT, Endpoints
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 from propertykit.wire import RetrySettings
 
-__all__ = ["attribute_params", "check_number", "check_paging", "check_settings", "setting"]
-
-
-def setting(value: str | None, env: str, what: str, argument: str) -> str:
-    """``value``, else the environment variable ``env``, stripped; :class:`ConfigError` if none."""
-    if value is None:
-        value = os.environ.get(env)
-    if value is None or not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"No {what}: pass {argument}= or set the {env} environment variable")
-    return value.strip()
+__all__ = ["attribute_params", "check_number", "check_paging", "check_settings"]
 
 
 def check_number(

@@ -10,7 +10,7 @@ calling the same lookup again after an interruption (a daily cap, a restarted ke
 every finished batch, and every finished page of a batch, from the cache for free, and sends
 only what is left: nothing is paid for twice. When a batch fails, the runner stops starting new
 ones, lets those on their way finish, and raises the first failure with ``.partial``: every
-record fetched so far and the ids still to fetch (see :class:`~propertykit.errors.PartialResult`).
+record fetched so far and the ids still to fetch (see :class:`~propertykit.client.PartialResult`).
 
 :class:`DryRun` is what ``dry_run=True`` returns: how many requests (and billable requests) the
 call would send given what is already cached, found by asking the cache only.
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from propertykit.errors import PartialResult, PropertyKitError
+from propertykit.client.partial import PartialResult
+from propertykit.errors import PropertyKitError
 
 __all__ = ["DEFAULT_MAX_IN_FLIGHT", "Batch", "DryRun", "PagePlan", "plan", "run_batches"]
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
-import random
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
@@ -29,12 +27,13 @@ from propertykit.client.progress import progress_bar
 from propertykit.client.purchases import PurchasesMixin
 from propertykit.client.query import QueryMixin
 from propertykit.client.replay import properties_frame, sources_frame
-from propertykit.config import ENV_OFFLINE, Endpoints
+from propertykit.config import ENV_OFFLINE, Endpoints, env_flag
 from propertykit.errors import ConfigError, InvalidInput
 from propertykit.frames import frame
 from propertykit.jsonio import records_of
 from propertykit.wire import (
     DEFAULT_MAX_BODY_BYTES,
+    Clock,
     Transport,
     Usage,
     describe_cache_setting,
@@ -113,6 +112,9 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         ``"vepler"``: follow Vepler's public documentation (the same as
         ``endpoints=pk.Endpoints.vepler()``: its address, prices in pence, the key also from
         ``VEPLER_API_KEY``); ``"spec"``: the neutral defaults. ``None``: ``PROPERTYKIT_PROFILE``.
+    clock
+        How the client waits, tells the time and draws jitter (:class:`propertykit.client.Clock`;
+        default: the system's). Pass one with a fake ``sleep`` to test retries without waiting.
 
     Examples
     --------
@@ -143,9 +145,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         journal: str | os.PathLike[str] | None = None,
         profile: str | None = None,
-        _sleep: Callable[[float], None] | None = None,
-        _clock: Callable[[], datetime] | None = None,
-        _rng: random.Random | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._settings = portable_settings(locals())  # what a pickled copy is built from
         service = resolve_service(api_key, base_url, profile=profile, endpoints=endpoints)
@@ -153,7 +153,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         if any(ch.isspace() or not ch.isprintable() for ch in key):
             raise ConfigError("The API key contains whitespace or control characters")
         if offline is None:
-            offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+            offline = env_flag(ENV_OFFLINE)
         retry = check_settings(
             max_retries, max_wait, timeout, deadline, max_body_bytes, max_in_flight, budget
         )
@@ -164,13 +164,6 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         self.journal = Path(journal).expanduser() if journal is not None else None
         backend, owned = open_cache(cache)
         self._cache_label = describe_cache_setting(cache, backend)
-        extra: dict[str, Any] = {}
-        if _sleep is not None:
-            extra["sleep"] = _sleep
-        if _clock is not None:
-            extra["wall_clock"] = _clock
-        if _rng is not None:
-            extra["rng"] = _rng
         self._transport = Transport(
             api_key=key,
             base_url=url,
@@ -186,7 +179,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
             pool_size=max(10, max_in_flight),
             max_body_bytes=max_body_bytes,
             limiter_redis=redis_connection_of(backend),
-            **extra,
+            clock=clock or Clock(),
         )
         self._lookups = Lookups(self._transport, self.endpoints)
 

@@ -3,7 +3,7 @@
 The service interface answers ``{"success": true, "status": "ok", ...}``; Vepler's per-service
 health answers ``{"status": "healthy"|"degraded"|"unhealthy", "service", "timestamp",
 "version"}`` with no ``success`` field. Both are read: ``degraded`` warns
-(:class:`~propertykit.errors.ServiceDegraded`), ``unhealthy`` raises
+(:class:`~propertykit.errors.ServiceDegradedWarning`), ``unhealthy`` raises
 (:class:`~propertykit.errors.ServiceUnhealthy`) even when the HTTP status was 200.
 """
 
@@ -18,7 +18,7 @@ from propertykit.config import Endpoints
 from propertykit.errors import (
     InvalidInput,
     ServerError,
-    ServiceDegraded,
+    ServiceDegradedWarning,
     ServiceUnhealthy,
     outside_stacklevel,
 )
@@ -68,7 +68,7 @@ def read_health(body: Any) -> dict[str, Any]:
     if state == "degraded":
         warnings.warn(
             f"Health: {service} is degraded; some answers may be slow or fail",
-            ServiceDegraded,
+            ServiceDegradedWarning,
             stacklevel=outside_stacklevel(),
         )
     return answer
@@ -106,8 +106,8 @@ class HealthMixin:
     def health(self, service: str | None = None) -> dict[str, Any]:
         """Ask the health endpoint (never cached; ``service``: ``/v1/<service>/health``).
 
-        ``status`` ``degraded`` warns (``pk.ServiceDegraded``); ``unhealthy`` raises
-        ``pk.ServiceUnhealthy``, even with HTTP 200 (see :mod:`propertykit.client.health`).
+        ``status`` ``degraded`` warns (``pk.errors.ServiceDegradedWarning``); ``unhealthy`` raises
+        ``pk.errors.ServiceUnhealthy``, even with HTTP 200 (see :mod:`propertykit.client.health`).
 
         Examples
         --------

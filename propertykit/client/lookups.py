@@ -16,11 +16,11 @@ from urllib.parse import urlencode
 from propertykit.client.bulk import Batch, DryRun, PagePlan, plan
 from propertykit.client.envelope import check_envelope, next_offset, read_page
 from propertykit.client.ids import encode_id, join_ids
+from propertykit.client.partial import PartialResult
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import (
     InvalidInput,
     MissingIdsWarning,
-    PartialResult,
     PropertyKitError,
     outside_stacklevel,
 )

@@ -70,9 +70,9 @@ class PurchasesMixin:
             deeds.Journal(self.journal),
             title_number,
             payload,
-            policy=deeds.RetryPolicy(self._transport.retry, self._transport.rng),
+            policy=deeds.RetryPolicy(self._transport.retry, self._transport.clock.random),
             buy_again=buy_again,
-            sleep=self._transport.sleep,
+            sleep=self._transport.clock.sleep,
         )
 
     def purchase_status(self, title_number: str) -> dict[str, Any]:

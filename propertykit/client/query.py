@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from propertykit.client.arguments import check_paging
 from propertykit.client.envelope import check_envelope, next_offset, read_page
+from propertykit.client.partial import PartialResult
 from propertykit.client.query_input import check_area, check_filters, check_sort_field
 from propertykit.config import Endpoints
-from propertykit.errors import InvalidInput, PartialResult, PropertyKitError
+from propertykit.errors import InvalidInput, PropertyKitError
 from propertykit.frames import frame
 from propertykit.jsonio import Record
 from propertykit.wire import Transport

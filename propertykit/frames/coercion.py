@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from propertykit.errors import PropertyKitWarning, outside_stacklevel
+from propertykit.errors import UnparsedValuesWarning, outside_stacklevel
 
 __all__ = [
     "UNPARSED_COLUMNS",
@@ -59,10 +59,6 @@ Sink = list[tuple[str, Sequence[int], list[Any]]]
 RECORD = "<record>"
 
 _UNREAD = object()  # marks a value with no clear meaning
-
-
-class UnparsedValuesWarning(PropertyKitWarning):
-    """Values with no clear meaning in their column are missing there; ``df.pk.unparsed()``."""
 
 
 class Unparsed(tuple[tuple[Any, str, Any], ...]):
@@ -214,10 +210,12 @@ def report(sink: Sink, ids: Sequence[Any] | None, order: Sequence[str]) -> Unpar
         count = len(found)
         example = found[0][1]
         warnings.warn(
-            f"{count:,} value{'s' if count != 1 else ''} of {column!r} had no clear meaning "
-            f"(e.g. {_shown(example)}) and {'are' if count != 1 else 'is'} missing in that "
-            "column; df.pk.unparsed() lists each with its propertyId and the value as served.",
-            UnparsedValuesWarning,
+            UnparsedValuesWarning(
+                f"{count:,} value{'s' if count != 1 else ''} of {column!r} had no clear meaning "
+                f"(e.g. {_shown(example)}) and {'are' if count != 1 else 'is'} missing in that "
+                "column",
+                see="df.pk.unparsed(): each with its propertyId and the value as served",
+            ),
             stacklevel=outside_stacklevel(),
         )
         place = rank.get(column, len(rank))

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.errors import EpcTrendWarning, InvalidInput, outside_stacklevel
 from propertykit.frames.schema import EPC_RATINGS
 from propertykit.frames.tables import epc_table
 from propertykit.text import listed
@@ -57,10 +57,6 @@ _BAD_RATING = "with a current rating that could not be read"
 _THIN = "in periods or groups with too few certificates"
 _MEANS = ("mean_efficiency", "mean_potential")
 _UNUSABLE = (_NO_DATE, _BAD_DATE, _NO_RATING, _BAD_RATING)
-
-
-class EpcTrendWarning(PropertyKitWarning):
-    """Certificates or periods were left out of an EPC trend, or thin periods were pooled."""
 
 
 def trend_columns(by: str | None = None) -> list[str]:
@@ -443,9 +439,11 @@ def _warn(attrs: dict[str, Any]) -> None:
     if unusable:
         reasons = ", ".join(f"{count:,} {reason}" for reason, count in unusable.items())
         warnings.warn(
-            f"EPC trend: {sum(unusable.values()):,} of {attrs['certificates']:,} certificates "
-            f"left out: {reasons} (see attrs['left_out'] and df.pk.unparsed()).",
-            EpcTrendWarning,
+            EpcTrendWarning(
+                f"EPC trend: {sum(unusable.values()):,} of {attrs['certificates']:,} "
+                f"certificates left out: {reasons}.",
+                see="attrs['left_out'] and df.pk.unparsed()",
+            ),
             stacklevel=outside_stacklevel(),
         )
     pooled, dropped = attrs["pooled"], attrs["left_out_periods"]
@@ -456,8 +454,10 @@ def _warn(attrs: dict[str, Any]) -> None:
         if dropped:
             parts.append(f"left out ({listed(dropped, most=6)}: {left[_THIN]:,} certificates)")
         warnings.warn(
-            f"EPC trend: periods with fewer than {attrs['min_count']:,} certificates were "
-            f"{' and '.join(parts)} (see attrs['pooled'] and attrs['left_out_periods']).",
-            EpcTrendWarning,
+            EpcTrendWarning(
+                f"EPC trend: periods with fewer than {attrs['min_count']:,} certificates were "
+                f"{' and '.join(parts)}.",
+                see="attrs['pooled'] and attrs['left_out_periods']",
+            ),
             stacklevel=outside_stacklevel(),
         )

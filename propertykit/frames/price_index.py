@@ -29,7 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.errors import FewPairsWarning, InvalidInput, outside_stacklevel
 
 __all__ = ["FREQUENCIES", "FewPairsWarning", "price_index"]
 
@@ -40,11 +40,6 @@ _DAYS_PER_YEAR = 365.25
 # Dispersion fitted below this share of the mean squared residual is raised to it (stage 2 can
 # fit a line through zero for the shortest holds); keeps every weight finite.
 _DISPERSION_FLOOR = 0.05
-
-
-class FewPairsWarning(PropertyKitWarning):
-    """Periods with too few repeat-sales pairs were merged with their neighbours, or groups
-    with too few pairs left out, of a price index; the message names them."""
 
 
 @dataclass
@@ -360,9 +355,9 @@ def _warn(attrs: dict[str, Any], min_pairs: int) -> None:
         said.append(f"left out ({len(names)}, too few pairs in all): {shown}")
     if said:
         warnings.warn(
-            f"price index: fewer than {min_pairs} repeat-sales pairs; "
-            + "; ".join(said)
-            + ' (see attrs["merged"] and attrs["groups_left_out"])',
-            FewPairsWarning,
+            FewPairsWarning(
+                f"price index: fewer than {min_pairs} repeat-sales pairs; " + "; ".join(said),
+                see='attrs["merged"] and attrs["groups_left_out"]',
+            ),
             stacklevel=outside_stacklevel(),
         )

@@ -25,7 +25,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit.errors import InvalidInput, PropertyKitWarning, outside_stacklevel
+from propertykit.errors import (
+    InvalidInput,
+    MinorUnitsWarning,
+    outside_stacklevel,
+)
 from propertykit.frames.bodies import read_bodies
 from propertykit.frames.coercion import Sink, Unparsed, report
 from propertykit.frames.dtypes import as_arrow, typed_columns
@@ -57,10 +61,6 @@ __all__ = [
 
 #: A median sale price above this (5 million in major units) is taken as a sign of minor units.
 PENCE_MEDIAN_THRESHOLD = 5_000_000
-
-
-class MinorUnitsWarning(PropertyKitWarning):
-    """Prices look like minor units (pence) although major units (pounds) were assumed."""
 
 
 #: Columns of :func:`frame`, in order.

@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 from functools import cache
 from importlib import resources
@@ -32,7 +31,7 @@ import numpy as np
 import plotly.graph_objects as go
 import shapely
 
-from propertykit.config import ENV_OFFLINE
+from propertykit.config import ENV_OFFLINE, env_flag
 from propertykit.errors import InvalidInput
 from propertykit.views import street
 from propertykit.views.context import Extent
@@ -87,7 +86,7 @@ def street_route(
 
 
 def _offline() -> bool:
-    return os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+    return env_flag(ENV_OFFLINE)
 
 
 @cache

@@ -274,7 +274,7 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
             except InvalidInput as error:
                 notes.append(f"{heading}: not drawn ({error}).")
                 continue
-        notes.extend(f"{heading}: {w.message}" for w in caught)
+        notes.extend(f"{heading}: {_plain(w.message)}" for w in caught)
         figures.append((heading, figure))
     return figures
 
@@ -427,3 +427,8 @@ def _usage_counts(usage: Any) -> tuple[int, int, int] | None:
         raise InvalidInput(f"usage must give {', '.join(names)}; got {type(usage).__name__}")
     sent, hits, billable = (int(v) for v in values if v is not None)
     return sent, hits, billable
+
+
+def _plain(message: Warning | str) -> str:
+    """A warning as a report's reader should see it: plain words, not where the data is kept."""
+    return str(getattr(message, "plain", message))

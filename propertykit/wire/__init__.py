@@ -36,6 +36,7 @@ from propertykit.wire.cache_setting import (
     open_cache_file,
     remove_cache_file,
 )
+from propertykit.wire.clock import Clock
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
@@ -48,6 +49,7 @@ __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
     "CachedAnswer",
+    "Clock",
     "RetrySettings",
     "Transport",
     "Usage",

@@ -1,4 +1,4 @@
-"""A cache that cannot be reached or read ends in one typed error: ``pk.CacheUnavailable``.
+"""A cache that cannot be reached or read ends in one typed error: ``pk.errors.CacheUnavailable``.
 
 Third-party errors are mapped here, by their types and error codes, never by their message text:
 
@@ -89,7 +89,7 @@ def raising_cache_unavailable(cache: str) -> Iterator[None]:
     >>> try:
     ...     with raising_cache_unavailable("/tmp/http_cache.sqlite"):
     ...         raise sqlite3.OperationalError("disk I/O error")
-    ... except pk.CacheUnavailable as error:
+    ... except pk.errors.CacheUnavailable as error:
     ...     error.cache
     '/tmp/http_cache.sqlite'
     """

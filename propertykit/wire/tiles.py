@@ -18,7 +18,6 @@ property data, so they get a session and a cache file of their own:
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -27,7 +26,7 @@ from urllib.parse import urlsplit
 import requests
 from requests_cache import CachedSession
 
-from propertykit.config import ENV_OFFLINE, VERSION, cache_dir
+from propertykit.config import ENV_OFFLINE, VERSION, cache_dir, env_flag
 from propertykit.errors import BadResponse, NetworkError, NotCached, ResponseTooLarge
 from propertykit.wire.session import describe_cache
 
@@ -69,13 +68,13 @@ def fetch_tile(url: str) -> bytes:
     >>> os.environ["PROPERTYKIT_OFFLINE"] = "1"
     >>> try:
     ...     fetch_tile("https://tile.openstreetmap.org/0/0/0.png")
-    ... except pk.NotCached as error:
+    ... except pk.errors.NotCached as error:
     ...     print(error)
     ... finally:
     ...     del os.environ["PROPERTYKIT_OFFLINE"]
     Offline, and the tile is not in the tile cache (nothing was sent)
     """
-    offline = os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"}
+    offline = env_flag(ENV_OFFLINE)
     host = urlsplit(url).netloc
     session = _session(str(cache_dir() / TILE_CACHE_FILE))
     try:

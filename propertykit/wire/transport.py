@@ -28,11 +28,9 @@ sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (
 from __future__ import annotations
 
 import logging
-import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import requests
@@ -56,6 +54,7 @@ from propertykit.wire.bounded import (
     DeadlinePassed,
     call_limits,
 )
+from propertykit.wire.clock import Clock
 from propertykit.wire.derived_cache import clear_derived
 from propertykit.wire.error_bodies import error_from_response
 from propertykit.wire.failures import Failed, client_side_limit, never_connected, path_of
@@ -134,8 +133,9 @@ class Transport:
     limiter_redis
         A ``redis.Redis`` connection: count the search-suggest limit there, shared by every
         client using the same Redis (``None``: in this process only).
-    sleep, wall_clock, monotonic, rng
-        Injected time and randomness; tests pass fakes so retries run instantly.
+    clock
+        The time and randomness it runs on (:class:`~propertykit.wire.clock.Clock`); tests pass
+        fakes so retries run instantly.
     """
 
     api_key: str = field(repr=False)
@@ -152,10 +152,7 @@ class Transport:
     pool_size: int = 10
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     limiter_redis: Any = field(default=None, repr=False)
-    sleep: Callable[[float], None] = time.sleep
-    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    monotonic: Callable[[], float] = time.monotonic
-    rng: random.Random = field(default_factory=random.Random)
+    clock: Clock = field(default_factory=Clock)
     usage: Usage = field(init=False)
     write_failures: WriteFailures = field(init=False, repr=False)
     session: CachedLimiterSession = field(init=False, repr=False)
@@ -282,7 +279,7 @@ class Transport:
         idempotent: bool,
     ) -> requests.Response:
         url = self.base_url + path
-        started = self.monotonic()
+        started = self.clock.monotonic()
         attempt = 0
         while True:
             cause: BaseException | None = None
@@ -297,9 +294,9 @@ class Transport:
                     detail=self._redact(str(failure.cause)),
                     url=url,
                     attempt=attempt,
-                    elapsed=self.monotonic() - started,
+                    elapsed=self.clock.monotonic() - started,
                     settings=self.retry,
-                    rng=self.rng,
+                    rng=self.clock.random,
                     idempotent=idempotent,
                 )
             else:
@@ -308,9 +305,9 @@ class Transport:
                 decision = policy.decide_on_response(
                     self._error_of(response),
                     attempt=attempt,
-                    elapsed=self.monotonic() - started,
+                    elapsed=self.clock.monotonic() - started,
                     settings=self.retry,
-                    rng=self.rng,
+                    rng=self.clock.random,
                     idempotent=idempotent,
                 )
             if isinstance(decision, policy.Fail):
@@ -326,7 +323,7 @@ class Transport:
                 attempt + 1,
                 decision.delay,
             )
-            self.sleep(decision.delay)
+            self.clock.sleep(decision.delay)
             attempt += 1
 
     def _attempt(
@@ -423,7 +420,7 @@ class Transport:
             response.content,
             response.headers,
             url=response.url,
-            now=self.wall_clock(),
+            now=self.clock.now(),
             secrets=(self.api_key,),
         )
 

@@ -23,8 +23,8 @@ def _looked_up(call: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[warnings
 
 
 def test_missing_ids_warning_is_public() -> None:
-    assert "MissingIdsWarning" in pk.__all__
-    assert issubclass(pk.MissingIdsWarning, pk.PropertyKitWarning)
+    assert "MissingIdsWarning" in pk.errors.__all__
+    assert issubclass(pk.errors.MissingIdsWarning, pk.PropertyKitWarning)
 
 
 @pytest.mark.parametrize("run", ["cold", "warm"])

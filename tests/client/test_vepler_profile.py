@@ -178,7 +178,7 @@ def test_health_follows_the_services_status(make_client, status):
             with pytest.raises(pk.ServiceUnhealthy, match="unhealthy"):
                 client.health()
         elif status == "degraded":
-            with pytest.warns(pk.ServiceDegraded) as caught:
+            with pytest.warns(pk.errors.ServiceDegradedWarning) as caught:
                 assert client.health()["status"] == "degraded"
             assert {w.filename for w in caught} == {__file__}  # the user's line
         else:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from propertykit.client import Client
+from propertykit.client import Client, Clock
 from propertykit.deeds import Purchase
 from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
@@ -51,8 +51,7 @@ def make_buyer(tmp_path: Path) -> Iterator[BuyerFactory]:
             base_url=sb.url,
             cache=False,
             journal=journal or tmp_path / "title-deeds.jsonl",
-            _sleep=sleeps.append,
-            _rng=random.Random(0),
+            clock=Clock(sleep=sleeps.append, random=random.Random(0)),
             **options,
         )
         clients.append(client)

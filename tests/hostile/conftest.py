@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from propertykit.client import Client
+from propertykit.client import Client, Clock
 from tests.hostile._servers import KEY, Hostile
 
 
@@ -26,7 +26,7 @@ def client_of(tmp_path: Path, sleeps: list[float]) -> Iterator[Callable[..., Cli
         options.setdefault("cache", tmp_path / "cache.sqlite")
         options.setdefault("journal", tmp_path / "deeds.jsonl")
         options.setdefault("progress", False)
-        options.setdefault("_sleep", sleeps.append)
+        options.setdefault("clock", Clock(sleep=sleeps.append))
         client = Client(KEY, server.url, **options)
         made.append(client)
         return client

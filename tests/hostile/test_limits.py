@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 import propertykit as pk
+from propertykit.client import Clock
 from tests.hostile._servers import Seen, envelope, gzip_bomb, hostile, records, send, trickle
 
 IDS = ["L0", "L1"]  # as records(0, 2) serves them
@@ -107,7 +108,7 @@ def test_retries_and_their_waits_end_by_the_deadline(client_of) -> None:
         send(handler, 503, {"success": False, "error": "busy"}, headers={"Retry-After": "0.3"})
 
     with hostile(behaviour) as server:
-        client = client_of(server, max_retries=1000, deadline=1.5, _sleep=time.sleep)
+        client = client_of(server, max_retries=1000, deadline=1.5, clock=Clock(sleep=time.sleep))
         with pytest.raises(pk.ServerError):
             client.properties(IDS)
     assert 2 <= len(server.requests) <= 6  # 1.5 s of 0.3 s waits, not a thousand retries

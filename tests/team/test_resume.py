@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 import propertykit as pk
+from propertykit.client import Clock
 
 NOON = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 
@@ -24,7 +25,7 @@ def test_resume_after_the_daily_cap_pays_for_nothing_twice(fresh_sandbox, tmp_pa
 
     def kernel() -> pk.Client:
         return pk.Client(sb.api_key, sb.url, cache=tmp_path / "c.sqlite", max_in_flight=4,
-                         progress=False, _clock=sb.now, _sleep=lambda s: None)  # fmt: skip
+                         progress=False, clock=Clock(now=sb.now, sleep=lambda s: None))  # fmt: skip
 
     sb.set_daily_cap(250)  # ten pages' worth
     with kernel() as first, pytest.raises(pk.DailyCapReached) as caught:

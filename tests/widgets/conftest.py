@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from propertykit.client import Client
+from propertykit.client import Client, Clock
 from propertykit.sandbox import Sandbox
 
 
@@ -91,8 +91,7 @@ def make_client(tmp_path: Path, sleeps: list[float]) -> Iterator[Callable[..., C
         options.setdefault("cache", tmp_path / "cache.sqlite")
         options.setdefault("journal", tmp_path / "title-deeds.jsonl")
         options.setdefault("progress", False)
-        options.setdefault("_sleep", sleeps.append)
-        options.setdefault("_rng", random.Random(0))
+        options.setdefault("clock", Clock(sleep=sleeps.append, random=random.Random(0)))
         client = Client(**options)
         made.append(client)
         return client

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import propertykit as pk
+from propertykit.client import Clock
 
 #: Every test here talks to a local server: none may hang.
 pytestmark = pytest.mark.timeout(60)
@@ -97,7 +98,7 @@ def serve_script(tmp_path) -> Iterator[Callable[..., tuple[Scripted, pk.Client]]
     def start(answer: Callable[[str, dict[str, str], bytes], Answer], **kwargs: Any):
         server = Scripted(answer).__enter__()
         kwargs.setdefault("cache", tmp_path / "cache.sqlite")
-        kwargs.setdefault("_sleep", sleeps.append)
+        kwargs.setdefault("clock", Clock(sleep=sleeps.append))
         client = pk.Client(KEY, server.url, profile="vepler", progress=False, **kwargs)
         made.append((server, client))
         return server, client
@@ -275,7 +276,7 @@ def test_x_ratelimit_reset_as_a_unix_time_is_the_wait(serve_script):
         "X-RateLimit-Reset": str(int(datetime.now(UTC).timestamp()) + 7),
     }
     sleeps: list[float] = []
-    server, client = serve_script(_limited_then_ok(headers), _sleep=sleeps.append)
+    server, client = serve_script(_limited_then_ok(headers), clock=Clock(sleep=sleeps.append))
     assert len(client.property_records(IDS[:1])) == 1
     assert len(server.seen) == 2
     assert len(sleeps) == 1 and 5 <= sleeps[0] <= 9
@@ -284,7 +285,7 @@ def test_x_ratelimit_reset_as_a_unix_time_is_the_wait(serve_script):
 def test_x_ratelimit_reset_after_is_the_wait(serve_script):
     sleeps: list[float] = []
     _, client = serve_script(
-        _limited_then_ok(lambda: {"X-RateLimit-Reset-After": "3"}), _sleep=sleeps.append
+        _limited_then_ok(lambda: {"X-RateLimit-Reset-After": "3"}), clock=Clock(sleep=sleeps.append)
     )
     client.property_records(IDS[:1])
     assert len(sleeps) == 1 and 3 <= sleeps[0] <= 4
@@ -292,7 +293,7 @@ def test_x_ratelimit_reset_after_is_the_wait(serve_script):
 
 def test_a_429_without_any_rate_limit_header_still_works(serve_script):
     sleeps: list[float] = []
-    server, client = serve_script(_limited_then_ok(dict), _sleep=sleeps.append)
+    server, client = serve_script(_limited_then_ok(dict), clock=Clock(sleep=sleeps.append))
     assert len(client.property_records(IDS[:1])) == 1
     assert len(server.seen) == 2 and len(sleeps) == 1
 
@@ -326,7 +327,7 @@ def test_healthy_health_has_no_success_field_and_is_fine(serve_script):
 
 def test_degraded_health_warns(serve_script):
     _, client = serve_script(health_answer("degraded"))
-    with pytest.warns(pk.ServiceDegraded, match="degraded"):
+    with pytest.warns(pk.errors.ServiceDegradedWarning, match="degraded"):
         assert client.health()["status"] == "degraded"
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 import propertykit as pk
+from propertykit.client import Clock
 from propertykit.errors import (
     DailyCapReached,
     InsufficientCredit,
@@ -122,7 +123,7 @@ def test_a_short_429_is_slept_through_then_succeeds(profiled_sandbox, make_clien
         sleeps.append(seconds)
         sb.advance(seconds)  # the sandbox's minute passes while the client "sleeps"
 
-    client = make_client(sb, endpoints=NO_CLIENT_LIMIT, _sleep=wait)
+    client = make_client(sb, endpoints=NO_CLIENT_LIMIT, clock=Clock(sleep=wait))
     client.suggest("Mill")
     assert client.suggest("Church")
     assert sleeps == [50.0]  # Retry-After: to the end of the sandbox's minute

@@ -90,5 +90,5 @@ def test_a_warning_outside_a_call_still_says_so(tmp_path):
 def test_the_warning_is_a_propertykit_warning():
     assert issubclass(pk.CacheWriteWarning, pk.PropertyKitWarning)
     assert issubclass(pk.CacheWriteWarning, UserWarning)
-    assert "CacheWriteWarning" in pk.__all__
+    assert "CacheWriteWarning" in pk.errors.__all__
     assert Path(pk.__file__).exists()
