@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from propertykit.text import visible
+
 __all__ = [
     "ApiError",
     "AuthenticationError",
@@ -95,13 +97,26 @@ class PartialResult:
 
 
 class PropertyKitError(Exception):
-    """Root of every error propertykit raises."""
+    """Root of every error propertykit raises.
+
+    Its ``str()`` is one line with control characters spelled out (text from outside is shown,
+    never obeyed by a terminal); attributes such as ``ApiError.body`` keep the text as sent.
+    """
 
     partial: PartialResult | None = None
 
+    def __str__(self) -> str:
+        return visible(super().__str__())
+
 
 class PropertyKitWarning(UserWarning):
-    """Root of every warning propertykit gives (filter them all with this class)."""
+    """Root of every warning propertykit gives (filter them all with this class).
+
+    Its ``str()`` is one line with control characters spelled out, as an error's is.
+    """
+
+    def __str__(self) -> str:
+        return visible(super().__str__())
 
 
 def outside_stacklevel() -> int:
@@ -294,7 +309,7 @@ class ApiError(PropertyKitError):
 
     def __str__(self) -> str:
         # Built on demand: the transport may add a hint (what to do next) after creation.
-        return self._describe()
+        return visible(self._describe())
 
     def _describe(self) -> str:
         text = self._core()
@@ -315,7 +330,7 @@ class ApiError(PropertyKitError):
         return text
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._describe()!r})"
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class AuthenticationError(ApiError):
