@@ -19,7 +19,6 @@ import logging
 import os
 import re
 import shutil
-import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -31,11 +30,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pandas as pd
 import pytest
 
+import propertykit as pk
+import propertykit.frames  # its warnings too, for the family below
 from propertykit.cli import main
 from propertykit.client import Client
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE_DIR
-import propertykit as pk
-import propertykit.frames  # noqa: F401  (its warnings too, for the family below)
 from propertykit.errors import (
     PermissionDenied,
     PropertyKitError,
@@ -161,9 +160,11 @@ IDS = [f"L{number:08d}" for number in range(1, 41)]
 @pytest.fixture(scope="module")
 def frame(service: Hostile) -> pd.DataFrame:
     """The poisoned properties as a frame, fetched once over HTTP."""
-    with Client(KEY, service.url, cache=False, progress=False) as client:
-        with pytest.warns(pk.UnparsedValuesWarning) as caught:
-            df = client.properties(IDS)
+    with (
+        Client(KEY, service.url, cache=False, progress=False) as client,
+        pytest.warns(pk.UnparsedValuesWarning) as caught,
+    ):
+        df = client.properties(IDS)
     for warning in caught:
         assert_no_control_from_outside(str(warning.message))
     return df
@@ -316,10 +317,13 @@ def _with_run(parser: Any, run: Any) -> Any:
     return parser
 
 
+@pytest.mark.slow  # a new Python process
 @pytest.mark.timeout(180)
 def test_the_real_command_shows_warnings_and_output_spelled_out(service, tmp_path) -> None:
     """As a user runs it: the poisoned records make a report, and Python's own warning display
     (a real stderr) prints what had no clear meaning, spelled out."""
+    import subprocess
+
     env = dict(os.environ)
     env.update(
         {
@@ -352,25 +356,31 @@ def test_the_report_shows_outside_text_escaped(frame, tmp_path) -> None:
     assert html.escape(ORDINARY) in page or ORDINARY in page
 
 
+@pytest.mark.slow  # a real Chromium
 def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path) -> None:
-    from tests._browser import chromium, open_offline, wait_for_plotly
+    from tests._browser import chromium, wait_for_plotly
 
     path = write_report(frame, tmp_path / "r.html")
+    dialogs: list[str] = []
     with chromium() as browser:
-        opened = open_offline(browser, path.as_uri())
-        dialogs: list[str] = []
-        opened.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        wait_for_plotly(opened.page)
-        injected = opened.page.evaluate(
+        page = browser.new_page()
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(path.as_uri(), wait_until="load")  # the report needs nothing from a network
+        wait_for_plotly(page)
+        injected = page.evaluate(
             "() => [document.querySelectorAll('img[onerror]').length,"
-            " Array.from(document.scripts).filter(s => s.text.includes('alert(')).length,"
+            " Array.from(document.scripts).filter(s => s.text.trim() === 'alert(1)').length,"
             " document.body.innerText.includes('<script>alert(1)</script>')]"
         )
-    assert dialogs == []
+    assert dialogs == []  # alert(1) and the image's onerror would each have opened one
     assert injected == [0, 0, True]  # no live tag; the text itself is on the page
 
 
+@pytest.mark.slow  # printed by a real Chromium
+@pytest.mark.timeout(300)
 def test_the_pdf_report_prints_outside_text_as_text(frame, tmp_path) -> None:
+    import subprocess
+
     from tests._browser import require_browser
     from tests._system import require
 
