@@ -347,6 +347,25 @@ def test_the_real_command_shows_warnings_and_output_spelled_out(service, tmp_pat
     assert_escaped((tmp_path / "r.html").read_text(encoding="utf-8"))
 
 
+def test_a_tile_server_words_reach_the_warning_spelled_out_and_never_the_page(
+    frame, tmp_path, monkeypatch
+) -> None:
+    def tile(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, SCRIPT + CONTROLS, content_type=f"text/html{TERMINAL}")
+
+    monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache"))
+    with hostile(tile) as tiles, pytest.warns(PropertyKitWarning) as caught:
+        template = tiles.url + "/{z}/{x}/{y}.png"
+        path = write_report(frame, tmp_path / "r.html", tiles=template, attribution="")
+        assert tiles.requests  # asked, and refused
+    for warning in caught:
+        assert_no_control_from_outside(str(warning.message))
+    said = " ".join(str(warning.message) for warning in caught)
+    assert "tile" in said.lower() and r"text/html\x1b[2J" in said  # the header, spelled out
+    page = path.read_text(encoding="utf-8")
+    assert "<script>alert" not in page and "\x1b" not in page
+
+
 # -- HTML: the report, its PDF, the forms ------------------------------------------------------
 
 
