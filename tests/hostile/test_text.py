@@ -287,33 +287,35 @@ def test_the_report_command_prints_the_issue_403_spelled_out(command_env, capsys
     assert not (command_env / "r.html").exists()
 
 
-def test_an_unexpected_failure_prints_its_traceback_spelled_out(command_env, capsys) -> None:
-    from propertykit.cli import dispatch
-
+def test_an_unexpected_failure_prints_its_traceback_spelled_out(
+    command_env, capsys, monkeypatch
+) -> None:
     def broken(args: Any) -> int:
-        raise KeyError(f"field {TERMINAL}")
+        raise KeyError(f"field {TERMINAL}")  # a bug, quoting a field the service sent
 
-    parser = dispatch.build_parser
-    try:
-        dispatch.build_parser = lambda: _with_run(parser(), broken)  # type: ignore[assignment]
-        assert main(["cache", "info"]) == 1
-    finally:
-        dispatch.build_parser = parser  # type: ignore[assignment]
+    monkeypatch.setattr("propertykit.cli.cache.run", broken)
+    assert main(["cache", "info"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and r"field \x1b[2J" in err
     assert_no_control_from_outside(err)
 
 
-def _with_run(parser: Any, run: Any) -> Any:
-    parse = parser.parse_args
-
-    def parse_args(argv: Any = None) -> Any:
-        args = parse(argv)
-        args._run = run
-        return args
-
-    parser.parse_args = parse_args
-    return parser
+def test_the_deeds_list_shows_a_journal_holding_outside_text_spelled_out(tmp_path, capsys) -> None:
+    line = {
+        "event": "outcome",
+        "at": "2026-03-04T09:05:00+00:00",
+        "title_number": TITLE,
+        "idempotency_key": "k1",
+        "service": f"http://127.0.0.1/{TERMINAL}",
+        "money_state": "charged",
+        "status": CONTROLS,  # a journal copied from elsewhere, or written by a hostile hand
+    }
+    journal = tmp_path / "deeds.jsonl"
+    journal.write_text(json.dumps({**line, "event": "intent"}) + "\n" + json.dumps(line) + "\n")
+    assert main(["deeds", "list", "--journal", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert r"\x1b]0;owned" in out and len(out.splitlines()) == 2  # a heading and one purchase
+    assert_no_control_from_outside(out)
 
 
 @pytest.mark.slow  # a new Python process
