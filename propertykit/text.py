@@ -47,7 +47,7 @@ def listed(items: Sequence[str], *, most: int = 5) -> str:
 #: line and paragraph separators, lone surrogates, and the invisible format characters (Unicode
 #: category Cf: bidi embeddings, overrides and isolates, zero-width spaces, the BOM...) except
 #: ZWNJ/ZWJ and the tag characters, which joined scripts and emoji (families, the flags of
-#: Scotland and Wales) are made of. ``test_hostile_text`` keeps this list equal to Unicode's.
+#: Scotland and Wales) are made of. tests/hostile/test_text.py keeps this list equal to Unicode's.
 _INVISIBLE = (
     "\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e\u200f"
     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\U000110bd"
