@@ -55,6 +55,8 @@ import types
 from datetime import datetime
 from typing import Any
 
+from propertykit.text import visible
+
 __all__ = [
     "ApiError",
     "AuthenticationError",
@@ -94,9 +96,15 @@ class PropertyKitError(Exception):
 
     ``partial`` is ``None``, or for a multi-request call that failed part-way a
     :class:`propertykit.client.PartialResult`: what was fetched (and paid for) and where to resume.
+
+    Its ``str()`` is one line with control characters spelled out (text from outside is shown,
+    never obeyed by a terminal); attributes such as ``ApiError.body`` keep the text as sent.
     """
 
     partial: Any = None
+
+    def __str__(self) -> str:
+        return visible(super().__str__())
 
 
 class PropertyKitWarning(UserWarning):
@@ -104,6 +112,7 @@ class PropertyKitWarning(UserWarning):
 
     ``plain`` is the message in plain words, for readers of a report; ``str()`` adds, for the
     analyst at the notebook, where the details are kept (``see=``, e.g. a frame's ``attrs``).
+    Its ``str()`` is one line with control characters spelled out, as an error's is.
 
     Examples
     --------
@@ -115,6 +124,9 @@ class PropertyKitWarning(UserWarning):
     def __init__(self, message: str = "", *, see: str | None = None) -> None:
         super().__init__(f"{message} (see {see})" if see else message)
         self.plain = message
+
+    def __str__(self) -> str:
+        return visible(super().__str__())
 
 
 def outside_stacklevel() -> int:
@@ -324,7 +336,7 @@ class ApiError(PropertyKitError):
 
     def __str__(self) -> str:
         # Built on demand: the transport may add a hint (what to do next) after creation.
-        return self._describe()
+        return visible(self._describe())
 
     def _describe(self) -> str:
         text = self._core()
@@ -345,7 +357,7 @@ class ApiError(PropertyKitError):
         return text
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._describe()!r})"
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class AuthenticationError(ApiError):

@@ -13,7 +13,7 @@ import json
 import sys
 
 from propertykit.deeds import Journal, as_rows
-from propertykit.text import plural
+from propertykit.text import plural, visible
 
 _COLUMNS = ("intent_at", "title_number", "money_state", "status", "idempotency_key", "service")
 
@@ -41,15 +41,17 @@ def run(args: argparse.Namespace) -> int:
     rows = as_rows(records)
     if args.json:
         for row in rows:
-            print(json.dumps(row))
+            print(json.dumps(row))  # ASCII: every control character escaped as JSON does
         return 0
+    # A status or money state the service sent is shown, never obeyed by the terminal.
+    rows = [{name: visible(row[name]) for name in _COLUMNS} for row in rows]
     if not rows:
         print(f"No purchases in {journal.path}")
         return 0
-    widths = {name: max(len(name), *(len(str(row[name])) for row in rows)) for name in _COLUMNS}
+    widths = {name: max(len(name), *(len(row[name]) for row in rows)) for name in _COLUMNS}
     print("  ".join(name.ljust(widths[name]) for name in _COLUMNS).rstrip())
     for row in rows:
-        print("  ".join(str(row[name]).ljust(widths[name]) for name in _COLUMNS).rstrip())
+        print("  ".join(row[name].ljust(widths[name]) for name in _COLUMNS).rstrip())
     open_count = sum(record.is_open for record in records)
     if open_count:
         print(

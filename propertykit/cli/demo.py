@@ -17,7 +17,7 @@ import pandas as pd
 from propertykit import sandbox
 from propertykit.cli.report import fetch_frame, say_missing
 from propertykit.client import Client
-from propertykit.text import plural
+from propertykit.text import plural, visible
 from propertykit.views import write_report
 
 
@@ -81,4 +81,5 @@ def _top_towns(df: pd.DataFrame) -> pd.DataFrame:
     sales = df.pk.sales()
     latest = sales.sort_values("date").groupby("propertyId").tail(1)
     table = latest.groupby("address.town", observed=True)["price"].agg(["median", "count"])
+    table.index = table.index.map(visible)  # towns as served: shown, never obeyed
     return table.sort_values("median", ascending=False).head(5)

@@ -2,17 +2,23 @@
 
 Each subcommand lives in ``propertykit/cli/<name>.py`` and provides ``configure(parser)``
 and ``run(args) -> int``; this module only dispatches, importing a command when it is used.
+What a command says about failures (its error line, warnings, an unexpected traceback) reaches
+the terminal through :func:`propertykit.text.visible`: text from outside is shown, never obeyed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+import traceback
+import warnings
+from collections.abc import Iterator, Sequence
 from importlib import import_module
 
 from propertykit.config import VERSION
 from propertykit.errors import PropertyKitError
+from propertykit.text import visible
 
 #: subcommand -> one-line help
 COMMANDS = {
@@ -45,18 +51,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``propertykit`` command (and ``python -m propertykit``).
 
     A propertykit error ends the command with one line on stderr, ``propertykit: error: ...``,
-    and exit status 1.
+    and exit status 1. Warnings and any other error's traceback are shown as Python shows them,
+    with control characters spelled out.
     """
     args = build_parser().parse_args(argv)
     try:
-        return int(args._run(args))
+        with _visible_warnings():
+            return int(args._run(args))
     except PropertyKitError as exc:
         # One line, no traceback: what went wrong, in the error's own words.
-        text = " ".join(str(exc).split()) or type(exc).__name__
+        text = " ".join(visible(exc).split()) or type(exc).__name__
         print(f"propertykit: error: {args.command}: {text}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception:
+        print(visible(traceback.format_exc(), keep_newlines=True), end="", file=sys.stderr)
+        return 1
+
+
+@contextlib.contextmanager
+def _visible_warnings() -> Iterator[None]:
+    """Warnings shown (not those recorded or turned into errors) with controls spelled out."""
+    formatted = warnings.formatwarning
+
+    def format_visibly(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        line: str | None = None,
+    ) -> str:
+        text = formatted(message, category, filename, lineno, line)
+        return visible(text, keep_newlines=True)
+
+    warnings.formatwarning = format_visibly
+    try:
+        yield
+    finally:
+        warnings.formatwarning = formatted
 
 
 if __name__ == "__main__":  # pragma: no cover

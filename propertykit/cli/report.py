@@ -23,7 +23,7 @@ import pandas as pd
 from propertykit import sandbox
 from propertykit.client import Client, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
-from propertykit.text import plural
+from propertykit.text import plural, visible
 from propertykit.views import OSM_TILES, write_report
 
 
@@ -135,7 +135,7 @@ def say_missing(df: pd.DataFrame) -> None:
     """Print, on stderr, how many ids returned no record and the first few of them."""
     missing = df.attrs.get("missing_ids") or ()
     if missing:
-        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        shown = ", ".join(map(visible, missing[:5])) + (", ..." if len(missing) > 5 else "")
         print(
             f"propertykit: {plural(len(missing), 'id')} returned no record: {shown}",
             file=sys.stderr,

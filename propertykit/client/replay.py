@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = ["properties_frame", "sources_frame"]
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("propertykit")  # the one logger, whose filter spells out controls
 
 #: The envelope fields :func:`_odd_pages` looks at (asked of the reader beforehand).
 _ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)

@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 
 from propertykit.config import VERSION
 from propertykit.errors import InvalidInput
+from propertykit.text import visible
 from propertykit.views import figures as shared
 from propertykit.views import maps, plots, static, street
 
@@ -431,4 +432,4 @@ def _usage_counts(usage: Any) -> tuple[int, int, int] | None:
 
 def _plain(message: Warning | str) -> str:
     """A warning as a report's reader should see it: plain words, not where the data is kept."""
-    return str(getattr(message, "plain", message))
+    return visible(str(getattr(message, "plain", message)))

@@ -32,7 +32,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.text import listed, plural
+from propertykit.text import listed, plural, visible
 
 __all__ = [
     "ATTRIBUTES_HINT",
@@ -90,7 +90,7 @@ def describe_reset(resets_at: datetime, now: datetime | None = None) -> str:
 
 def _said(error: ApiError) -> str:
     """The service's own words, as a clause (empty when it gave none)."""
-    words = (error.message or error.code or "").strip().rstrip(".")
+    words = visible(error.message or error.code or "").strip().rstrip(".")
     return f" The service said: “{words}”." if words else ""
 
 
