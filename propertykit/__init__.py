@@ -43,6 +43,7 @@ from propertykit.errors import (
     ServerError,
     ServiceDegraded,
     ServiceUnhealthy,
+    TileWarning,
 )
 from propertykit.frames import MinorUnitsWarning, UnparsedValuesWarning, frame
 from propertykit.views import use_tile_fetcher as _use_tile_fetcher
@@ -93,6 +94,7 @@ __all__ = [
     "ServerError",
     "ServiceDegraded",
     "ServiceUnhealthy",
+    "TileWarning",
     "UnparsedValuesWarning",
     "Usage",
     "__version__",

@@ -70,6 +70,7 @@ __all__ = [
     "ServerError",
     "ServiceDegraded",
     "ServiceUnhealthy",
+    "TileWarning",
     "outside_stacklevel",
 ]
 
@@ -371,3 +372,12 @@ class ServiceUnhealthy(PropertyKitError):
     def __init__(self, message: str, *, health: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.health = dict(health or {})
+
+
+class TileWarning(PropertyKitWarning):
+    """Street tiles could not be drawn under a map, which keeps its outline basemap.
+
+    One per map, naming the cause in plain words: the tile server could not be reached, was
+    too slow, refused, redirected elsewhere, or sent something that is not a tile (not an image,
+    too many bytes, too many pixels). Nothing it sent is kept in the tile cache.
+    """

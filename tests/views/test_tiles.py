@@ -177,11 +177,16 @@ def test_unreachable_tile_server_gives_the_outline_with_one_warning(
     assert not figure.layout.images
     assert figure.layout.plot_bgcolor != "white"
 
-    with pytest.warns(pk.PropertyKitWarning) as caught:
+    with pytest.warns(pk.errors.TileWarning) as caught:
         path = write_report(properties, tmp_path / "r.html", tiles=template, attribution=CREDIT)
-    assert len(caught) == 1  # two maps, one warning: the second was not tried
+    # One warning per map: the first names the cause, the second was not tried (no more time
+    # given to a server that failed).
+    first, second = (str(w.message) for w in caught)
+    assert "could not be reached" in first and "outline basemap" in first
+    assert "not tried, as" in second and "could not be reached" in second
     page = path.read_text()
-    assert "Street maps: not drawn" in page and '"source":"data:image' not in page
+    assert "Street maps: not drawn (the tile server" in page
+    assert '"source":"data:image' not in page
     assert "Maps are drawn without map tiles" in page
 
 
@@ -217,7 +222,7 @@ def test_a_failing_tile_server_is_not_asked_for_every_tile(
 ) -> None:
     server.mode, server.delay = "missing", 0.2
     figure = property_map(properties, basemap="outline")
-    with pytest.warns(pk.PropertyKitWarning, match="answered 404"):
+    with pytest.warns(pk.errors.TileWarning, match="has no such tile"):
         assert not StreetTiles(server.template, attribution="").bake(figure)
     (west, east), (south, north) = figure.layout.xaxis.range, figure.layout.yaxis.range
     assert plan_tiles(west, south, east, north).count > 10
