@@ -27,6 +27,7 @@ import base64
 import importlib.util
 import io
 import re
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -243,19 +244,32 @@ class StreetTiles:
         """Fetch the tiles not yet here, two at a time (the most a tile server such as
         OpenStreetMap's allows one client), each within the time the map has left."""
 
+        failed = threading.Event()  # once a tile fails, the tiles not yet asked for are not
+
         def fetch(key: tuple[int, int, int]) -> tuple[tuple[int, int, int], bytes]:
             left = deadline - time.monotonic()
+            if failed.is_set():
+                raise NetworkError("another tile of this map could not be fetched")
             if left <= 0:
                 raise NetworkError("the tiles did not arrive in time", kind="timeout")
             z, x, y = key
             url = self.template.replace("{z}", str(z)).replace("{x}", str(x))
-            return key, self.fetch(url.replace("{y}", str(y)), seconds=left)
+            try:
+                return key, self.fetch(url.replace("{y}", str(y)), seconds=left)
+            except BaseException:
+                failed.set()
+                raise
 
         wanted = [key for key in dict.fromkeys(tiles) if key not in self._images]
         with ThreadPoolExecutor(max_workers=FETCHES_AT_ONCE) as pool:
-            # A failure ends the map's iteration, which cancels the tiles still queued.
-            for key, data in pool.map(fetch, wanted):
-                self._images[key] = decode_tile(data)
+            # The first failure in order is a real one: tiles are taken from the queue in order,
+            # so those refused because of it come after it.
+            try:
+                for key, data in pool.map(fetch, wanted):
+                    self._images[key] = decode_tile(data)
+            except BaseException:
+                failed.set()
+                raise
 
 
 def bake_tiles(
