@@ -74,8 +74,8 @@ MAX_TILE_BYTES = 2 * 2**20
 MAX_TILE_SIDE = 1024
 #: Seconds to connect, and to wait for each read.
 TILE_TIMEOUT = (5.0, 10.0)
-#: Longest time one tile may take, whatever its map has left.
-TILE_SECONDS = 20.0
+#: Longest time one tile may take, whatever its map has left (a map's own deadline).
+TILE_SECONDS = 30.0
 #: Redirects followed (on the same host) before giving up.
 MAX_REDIRECTS = 3
 #: Sent with every tile request.
