@@ -6,6 +6,11 @@ the child's peak RSS) with a wall limit (a hang shows as ``hung >N s``). The tab
 per propertykit checkout: this one, and with ``--before DIR`` another (e.g. main, from
 ``git worktree add /tmp/pk-before main``), run side by side in the same run.
 
+The ``tiles_*`` cases do the same for a tile server (``tests/views/tile_server.py``, one mode
+each): ``write_report(df, "r.html", tiles=URL)`` of 100 properties, and ``tiles_none`` the same
+report without tiles, the baseline their memory is compared with. They get at least
+``--tile-limit`` seconds (a map's tiles have 30).
+
     python benchmarks/hostile.py [--before /tmp/pk-before] [--limit 20] [--case NAME ...]
 """
 
@@ -154,12 +159,64 @@ CASES: dict[str, tuple[str, Callable[..., Any]]] = {
 }
 
 
+#: Tile cases: the tile server's mode (``None``: a report without tiles).
+TILE_CASES: dict[str, tuple[str, str | None]] = {
+    "tiles_none": ("report without tiles (baseline)", None),
+    "tiles_honest": ("report, honest tile server", "tiles"),
+    "tiles_bomb": ("report, 16,000 x 16,000 PNG bomb", "bomb"),
+    "tiles_huge": ("report, 200 MB tile", "huge"),
+    "tiles_html_as_png": ("report, HTML sent as image/png", "html_as_png"),
+    "tiles_trickle": ("report, tile at 1 byte / 0.5 s", "trickle"),
+    "tiles_redirect": ("report, redirect to another host", "redirect"),
+    "tiles_error": ("report, 500 for every tile", "error"),
+}
+
+
+def run_tile_case(name: str) -> dict[str, Any]:
+    """In the child (the checkout already on the path): one report against a tile server."""
+    import os
+    import warnings
+
+    tmp = Path(tempfile.mkdtemp())
+    os.environ["PROPERTYKIT_CACHE_DIR"] = str(tmp / "cache")
+    import propertykit as pk
+    from propertykit.sandbox.data import generate_records
+    from propertykit.views import write_report
+    from tests.views.tile_server import TileServer
+
+    df = pk.frame(generate_records(100))
+    mode = TILE_CASES[name][1]
+    with TileServer() as server:
+        server.mode = mode or "tiles"
+        server.redirect_to = "http://localhost:9"
+        tiles = server.template if mode else None
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        started = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                write_report(df, tmp / "r.html", tiles=tiles, attribution="")
+                outcome = f"written, {len(caught)} warnings"
+            except Exception as exc:
+                outcome = type(exc).__name__
+        seconds = time.perf_counter() - started
+        rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "outcome": outcome,
+        "requests": len(server.requests),
+        "seconds": seconds,
+        "mb": (rss_after - rss_before) / 1024,
+    }
+
+
 def run_case(name: str, checkout: str | None) -> dict[str, Any]:
     """In the child: one case against ``checkout``'s propertykit (``None``: this one)."""
     if checkout:  # the checkout's package, not the one installed in editable mode
         sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in f.__module__]
         sys.path.insert(0, checkout)
     sys.path.append(str(ROOT))  # the servers of tests/hostile
+    if name in TILE_CASES:
+        return run_tile_case(name)
     import inspect
 
     import propertykit as pk
@@ -229,20 +286,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="another propertykit checkout to compare with")
     parser.add_argument("--limit", type=float, default=20.0, help="wall limit per case (s)")
-    parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument(
+        "--tile-limit", type=float, default=120.0, help="wall limit per tile case (s)"
+    )
+    parser.add_argument("--case", action="append", choices=sorted([*CASES, *TILE_CASES]))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--checkout", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_case(args.child, args.checkout)))
         return
-    names = args.case or list(CASES)
+    names = args.case or [*CASES, *TILE_CASES]
     rows = []
     for name in names:
-        before = measure(name, args.before, args.limit) if args.before else None
-        after = measure(name, None, args.limit)
-        rows.append((CASES[name][0], before, after))
-        print(f"{CASES[name][0]:<42} | {before or '':<52} | {after}", flush=True)
+        label = CASES[name][0] if name in CASES else TILE_CASES[name][0]
+        limit = args.limit if name in CASES else max(args.limit, args.tile_limit)
+        before = measure(name, args.before, limit) if args.before else None
+        after = measure(name, None, limit)
+        rows.append((label, before, after))
+        print(f"{label:<42} | {before or '':<52} | {after}", flush=True)
     print()
     print("| hostile server | before | now |")
     print("|---|---|---|")

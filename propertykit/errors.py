@@ -36,6 +36,7 @@ Warnings share one base too, and every name ends in ``Warning``::
     ├── CacheWriteWarning       answers paid for that could not be stored in the cache
     ├── ServiceDegradedWarning  health says ``degraded``
     ├── GeometryWarning         locations or boundaries that could not be read
+    ├── TileWarning             street tiles refused or late: the map keeps its outline
     ├── FewPairsWarning         a price index merged thin periods or left groups out
     └── EpcTrendWarning         an EPC trend pooled thin periods or left certificates out
 
@@ -86,6 +87,7 @@ __all__ = [
     "ServerError",
     "ServiceDegradedWarning",
     "ServiceUnhealthy",
+    "TileWarning",
     "UnparsedValuesWarning",
     "outside_stacklevel",
 ]
@@ -417,3 +419,12 @@ class ServiceUnhealthy(PropertyKitError):
     def __init__(self, message: str, *, health: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.health = dict(health or {})
+
+
+class TileWarning(PropertyKitWarning):
+    """Street tiles could not be drawn under a map, which keeps its outline basemap.
+
+    One per map, naming the cause in plain words: the tile server could not be reached, was
+    too slow, refused, redirected elsewhere, or sent something that is not a tile (not an image,
+    too many bytes, too many pixels). Nothing it sent is kept in the tile cache.
+    """

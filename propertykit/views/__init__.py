@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from propertykit.views.maps import property_map
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
-    from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
+    from propertykit.views.street import OSM_TILES, bake_tiles
+    from propertykit.views.tile_source import use_tile_fetcher
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -42,7 +43,7 @@ _LAZY = {
     "write_report": "report",
     "OSM_TILES": "street",
     "bake_tiles": "street",
-    "use_tile_fetcher": "street",
+    "use_tile_fetcher": "tile_source",
 }
 
 __all__ = [

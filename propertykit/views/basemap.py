@@ -6,7 +6,8 @@
   (bundled in ``basemap_data/``, ~8 KB; source and licence in ``basemap_data/LICENCE.md``), drawn
   as ordinary filled traces. They are plain data, so they show in the self-contained report, in
   JupyterLab and in static image export, with no network, CDN or script.
-- ``"tiles"``: street tiles (OpenStreetMap's standard tiles, or any ``{z}/{x}/{y}`` template).
+- ``"tiles"``: street tiles (OpenStreetMap's standard tiles, any ``{z}/{x}/{y}`` template, or
+  an xyzservices ``TileProvider``).
   In a live notebook, plotly's MapLibre traces (``scattermap``): tiles, fonts and WebGL come
   from the browser and the network, for readers who are online. Elsewhere (scripts, reports,
   static export) the tiles are fetched when the figure is made and baked in as an image
@@ -14,15 +15,16 @@
   with one warning.
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
   outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
-  outline, or baked street tiles when given ``tiles=``. The question to the tile host is a
-  ``HEAD`` request, asked once per session; it carries nothing of the data or the key.
+  outline, or baked street tiles when given ``tiles=``. The question to the tile host is one
+  tile, asked once per session through the tile fetcher :mod:`propertykit` hands over (the
+  views never open a connection), bounded like every tile; it carries nothing of the data or
+  the key.
 - ``"none"``: the data alone.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.request
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -35,6 +37,7 @@ from propertykit.config import ENV_OFFLINE, env_flag
 from propertykit.errors import InvalidInput
 from propertykit.views import street
 from propertykit.views.context import Extent
+from propertykit.views.tile_source import tile_source
 
 __all__ = [
     "BASEMAPS",
@@ -68,7 +71,7 @@ def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
 
 
 def street_route(
-    chosen: str, tiles: str | None, attribution: str | None
+    chosen: str, tiles: Any, attribution: str | None
 ) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
     """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
 
@@ -81,7 +84,7 @@ def street_route(
     if not live_notebook():
         return "outline", street.StreetTiles(tiles, attribution=attribution)
     if tiles is not None:
-        street.credit_for(street.check_template(tiles), attribution)
+        tile_source(tiles, attribution)  # refused now, not in the reader's browser
     return "tiles", None
 
 
@@ -142,13 +145,13 @@ def to_tiles(
     figure: go.Figure,
     extent: Extent,
     *,
-    tiles: str | None = None,
+    tiles: Any = None,
     attribution: str | None = None,
 ) -> go.Figure:
     """The same map on street tiles: every x/y trace as a MapLibre ``scattermap``.
 
-    ``tiles`` (a ``{z}/{x}/{y}`` template) replaces OpenStreetMap's standard style, with
-    ``attribution`` as its credit.
+    ``tiles`` (a ``{z}/{x}/{y}`` template or an xyzservices ``TileProvider``) replaces
+    OpenStreetMap's standard style, with ``attribution`` (or the provider's) as its credit.
     """
     mapped = go.Figure(layout=figure.layout)
     mapped.layout.xaxis = mapped.layout.yaxis = None
@@ -181,8 +184,7 @@ def to_tiles(
     zoom = float(np.clip(np.log2(40075 * extent.cos_lat / span), 0, 20))
     source: dict[str, Any] = {"style": TILE_STYLE}
     if tiles is not None:
-        template = street.check_template(tiles)
-        credit = street.credit_for(template, attribution)
+        template, credit = tile_source(tiles, attribution)
         source = {
             "style": "white-bg",
             "layers": [
@@ -256,10 +258,5 @@ def live_notebook() -> bool:
 
 @cache
 def _tiles_answer() -> bool:
-    """Does the tile host answer (a HEAD request, one second)? Asked once per session."""
-    request = urllib.request.Request(TILE_PROBE, method="HEAD")
-    try:
-        with urllib.request.urlopen(request, timeout=1.0) as response:
-            return bool(200 <= response.status < 400)
-    except OSError:
-        return False
+    """Does the tile host answer (one tile, one second)? Asked once per session."""
+    return street.tiles_answer(TILE_PROBE, seconds=1.0)

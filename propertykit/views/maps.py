@@ -14,7 +14,7 @@ outcode when zoomed out (:mod:`~propertykit.views.detail`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,9 @@ from propertykit.views.context import Extent
 from propertykit.views.figures import EPC_COLOURS, TEMPLATE
 from propertykit.views.geo import to_geodataframe
 
+if TYPE_CHECKING:
+    from xyzservices import TileProvider
+
 __all__ = ["EPC_COLOURS", "property_map"]
 
 MAP_HEIGHT = 600
@@ -44,7 +47,7 @@ def property_map(
     basemap: ground.Basemap = "auto",
     labels: bool = True,
     detail_limit: int | None = detail.DETAIL_LIMIT,
-    tiles: str | None = None,
+    tiles: str | TileProvider | None = None,
     attribution: str | None = None,
 ) -> go.Figure:
     """A map of the properties: points or filled boundaries, on a basemap, with place names.
@@ -75,10 +78,11 @@ def property_map(
         Above this many properties, draw one marker per outcode (sized by count) instead of one
         per property; ``None`` always draws every property.
     tiles
-        For ``basemap="tiles"``: a ``.../{z}/{x}/{y}.png`` address template (default
-        OpenStreetMap's standard tiles).
+        For ``basemap="tiles"``: a ``.../{z}/{x}/{y}.png`` address template or an xyzservices
+        ``TileProvider`` (default OpenStreetMap's standard tiles).
     attribution
-        The tile server's credit, written on the map (OpenStreetMap's is known).
+        The tile server's credit, written on the map (OpenStreetMap's and a provider's are
+        known).
 
     Returns
     -------

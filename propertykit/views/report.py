@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -31,6 +31,9 @@ from propertykit.errors import InvalidInput
 from propertykit.text import visible
 from propertykit.views import figures as shared
 from propertykit.views import maps, plots, static, street
+
+if TYPE_CHECKING:
+    from xyzservices import TileProvider
 
 __all__ = ["build_report", "write_report"]
 
@@ -69,7 +72,7 @@ def build_report(
     usage: Any = None,
     source: str | None = None,
     generated_at: datetime | None = None,
-    tiles: str | None = None,
+    tiles: str | TileProvider | None = None,
     attribution: str | None = None,
 ) -> str:
     """Build the report as one complete HTML document (plotly.js embedded once, no network).
@@ -89,12 +92,14 @@ def build_report(
         When the report was built (default: now, UTC).
     tiles
         Street tiles under the maps: a ``.../{z}/{x}/{y}.png`` address template
-        (:data:`~propertykit.views.street.OSM_TILES` for OpenStreetMap's). Fetched now, once per
-        tile (cached on disk), and embedded: the report names no tile address. ``None``: the
-        bundled outline basemap. If the tile server cannot be reached, the outline, with one
-        warning and a note in the report.
+        (:data:`~propertykit.views.street.OSM_TILES` for OpenStreetMap's) or an xyzservices
+        ``TileProvider``. Fetched now, once per tile (cached on disk), each bounded in bytes,
+        pixels and time, and embedded: the report names no tile address. ``None``: the bundled
+        outline basemap. If tiles cannot be had (the server unreachable, too slow, or sending
+        something that is not a tile), the maps keep the outline, with one warning per map and
+        a note in the report: the report is always written.
     attribution
-        The credit the tile server asks for (OpenStreetMap's is known).
+        The credit the tile server asks for (OpenStreetMap's and a provider's are known).
 
     Returns
     -------
@@ -159,7 +164,7 @@ def write_report(
     df: pd.DataFrame,
     path: str | os.PathLike[str],
     *,
-    tiles: str | None = None,
+    tiles: str | TileProvider | None = None,
     attribution: str | None = None,
     **kwargs: Any,
 ) -> Path:
@@ -223,15 +228,17 @@ def _write_atomically(target: Path, write: Callable[[Path], object]) -> None:
 
 
 def _bake_streets(
-    figures: list[tuple[str, go.Figure]], tiles: str, attribution: str | None, notes: list[str]
+    figures: list[tuple[str, go.Figure]],
+    tiles: str | TileProvider,
+    attribution: str | None,
+    notes: list[str],
 ) -> str | None:
     """Street tiles under every map; the credit to print, or ``None`` if none were drawn."""
     streets = street.StreetTiles(tiles, attribution=attribution)
     baked = [streets.bake(figure) for heading, figure in figures if street.is_map(figure)]
     if streets.failure is not None:
         notes.append(
-            "Street maps: not drawn (the tile server could not be reached or sent no images); "
-            "the maps use the outline basemap."
+            f"Street maps: not drawn ({streets.failure}); the maps use the outline basemap."
         )
     return streets.attribution if any(baked) else None
 

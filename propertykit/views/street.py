@@ -7,13 +7,18 @@ laid under the data as a plotly layout image, with the tile server's attribution
 map. The image is data inside the figure: the HTML, PNG or PDF made from it opens with no
 network and names no tile address.
 
-Views draw, they never fetch: tiles come from a *fetch function* (``url -> PNG bytes``). By
+Views draw, they never fetch: tiles come from a *fetch function* (:class:`FetchTile`). By
 default it is the one :mod:`propertykit` hands over on import, from
 :mod:`propertykit.wire.tiles` (its own on-disk requests-cache under ``PROPERTYKIT_CACHE_DIR``, a
-propertykit User-Agent, ``PROPERTYKIT_OFFLINE`` respected); pass ``fetch=`` to use another.
-When tiles cannot be fetched (server unreachable, offline and not cached, not an image), the map
-keeps its outline basemap and one :class:`~propertykit.PropertyKitWarning` says so: never a
-blank map.
+propertykit User-Agent, ``PROPERTYKIT_OFFLINE`` respected, every tile bounded in bytes, pixels
+and time); pass ``fetch=`` to use another. Whatever the fetcher, every map's tiles have
+:data:`MAP_SECONDS` in all, and a tile is decoded only once its header says it is square and at
+most :data:`MAX_TILE_SIDE` pixels a side. When tiles cannot be had (server unreachable, too
+slow, offline and not cached, not a tile), the map keeps its outline basemap and one
+:class:`~propertykit.errors.TileWarning` per map names the cause: never a blank map, never a
+lost report.
+
+Which tiles cover a map is worked out in :mod:`~propertykit.views.tile_plan`.
 """
 
 from __future__ import annotations
@@ -21,23 +26,43 @@ from __future__ import annotations
 import base64
 import importlib.util
 import io
-import math
 import re
+import threading
+import time
 import warnings
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from propertykit.errors import (
     ConfigError,
-    InvalidInput,
+    NetworkError,
     PropertyKitError,
-    PropertyKitWarning,
+    TileWarning,
     outside_stacklevel,
+)
+from propertykit.views.tile_plan import (
+    MAX_TILES,
+    TARGET_WIDTH,
+    TilePlan,
+    mercator_x,
+    mercator_y,
+    plan_tiles,
+)
+from propertykit.views.tile_source import (
+    MAX_TILE_SIDE,
+    OSM_ATTRIBUTION,
+    OSM_TILES,
+    FetchTile,
+    check_template,
+    credit_for,
+    decode_tile,
+    default_fetcher,
+    tile_source,
+    tiles_answer,
+    use_tile_fetcher,
 )
 
 if TYPE_CHECKING:
@@ -45,7 +70,9 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "MAP_SECONDS",
     "MAX_TILES",
+    "MAX_TILE_SIDE",
     "OSM_ATTRIBUTION",
     "OSM_TILES",
     "FetchTile",
@@ -56,94 +83,15 @@ __all__ = [
     "credit_for",
     "is_map",
     "plan_tiles",
+    "tiles_answer",
     "use_tile_fetcher",
 ]
 
-#: OpenStreetMap's standard tiles, the default ``tiles=``.
-OSM_TILES = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
-#: The credit OpenStreetMap asks for, written on every map drawn on its tiles.
-OSM_ATTRIBUTION = "© OpenStreetMap contributors"
-#: At most this many tiles are fetched for one map (all its panels together).
-MAX_TILES = 48
-#: The deepest zoom asked of a tile server (OpenStreetMap's standard tiles stop at 19).
-MAX_ZOOM = 19
-#: Width in image pixels a single map is drawn at (about 170 dpi across an A4 page).
-TARGET_WIDTH = 1200
 #: Tiles fetched at the same time.
 FETCHES_AT_ONCE = 2
 
-#: ``url -> bytes of a PNG or JPEG tile``; raises an OSError or a PropertyKitError when the
-#: tile cannot be fetched.
-FetchTile = Callable[[str], bytes]
-
-_default_fetch: FetchTile | None = None
-
-
-def use_tile_fetcher(fetch: FetchTile) -> None:
-    """Make ``fetch`` the tile fetcher every map uses when it is not given one.
-
-    :mod:`propertykit` calls this on import with its cached fetcher from the ``wire`` layer.
-
-    Examples
-    --------
-    >>> import propertykit  # registers propertykit.wire.fetch_tile
-    >>> use_tile_fetcher(propertykit.wire.fetch_tile)
-    """
-    global _default_fetch
-    _default_fetch = fetch
-
-
-@dataclass(frozen=True)
-class TilePlan:
-    """The block of tiles that covers one map panel."""
-
-    zoom: int
-    #: first and last tile column and row (inclusive)
-    x0: int
-    x1: int
-    y0: int
-    y1: int
-
-    @property
-    def count(self) -> int:
-        return (self.x1 - self.x0 + 1) * (self.y1 - self.y0 + 1)
-
-    def tiles(self) -> list[tuple[int, int, int]]:
-        """``(z, x, y)`` of every tile, row by row."""
-        return [
-            (self.zoom, x, y)
-            for y in range(self.y0, self.y1 + 1)
-            for x in range(self.x0, self.x1 + 1)
-        ]
-
-
-def plan_tiles(
-    west: float,
-    south: float,
-    east: float,
-    north: float,
-    *,
-    width: int = TARGET_WIDTH,
-    max_tiles: int = MAX_TILES,
-    max_zoom: int = MAX_ZOOM,
-) -> TilePlan:
-    """The tiles covering a lon/lat box: the zoom that gives ``width`` pixels across, or less
-    when that would take more than ``max_tiles`` tiles.
-
-    Examples
-    --------
-    >>> plan = plan_tiles(-0.15, 51.49, -0.10, 51.52)   # a slice of central London
-    >>> plan.zoom, plan.count <= MAX_TILES
-    (15, True)
-    """
-    south, north = max(south, -85.05), min(north, 85.05)
-    wanted = math.log2(width * 360 / (max(east - west, 1e-9) * 256))
-    zoom = int(min(max(math.ceil(wanted), 0), max_zoom))
-    while True:
-        plan = _block(west, south, east, north, zoom)
-        if plan.count <= max_tiles or zoom == 0:
-            return plan
-        zoom -= 1
+#: Seconds for all the tiles of one map; a map whose tiles are not in by then keeps its outline.
+MAP_SECONDS = 30.0
 
 
 class StreetTiles:
@@ -152,42 +100,45 @@ class StreetTiles:
     Parameters
     ----------
     tiles
-        A ``.../{z}/{x}/{y}.png`` address template (``http`` or ``https``); default
-        :data:`OSM_TILES`.
+        A ``.../{z}/{x}/{y}.png`` address template (``http`` or ``https``) or an xyzservices
+        ``TileProvider``; default :data:`OSM_TILES`.
     attribution
-        The credit the tile server asks for, written on each map; OpenStreetMap's is known, any
-        other server needs one (``""`` for none, e.g. your own tiles).
+        The credit the tile server asks for, written on each map; OpenStreetMap's and a
+        provider's are known, any other server needs one (``""`` for none, e.g. your own tiles).
     fetch
-        ``url -> bytes``; default: propertykit's cached fetcher.
+        A :class:`FetchTile`; default: propertykit's cached, bounded fetcher.
     max_tiles
         At most this many tiles per map.
+    seconds
+        At most this long for all the tiles of one map (default :data:`MAP_SECONDS`).
 
     Attributes
     ----------
     failure
-        Why tiles could not be fetched, once a bake failed (later bakes are not tried); else
-        ``None``.
+        Why tiles could not be had, once a bake failed (later maps are not tried: a server
+        that failed one map is not given another's time); else ``None``.
     """
 
     def __init__(
         self,
-        tiles: str | None = None,
+        tiles: Any = None,
         *,
         attribution: str | None = None,
         fetch: FetchTile | None = None,
         max_tiles: int = MAX_TILES,
+        seconds: float | None = None,
     ) -> None:
-        self.template = check_template(tiles or OSM_TILES)
-        self.attribution = credit_for(self.template, attribution)
+        self.template, self.attribution = tile_source(tiles, attribution)
         if importlib.util.find_spec("PIL") is None:
             raise ConfigError(
                 "Street tiles in a map need Pillow: pip install 'propertykit[export]'"
             )
-        chosen = fetch or _default_fetch
+        chosen = fetch or default_fetcher()
         if chosen is None:
             raise ConfigError("No tile fetcher: import propertykit, or pass fetch=")
         self.fetch: FetchTile = chosen
         self.max_tiles = max_tiles
+        self.seconds = MAP_SECONDS if seconds is None else seconds
         self.failure: str | None = None
         self._images: dict[tuple[int, int, int], Image.Image] = {}
 
@@ -195,24 +146,29 @@ class StreetTiles:
         """Lay street tiles under every map panel of ``figure`` (in place).
 
         Returns ``True`` when they are there; ``False`` (the figure unchanged, its outline
-        basemap kept) when the figure has no map axes or tiles cannot be fetched — then one
-        warning, and later bakes of this object are not tried.
+        basemap kept) when the figure has no map axes or its tiles cannot be had within
+        ``seconds`` — then one :class:`~propertykit.errors.TileWarning` for this map, naming
+        the cause, and later bakes of this object are not tried (each gets its warning).
         """
         panels = _map_axes(figure)
-        if not panels or self.failure is not None:
+        if not panels:
+            return False
+        if self.failure is not None:
+            self._warn(f"not tried, as {self.failure} for an earlier map")
             return False
         width = TARGET_WIDTH if len(panels) == 1 else TARGET_WIDTH // 2
         budget = max(1, self.max_tiles // len(panels))
+        deadline = time.monotonic() + self.seconds
         try:
-            images = [self._panel_image(panel, width, budget) for panel in panels]
+            images = [self._panel_image(panel, width, budget, deadline) for panel in panels]
         except (PropertyKitError, OSError, ValueError) as error:
-            self.failure = str(error) or type(error).__name__
-            warnings.warn(
-                f"Street tiles could not be fetched ({self.failure}); "
-                "the map keeps its outline basemap.",
-                PropertyKitWarning,
-                stacklevel=outside_stacklevel(),
+            late = time.monotonic() > deadline - 0.5  # the map's time ran out
+            self.failure = (
+                f"the tiles did not all arrive within {self.seconds:g} seconds"
+                if late
+                else str(error) or type(error).__name__
             )
+            self._warn(self.failure)
             return False
         figure.data = [trace for trace in figure.data if trace.meta != "basemap"]
         for panel, image in zip(panels, images, strict=True):
@@ -247,27 +203,35 @@ class StreetTiles:
         figure.update_layout(plot_bgcolor="white")
         return True
 
-    def _panel_image(self, panel: _Panel, width: int, budget: int) -> str:
+    def _warn(self, cause: str) -> None:
+        warnings.warn(
+            f"Street tiles could not be fetched for this map: {cause}. "
+            "The map keeps its outline basemap.",
+            TileWarning,
+            stacklevel=outside_stacklevel(),
+        )
+
+    def _panel_image(self, panel: _Panel, width: int, budget: int, deadline: float) -> str:
         plan = plan_tiles(
             panel.west, panel.south, panel.east, panel.north, width=width, max_tiles=budget
         )
-        mosaic = self._mosaic(plan)
+        mosaic = self._mosaic(plan, deadline)
         size = mosaic.shape[1] // (plan.x1 - plan.x0 + 1)  # 256, or 512 for "@2x" tiles
         scale = size * 2**plan.zoom
-        columns = (_x(np.array([panel.west, panel.east])) * scale - plan.x0 * size).round()
+        columns = (mercator_x(np.array([panel.west, panel.east])) * scale - plan.x0 * size).round()
         across = max(int(columns[1] - columns[0]), 1)
         down = max(round(across * (panel.north - panel.south) * panel.ratio / panel.width), 1)
         lon = panel.west + (np.arange(across) + 0.5) / across * panel.width
         lat = panel.north - (np.arange(down) + 0.5) / down * (panel.north - panel.south)
-        sx = np.clip((_x(lon) * scale - plan.x0 * size).astype(int), 0, mosaic.shape[1] - 1)
-        sy = np.clip((_y(lat) * scale - plan.y0 * size).astype(int), 0, mosaic.shape[0] - 1)
+        sx = np.clip((mercator_x(lon) * scale - plan.x0 * size).astype(int), 0, mosaic.shape[1] - 1)
+        sy = np.clip((mercator_y(lat) * scale - plan.y0 * size).astype(int), 0, mosaic.shape[0] - 1)
         return _png_uri(mosaic[sy][:, sx], width)
 
-    def _mosaic(self, plan: TilePlan) -> np.ndarray:
-        self._fetch_all(plan.tiles())
+    def _mosaic(self, plan: TilePlan, deadline: float) -> np.ndarray:
+        self._fetch_all(plan.tiles(), deadline)
         rows = []
         for y in range(plan.y0, plan.y1 + 1):
-            row = [self._tile(plan.zoom, x, y) for x in range(plan.x0, plan.x1 + 1)]
+            row = [self._images[(plan.zoom, x, y)] for x in range(plan.x0, plan.x1 + 1)]
             size = row[0].size
             if any(tile.size != size for tile in row):
                 raise ValueError("the tile server sent tiles of different sizes")
@@ -276,30 +240,41 @@ class StreetTiles:
             raise ValueError("the tile server sent tiles of different sizes")
         return np.vstack(rows)
 
-    def _fetch_all(self, tiles: list[tuple[int, int, int]]) -> None:
+    def _fetch_all(self, tiles: list[tuple[int, int, int]], deadline: float) -> None:
         """Fetch the tiles not yet here, two at a time (the most a tile server such as
-        OpenStreetMap's allows one client)."""
-        from PIL import Image
+        OpenStreetMap's allows one client), each within the time the map has left."""
+
+        failed = threading.Event()  # once a tile fails, the tiles not yet asked for are not
 
         def fetch(key: tuple[int, int, int]) -> tuple[tuple[int, int, int], bytes]:
+            left = deadline - time.monotonic()
+            if failed.is_set():
+                raise NetworkError("another tile of this map could not be fetched")
+            if left <= 0:
+                raise NetworkError("the tiles did not arrive in time", kind="timeout")
             z, x, y = key
             url = self.template.replace("{z}", str(z)).replace("{x}", str(x))
-            return key, self.fetch(url.replace("{y}", str(y)))
+            try:
+                return key, self.fetch(url.replace("{y}", str(y)), seconds=left)
+            except BaseException:
+                failed.set()
+                raise
 
         wanted = [key for key in dict.fromkeys(tiles) if key not in self._images]
         with ThreadPoolExecutor(max_workers=FETCHES_AT_ONCE) as pool:
-            # A failure ends the map's iteration, which cancels the tiles still queued.
-            for key, data in pool.map(fetch, wanted):
-                with Image.open(io.BytesIO(data)) as tile:
-                    self._images[key] = tile.convert("RGB")
-
-    def _tile(self, z: int, x: int, y: int) -> Image.Image:
-        return self._images[(z, x, y)]
+            # The first failure in order is a real one: tiles are taken from the queue in order,
+            # so those refused because of it come after it.
+            try:
+                for key, data in pool.map(fetch, wanted):
+                    self._images[key] = decode_tile(data)
+            except BaseException:
+                failed.set()
+                raise
 
 
 def bake_tiles(
     figure: go.Figure,
-    tiles: str | None = None,
+    tiles: Any = None,
     *,
     attribution: str | None = None,
     fetch: FetchTile | None = None,
@@ -315,7 +290,8 @@ def bake_tiles(
     figure
         A map from :func:`~propertykit.views.property_map` (x/y axes); changed in place.
     tiles, attribution, fetch
-        As for :class:`StreetTiles`.
+        As for :class:`StreetTiles` (``tiles``: an address template or an xyzservices
+        ``TileProvider``).
 
     Returns
     -------
@@ -327,7 +303,7 @@ def bake_tiles(
     >>> import io, propertykit as pk
     >>> from PIL import Image
     >>> from propertykit.views import property_map
-    >>> def grey(url):
+    >>> def grey(url, *, seconds, fresh=False):
     ...     out = io.BytesIO(); Image.new("RGB", (256, 256), "#dddddd").save(out, "PNG")
     ...     return out.getvalue()
     >>> fig = property_map(pk.frame(records), basemap="outline")
@@ -342,30 +318,6 @@ def bake_tiles(
 def is_map(figure: go.Figure) -> bool:
     """Is ``figure`` a map on the outline basemap (one tiles can be baked under)?"""
     return any(trace.meta == "basemap" for trace in figure.data) and bool(_map_axes(figure))
-
-
-def credit_for(template: str, attribution: str | None) -> str:
-    """The credit to write on a map of ``template``'s tiles (OpenStreetMap's is known)."""
-    if attribution is not None:
-        return attribution
-    if template == OSM_TILES:
-        return OSM_ATTRIBUTION
-    raise InvalidInput(
-        "tiles from a server other than OpenStreetMap need attribution=... "
-        '(the credit its terms ask for; "" for none)'
-    )
-
-
-def check_template(template: str) -> str:
-    """``template`` if it is an ``http(s)`` address with ``{z}``, ``{x}`` and ``{y}``."""
-    parts = urlsplit(template)
-    missing = [name for name in ("{z}", "{x}", "{y}") if name not in template]
-    if parts.scheme not in ("http", "https") or not parts.netloc or missing:
-        raise InvalidInput(
-            "tiles must be an http(s) address template with {z}, {x} and {y}, such as "
-            f"{OSM_TILES}"
-        )
-    return template
 
 
 @dataclass(frozen=True)
@@ -407,25 +359,6 @@ def _map_axes(figure: go.Figure) -> list[_Panel]:
             )
         )
     return panels
-
-
-def _block(west: float, south: float, east: float, north: float, zoom: int) -> TilePlan:
-    last = 2**zoom - 1
-    x0, x1 = (int(np.clip(math.floor(v * 2**zoom), 0, last)) for v in _x(np.array([west, east])))
-    y0, y1 = (int(np.clip(math.floor(v * 2**zoom), 0, last)) for v in _y(np.array([north, south])))
-    return TilePlan(zoom, x0, x1, y0, y1)
-
-
-def _x(lon: np.ndarray) -> np.ndarray:
-    """Web Mercator x of longitudes, 0..1 across the world."""
-    return (np.asarray(lon, dtype=float) + 180.0) / 360.0
-
-
-def _y(lat: np.ndarray) -> np.ndarray:
-    """Web Mercator y of latitudes, 0 (north) .. 1 (south)."""
-    radians = np.radians(np.clip(np.asarray(lat, dtype=float), -85.05, 85.05))
-    mercator: np.ndarray = np.log(np.tan(radians) + 1.0 / np.cos(radians))
-    return (1.0 - mercator / math.pi) / 2.0
 
 
 def _png_uri(pixels: np.ndarray, width: int) -> str:

@@ -1,66 +1,116 @@
-"""Street-map tiles for maps made at build time (reports, static export): their own cache.
+"""Street-map tiles for maps made at build time (reports, static export): fetched within bounds,
+kept in a cache of their own.
 
 :func:`fetch_tile` is the fetch function :mod:`propertykit.views.street` uses by default
-(:mod:`propertykit` hands it over on import; views never import ``wire``). Tiles are not
-property data, so they get a session and a cache file of their own:
+(:mod:`propertykit` hands it over on import; views never import ``wire``). A tile server is a
+party outside, so every tile is bounded before it can cost anything:
+
+- in bytes: the body is read in chunks and reading stops past :data:`MAX_TILE_BYTES`
+  (:class:`~propertykit.wire.bounded.BoundedAdapter`, the cap every answer of the service has);
+- in pixels: the PNG or JPEG header is read before anything is decoded; a tile is square and at
+  most :data:`MAX_TILE_SIDE` pixels a side (a 16,000 x 16,000 "decompression bomb" of 250 KB
+  is refused from its first 24 bytes);
+- in time: :data:`TILE_TIMEOUT` to connect and per read, and the whole tile within
+  ``seconds`` (the time its map has left) and at most :data:`TILE_SECONDS`; a server that
+  trickles a byte every half second is cut off;
+- in where it comes from: a redirect is followed only on the same host (``http`` to ``https``
+  allowed); one to another host is refused unsent, and 4xx/5xx answers are refused.
+
+Tiles are not property data, so they get a session and a cache file of their own:
 
 - one requests-cache SQLite file, ``tiles.sqlite`` in the cache directory
   (``PROPERTYKIT_CACHE_DIR`` first), apart from the property cache; a tile is kept 30 days
   and, when the server cannot be reached, an older copy is used rather than none;
-- only complete 200 answers that are images are stored; a tile is fetched once, however many
-  maps and builds use it;
+- only a 200 answer whose body is a tile that decoded is stored (a refused answer never is, so
+  it is not replayed for free); a tile is fetched once, however many maps and builds use it;
 - every request names propertykit in its ``User-Agent`` (tile servers such as OpenStreetMap's
   refuse anonymous bulk clients); nothing of the data or the API key is sent;
 - ``PROPERTYKIT_OFFLINE=1``: answers only from the cache, sends nothing (a miss raises
-  :class:`~propertykit.NotCached`);
-- a tile body over 4 MiB is refused; a connection gets 5 seconds, an answer 20.
+  :class:`~propertykit.errors.NotCached`).
+
+Messages name the tile host (from the address template the user gave) and never repeat what
+the server sent (its pages, headers or redirect targets).
 """
 
 from __future__ import annotations
 
+import io
+import struct
+import time
 from datetime import timedelta
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests_cache import CachedSession
 
 from propertykit.config import ENV_OFFLINE, VERSION, cache_dir, env_flag
 from propertykit.errors import BadResponse, NetworkError, NotCached, ResponseTooLarge
+from propertykit.wire.bounded import BoundedAdapter, CallLimits, DeadlinePassed, call_limits
 from propertykit.wire.session import describe_cache
 
 __all__ = [
     "MAX_TILE_BYTES",
+    "MAX_TILE_SIDE",
     "TILE_CACHE_FILE",
     "TILE_EXPIRE_AFTER",
+    "TILE_SECONDS",
+    "TILE_TIMEOUT",
     "USER_AGENT",
     "fetch_tile",
     "tile_cache_info",
+    "tile_problem",
 ]
 
 #: File name of the tile cache inside the cache directory.
 TILE_CACHE_FILE = "tiles.sqlite"
 #: How long a stored tile is used without asking the server again.
 TILE_EXPIRE_AFTER = timedelta(days=30)
-#: Largest tile body accepted.
-MAX_TILE_BYTES = 4 * 2**20
+#: Largest tile body read (a busy 512-pixel street tile is about 100 KB).
+MAX_TILE_BYTES = 2 * 2**20
+#: Largest side of a tile, in pixels (256 is usual, 512 for "@2x" tiles).
+MAX_TILE_SIDE = 1024
+#: Seconds to connect, and to wait for each read.
+TILE_TIMEOUT = (5.0, 10.0)
+#: Longest time one tile may take, whatever its map has left (a map's own deadline).
+TILE_SECONDS = 30.0
+#: Redirects followed (on the same host) before giving up.
+MAX_REDIRECTS = 3
 #: Sent with every tile request.
 USER_AGENT = f"propertykit/{VERSION} (static maps; python-requests)"
-_TIMEOUT = (5.0, 20.0)
+
+_REFUSALS = {
+    401: "refused the request (it asks for a key)",
+    403: "refused the request (access denied)",
+    404: "has no such tile",
+    429: "asked to be sent fewer requests",
+}
 
 
-def fetch_tile(url: str) -> bytes:
+def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -> bytes:
     """The bytes of the tile image at ``url``: from the cache, else from the server (then kept).
+
+    Parameters
+    ----------
+    url
+        The tile's ``http(s)`` address.
+    seconds
+        The longest the whole tile may take (the time its map has left); at most
+        :data:`TILE_SECONDS`.
+    fresh
+        Ask the server even when the tile is cached (the basemap's question "does the tile
+        server answer now?").
 
     Raises
     ------
-    propertykit.NotCached
+    propertykit.errors.NotCached
         Offline (``PROPERTYKIT_OFFLINE``) and the tile is not in the cache.
-    propertykit.NetworkError
-        The tile server could not be reached or did not answer 200.
-    propertykit.BadResponse, propertykit.ResponseTooLarge
-        The answer is not an image, or bigger than :data:`MAX_TILE_BYTES`.
+    propertykit.errors.NetworkError
+        The tile server could not be reached, was too slow, refused, or redirected elsewhere.
+    propertykit.errors.BadResponse, propertykit.errors.ResponseTooLarge
+        The answer is not a tile (see :func:`tile_problem`), or bigger than
+        :data:`MAX_TILE_BYTES`.
 
     Examples
     --------
@@ -77,36 +127,180 @@ def fetch_tile(url: str) -> bytes:
     offline = env_flag(ENV_OFFLINE)
     host = urlsplit(url).netloc
     session = _session(str(cache_dir() / TILE_CACHE_FILE))
-    try:
-        response = session.get(url, timeout=_TIMEOUT, only_if_cached=offline)
-    except requests.RequestException as error:
-        raise NetworkError(
-            f"the tile server {host} could not be reached ({type(error).__name__})",
-            kind="connect" if isinstance(error, requests.ConnectionError) else None,
-        ) from error
+    limit = TILE_SECONDS if seconds is None else max(min(seconds, TILE_SECONDS), 0.0)
+    limits = CallLimits(deadline=time.monotonic() + limit, max_body_bytes=MAX_TILE_BYTES)
+    with call_limits(limits):
+        for _ in range(MAX_REDIRECTS + 1):
+            response = _get(session, url, host, offline=offline, fresh=fresh)
+            if not response.is_redirect:
+                break
+            url = _same_host(url, response.headers["Location"], host)
+        else:
+            raise NetworkError(f"the tile server {host} kept redirecting", url=url)
     if offline and response.status_code != 200:  # requests-cache's 504: not cached
         raise NotCached("Offline, and the tile is not in the tile cache (nothing was sent)")
     if response.status_code != 200:
-        raise NetworkError(f"the tile server {host} answered {response.status_code}")
-    kind = response.headers.get("Content-Type", "")
-    if not kind.startswith("image/"):
+        raise NetworkError(f"the tile server {host} {_refusal(response.status_code)}", url=url)
+    if not _says_image(response):
         raise BadResponse(
-            f"the tile server {host} sent {kind or 'no Content-Type'}, not an image",
+            f"the tile server {host} sent something that is not an image",
+            url=url,
             status_code=200,
-            body_start=response.text[:200],
+            body_start=response.content[:200].decode("utf-8", "replace"),
         )
-    if len(response.content) > MAX_TILE_BYTES:
-        raise ResponseTooLarge(
-            f"a tile from {host} is larger than {MAX_TILE_BYTES:,} bytes", limit=MAX_TILE_BYTES
-        )
+    problem = tile_problem(response.content)
+    if problem is not None:
+        raise BadResponse(f"the tile server {host} sent {problem}", url=url, status_code=200)
     return response.content
+
+
+def tile_problem(body: bytes) -> str | None:
+    """What is wrong with ``body`` as a map tile, in plain words; ``None`` if it is a tile.
+
+    The PNG or JPEG header is read first, and nothing larger than :data:`MAX_TILE_SIDE`
+    pixels a side (or not square) is decoded; then the image is decoded whole with Pillow, when
+    it is installed (without it, the header is all that is checked).
+
+    Examples
+    --------
+    >>> bomb = b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I4sII", 13, b"IHDR", 16_000, 16_000)
+    >>> tile_problem(bomb)
+    'an image of 16,000 x 16,000 pixels (a tile is square, at most 1,024 pixels a side)'
+    >>> tile_problem(b"<html>Sign in</html>")
+    'something that is not a PNG or JPEG image'
+    """
+    return _problem(body)
 
 
 def tile_cache_info() -> dict[str, Any] | None:
     """:func:`~propertykit.wire.session.describe_cache` of the tile cache (entries are tiles);
-    ``None`` when there is none yet."""
+    ``None`` when there is none yet.
+
+    Examples
+    --------
+    >>> info = tile_cache_info()
+    >>> info is None or "entries" in info
+    True
+    """
     path = cache_dir() / TILE_CACHE_FILE
     return describe_cache(_session(str(path)).cache) if path.exists() else None
+
+
+def _get(
+    session: CachedSession, url: str, host: str, *, offline: bool, fresh: bool
+) -> requests.Response:
+    """One GET (redirects not followed), with the library's errors mapped to plain words."""
+    try:
+        return session.get(
+            url,
+            timeout=TILE_TIMEOUT,
+            allow_redirects=False,
+            only_if_cached=offline,
+            force_refresh=fresh and not offline,
+        )
+    except ResponseTooLarge as error:
+        raise ResponseTooLarge(
+            f"a tile from {host} was larger than {MAX_TILE_BYTES // 2**20} MB, "
+            "far more than a tile can be; reading stopped",
+            url=url,
+            limit=MAX_TILE_BYTES,
+        ) from error
+    except (DeadlinePassed, requests.Timeout) as error:
+        raise NetworkError(
+            f"the tile server {host} was too slow (a tile did not arrive in time)",
+            url=url,
+            kind="timeout",
+        ) from error
+    except requests.RequestException as error:
+        raise NetworkError(
+            f"the tile server {host} could not be reached",
+            url=url,
+            kind="connect" if isinstance(error, requests.ConnectionError) else None,
+        ) from error
+
+
+def _same_host(url: str, location: str, host: str) -> str:
+    """The redirect's target, if it is on the same host (``http`` -> ``https`` allowed)."""
+    target = urljoin(url, location)
+    old, new = urlsplit(url), urlsplit(target)
+    same = new.hostname == old.hostname and new.scheme in (old.scheme, "https")
+    if not same or (new.scheme == old.scheme and new.port != old.port):
+        raise NetworkError(
+            f"the tile server {host} redirected to another host (not followed)", url=url
+        )
+    return target
+
+
+def _refusal(status: int) -> str:
+    if status in _REFUSALS:
+        return _REFUSALS[status]
+    if status >= 500:
+        return "failed (a server error)"
+    return "refused the request"
+
+
+def _says_image(response: requests.Response) -> bool:
+    return bool(response.headers.get("Content-Type", "").startswith("image/"))
+
+
+def _is_tile(response: requests.Response) -> bool:
+    """What the cache keeps: a 200 image that is a tile and decoded (see :func:`tile_problem`)."""
+    return (
+        response.status_code == 200 and _says_image(response) and _problem(response.content) is None
+    )
+
+
+@lru_cache(maxsize=4)  # the cache's filter and fetch_tile ask about the same body in turn
+def _problem(body: bytes) -> str | None:
+    size = _header_size(body)
+    if size is None:
+        return "something that is not a PNG or JPEG image"
+    kind, width, height = size
+    if width != height or not 0 < width <= MAX_TILE_SIDE:
+        return (
+            f"an image of {width:,} x {height:,} pixels "
+            f"(a tile is square, at most {MAX_TILE_SIDE:,} pixels a side)"
+        )
+    try:
+        from PIL import Image
+    except ImportError:  # nothing can draw tiles without it; the header was checked
+        return None
+    try:
+        with Image.open(io.BytesIO(body), formats=(kind,)) as image:
+            image.load()
+    except Exception:  # anything Pillow raises on a damaged image: refused, never cached
+        return "a damaged image"
+    return None
+
+
+def _header_size(body: bytes) -> tuple[str, int, int] | None:
+    """``(format, width, height)`` from a PNG's or JPEG's header, read without decoding."""
+    if body.startswith(b"\x89PNG\r\n\x1a\n") and body[12:16] == b"IHDR" and len(body) >= 24:
+        width, height = struct.unpack(">II", body[16:24])
+        return "PNG", width, height
+    if not body.startswith(b"\xff\xd8"):
+        return None
+    at = 2
+    while at + 4 <= len(body):  # JPEG segments up to the first frame header (SOFn)
+        if body[at] != 0xFF:
+            return None
+        marker = body[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # markers without a length
+            at += 2
+            continue
+        if marker in (0xD9, 0xDA):  # end of image, or a scan before any frame header
+            return None
+        (length,) = struct.unpack(">H", body[at + 2 : at + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if at + 9 > len(body):
+                return None
+            height, width = struct.unpack(">HH", body[at + 5 : at + 9])
+            return "JPEG", width, height
+        at += 2 + length
+    return None
 
 
 @cache
@@ -118,12 +312,11 @@ def _session(path: str) -> CachedSession:
         expire_after=TILE_EXPIRE_AFTER,
         allowable_codes=(200,),
         allowable_methods=("GET",),
-        filter_fn=_is_image,
+        filter_fn=_is_tile,
         stale_if_error=True,
     )
+    adapter = BoundedAdapter(MAX_TILE_BYTES, pool_maxsize=4)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
     session.headers["User-Agent"] = USER_AGENT
     return session
-
-
-def _is_image(response: requests.Response) -> bool:
-    return bool(response.headers.get("Content-Type", "").startswith("image/"))

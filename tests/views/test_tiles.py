@@ -1,9 +1,10 @@
 """Street tiles baked under maps: fetched once over real HTTP from a tile server of our own on
 127.0.0.1, stitched where the map says, kept in the file with no tile address, and never a blank
-map when the server cannot be reached."""
+map or a lost report when the server cannot be reached or is hostile."""
 
 from __future__ import annotations
 
+import ast
 import base64
 import io
 import math
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
@@ -21,7 +23,7 @@ import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
-from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
+from propertykit.views import OSM_TILES, bake_tiles, property_map, street, write_report
 from propertykit.views.basemap import to_tiles
 from propertykit.views.context import Extent
 from propertykit.views.street import (
@@ -30,8 +32,10 @@ from propertykit.views.street import (
     TARGET_WIDTH,
     StreetTiles,
     plan_tiles,
+    tiles_answer,
+    use_tile_fetcher,
 )
-from tests.views.tile_server import CROSS, TileServer, tile_colour
+from tests.views.tile_server import CROSS, HOSTILE, TileServer, tile_colour, tile_png
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -177,11 +181,16 @@ def test_unreachable_tile_server_gives_the_outline_with_one_warning(
     assert not figure.layout.images
     assert figure.layout.plot_bgcolor != "white"
 
-    with pytest.warns(pk.PropertyKitWarning) as caught:
+    with pytest.warns(pk.errors.TileWarning) as caught:
         path = write_report(properties, tmp_path / "r.html", tiles=template, attribution=CREDIT)
-    assert len(caught) == 1  # two maps, one warning: the second was not tried
+    # One warning per map: the first names the cause, the second was not tried (no more time
+    # given to a server that failed).
+    first, second = (str(w.message) for w in caught)
+    assert "could not be reached" in first and "outline basemap" in first
+    assert "not tried, as" in second and "could not be reached" in second
     page = path.read_text()
-    assert "Street maps: not drawn" in page and '"source":"data:image' not in page
+    assert "Street maps: not drawn (the tile server" in page
+    assert '"source":"data:image' not in page
     assert "Maps are drawn without map tiles" in page
 
 
@@ -217,7 +226,7 @@ def test_a_failing_tile_server_is_not_asked_for_every_tile(
 ) -> None:
     server.mode, server.delay = "missing", 0.2
     figure = property_map(properties, basemap="outline")
-    with pytest.warns(pk.PropertyKitWarning, match="answered 404"):
+    with pytest.warns(pk.errors.TileWarning, match="has no such tile"):
         assert not StreetTiles(server.template, attribution="").bake(figure)
     (west, east), (south, north) = figure.layout.xaxis.range, figure.layout.yaxis.range
     assert plan_tiles(west, south, east, north).count > 10
@@ -263,3 +272,184 @@ def test_live_maps_use_the_template_with_its_credit() -> None:
     (layer,) = live.layout.map.layers
     assert layer.source == ("https://tiles.example/{z}/{x}/{y}.png",)
     assert layer.sourceattribution == CREDIT
+
+
+# -- hostile tile servers: the report is always written, each map keeps its outline ----------
+
+#: What the warning says, in plain words, for each hostile server.
+CAUSES = {
+    "bomb": "an image of 16,000 x 16,000 pixels",
+    "huge": "larger than 2 MB",
+    "html_as_png": "not a PNG or JPEG image",
+    "trickle": "did not all arrive within 30 seconds",
+    "redirect": "redirected to another host",
+    "error": "failed (a server error)",
+}
+
+
+@pytest.fixture(scope="module")
+def few() -> pd.DataFrame:
+    return frame(generate_records(30))
+
+
+def _outline_maps(page: str) -> int:
+    """How many of the report's figures are maps drawn on the outline basemap."""
+    cards = re.findall(r'<section class="card">.*?</section>', page, re.S)
+    return sum("Natural Earth" in card for card in cards)
+
+
+@pytest.fixture(scope="module")
+def two_maps(few: pd.DataFrame) -> list[go.Figure]:
+    """The report's two kinds of map: the national one, and boundaries in close-ups."""
+    return [
+        property_map(few, basemap="outline"),
+        property_map(few, geometry="boundary", basemap="outline"),
+    ]
+
+
+@pytest.mark.parametrize("mode", HOSTILE)
+def test_a_hostile_tile_server_leaves_every_map_its_outline_with_one_warning_each(
+    mode: str, two_maps: list[go.Figure], server: TileServer
+) -> None:
+    server.mode = mode
+    server.redirect_to = "http://localhost:9"  # another host (never asked)
+    streets = StreetTiles(server.template, attribution="", seconds=3)
+    maps = [go.Figure(figure) for figure in two_maps]
+    with pytest.warns(pk.errors.TileWarning) as caught:
+        assert [streets.bake(figure) for figure in maps] == [False, False]
+    first, second = (str(w.message) for w in caught)  # one warning per map
+    cause = CAUSES[mode].replace("30", "3")
+    assert cause in first and "keeps its outline basemap" in first
+    assert "not tried, as" in second and cause in second
+    for figure in maps:
+        assert any(trace.meta == "basemap" for trace in figure.data) and not figure.layout.images
+    assert "script" not in first and "Sign in" not in first  # nothing it sent is repeated
+    assert len(server.requests) <= 2 * street.FETCHES_AT_ONCE  # the first map's first tiles
+
+
+@pytest.mark.slow  # a whole report per hostile server: about 5 s each
+@pytest.mark.parametrize("mode", HOSTILE)
+def test_the_report_is_written_whatever_the_tile_server_sends(
+    mode: str,
+    few: pd.DataFrame,
+    server: TileServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(street, "MAP_SECONDS", 3.0)  # the trickle's map gives up sooner
+    server.mode = mode
+    server.redirect_to = "http://localhost:9"
+    with pytest.warns(pk.errors.TileWarning) as caught:
+        path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
+    page = path.read_text()
+    assert len(caught) == _outline_maps(page) >= 2  # one warning per map, each on its outline
+    (note,) = re.findall(r"Street maps: not drawn \((.*?)\); the maps use the outline", page)
+    assert CAUSES[mode].replace("30", "3") in note and '"source":"data:image' not in page
+    assert "alert(1)" not in page and "Sign in" not in page  # nothing it sent is shown
+
+
+@pytest.mark.slow  # the real deadline: about 30 s
+@pytest.mark.timeout(60)
+def test_a_trickling_tile_server_costs_one_map_deadline_and_no_more(
+    few: pd.DataFrame, server: TileServer, tmp_path: Path
+) -> None:
+    server.mode = "trickle"
+    with pytest.warns(pk.errors.TileWarning, match="within 30 seconds") as caught:
+        path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
+    assert len(caught) == _outline_maps(path.read_text()) >= 2
+
+
+def test_a_slow_but_honest_server_still_gets_its_tiles_drawn(
+    few: pd.DataFrame, server: TileServer
+) -> None:
+    server.delay, server.pause = 0.2, 0.4
+    figure = property_map(few, basemap="outline", labels=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert StreetTiles(server.template, attribution=CREDIT, max_tiles=6).bake(figure)
+    assert len(figure.layout.images) == 1 and 0 < len(server.requests) <= 6
+
+
+def test_a_tile_too_large_in_pixels_is_not_decoded_whatever_the_fetcher(
+    few: pd.DataFrame,
+) -> None:
+    def poster(url: str, *, seconds: float, fresh: bool = False) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (2048, 2048), "#dddddd").save(out, "PNG")
+        return out.getvalue()
+
+    figure = property_map(few, basemap="outline")
+    with pytest.warns(pk.errors.TileWarning, match="2,048 x 2,048 pixels"):
+        assert not StreetTiles("http://t.test/{z}/{x}/{y}.png", attribution="", fetch=poster).bake(
+            figure
+        )
+    assert any(trace.meta == "basemap" for trace in figure.data)
+
+
+# -- tiles as the ecosystem names them --------------------------------------------------------
+
+
+def test_an_xyzservices_provider_gives_its_address_and_its_credit(
+    few: pd.DataFrame, server: TileServer
+) -> None:
+    xyzservices = pytest.importorskip("xyzservices")
+    provider = xyzservices.TileProvider(name="Test", url=server.template, attribution=CREDIT)
+    figure = property_map(few, basemap="tiles", tiles=provider)  # baked: not a live notebook
+    assert len(figure.layout.images) == 1 and server.requests
+    assert [a.text for a in figure.layout.annotations if a.name == "attribution"] == [CREDIT]
+    own = bake_tiles(property_map(few, basemap="outline"), provider, attribution="Mine")
+    assert [a.text for a in own.layout.annotations if a.name == "attribution"] == ["Mine"]
+
+    live = to_tiles(figure, Extent(-0.2, 51.45, -0.05, 51.55), tiles=provider)
+    (layer,) = live.layout.map.layers
+    assert layer.source == (server.template,) and layer.sourceattribution == CREDIT
+
+    keyed = xyzservices.TileProvider(
+        name="Keyed",
+        url="https://tiles.example/{z}/{x}/{y}.png?key={apikey}",
+        attribution="Keyed",
+        apikey="<insert your api key here>",
+    )
+    with pytest.raises(pk.InvalidInput, match="needs a key"):
+        StreetTiles(keyed)
+
+
+# -- views never open a connection: the basemap probe goes through the injected fetcher --------
+
+
+def test_the_views_import_nothing_that_opens_a_connection() -> None:
+    network = {"socket", "http.client", "urllib.request", "requests", "urllib3", "httpx"}
+    folder = Path(street.__file__).parent
+    for source in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not network.intersection(names), (source.name, names)
+
+
+def test_the_basemap_probe_asks_the_injected_fetcher_for_a_fresh_tile(
+    server: TileServer,
+) -> None:
+    asked: list[tuple[str, float, bool]] = []
+
+    def recorder(url: str, *, seconds: float, fresh: bool = False) -> bytes:
+        asked.append((url, seconds, fresh))
+        return tile_png(0, 0, 0)
+
+    probe = server.template.format(z=0, x=0, y=0)
+    try:
+        use_tile_fetcher(recorder)
+        assert tiles_answer(probe)
+        assert asked == [(probe, 1.0, True)] and server.requests == []
+    finally:
+        use_tile_fetcher(pk.wire.fetch_tile)
+    assert tiles_answer(probe)  # propertykit's fetcher: a real request
+    assert tiles_answer(probe) and len(server.requests) == 2  # fresh: asked each time
+    for mode in ("bomb", "error", "trickle"):
+        server.mode = mode
+        assert not tiles_answer(probe)
