@@ -290,7 +290,7 @@ def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
     hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "ticks": ""}
     figure.update_xaxes(
         range=[extent.west, extent.east],
-        constrain="domain",
+        constrain="range",  # the map fills its panel: more ground shown, never blank
         showline=True,
         mirror=True,
         linecolor="#bbbbbb",
@@ -300,7 +300,7 @@ def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
         range=[extent.south, extent.north],
         scaleanchor="x",
         scaleratio=round(1 / extent.cos_lat, 4),
-        constrain="domain",
+        constrain="range",  # the map fills its panel: more ground shown, never blank
         showline=True,
         mirror=True,
         linecolor="#bbbbbb",

@@ -12,6 +12,7 @@ ids, search, fetch, table and status line, then its Find tab.
 from __future__ import annotations
 
 import re
+import string
 from datetime import UTC, datetime, timedelta
 
 from propertykit.config import MONEY_STATES
@@ -41,17 +42,22 @@ __all__ = [
     "CHOOSE_SEVERAL_HINT",
     "EMPTY_IDS",
     "IDS_HINT",
-    "INVALID_IDS_NOT_SENT",
     "NOT_CHARGED",
     "NO_MATCHES",
     "PRICE_HINT",
     "SEARCH_HINT",
+    "SHOW_EVERY_COLUMN",
+    "SHOW_READABLE",
     "UNKNOWN",
     "describe_area_problem",
     "describe_error",
     "describe_fetch",
+    "describe_area",
     "describe_found",
     "describe_ids",
+    "describe_not_sent",
+    "describe_nothing_found",
+    "describe_refused_id",
     "describe_money_state",
     "describe_reset",
     "describe_stale",
@@ -89,8 +95,8 @@ def describe_reset(resets_at: datetime, now: datetime | None = None) -> str:
 
 
 def _said(error: ApiError) -> str:
-    """The service's own words, as a clause (empty when it gave none)."""
-    words = (error.message or error.code or "").strip().rstrip(".")
+    """The service's own words, as a clause (empty when it gave none; never its code name)."""
+    words = (error.message or "").strip().rstrip(".")
     return f" The service said: “{words}”." if words else ""
 
 
@@ -98,13 +104,20 @@ def _seconds(value: float) -> str:
     return f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
 
 
-def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
+def describe_error(
+    error: BaseException, *, about: str | None = None, now: datetime | None = None
+) -> str:
     """One sentence (or two) in plain words for any error propertykit raises.
+
+    No status code and no code name: what happened, what it concerns, and what to do.
 
     Parameters
     ----------
     error
         The exception caught at the edge of a form.
+    about
+        What the request was about, named in the sentence where it helps ("title NGL1",
+        "location id L1"); ``None``: the sentence names no subject.
     now
         The current time, for "resets in ..." (default: the wall clock).
 
@@ -115,9 +128,11 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
 
     Examples
     --------
-    >>> from propertykit.errors import InsufficientCredit
-    >>> describe_error(InsufficientCredit(402, code="insufficient_credit"))[:44]
-    'The account has too little credit (HTTP 402)'
+    >>> from propertykit.errors import InsufficientCredit, NotFound
+    >>> describe_error(InsufficientCredit(402, code="insufficient_credit"))[:55]
+    'The account has too little credit; this request was not'
+    >>> describe_error(NotFound(404), about="title ZZ999999")
+    'The service does not know title ZZ999999.'
     """
     if isinstance(error, DailyCapReached):
         if now is None and error.resets_at is not None and error.retry_after is not None:
@@ -129,36 +144,38 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
             else "it resets at midnight UTC"
         )
         return (
-            f"The account's daily credit cap is reached (HTTP 429); {when}. "
+            f"The account's daily credit cap is reached; {when}. "
             "Nothing more can be fetched from the service until then; cached lookups still work."
         )
     if isinstance(error, RateLimited):
         wait = f"wait {_seconds(error.retry_after)}" if error.retry_after else "wait a minute"
-        return f"Too many requests for now (HTTP 429): {wait} and try again.{_said(error)}"
+        return f"Too many requests for now: {wait} and try again.{_said(error)}"
     if isinstance(error, AuthenticationError):
         return (
-            "The API key was refused (HTTP 401): check PROPERTYKIT_API_KEY, or create a new key "
+            "The API key was refused: check PROPERTYKIT_API_KEY, or create a new key "
             "in the account dashboard under Settings → API Keys."
         )
     if isinstance(error, InsufficientCredit):
         return (
-            "The account has too little credit (HTTP 402); this request was not charged. "
+            "The account has too little credit; this request was not charged. "
             "Add credit to the account, then try again."
         )
     if isinstance(error, PermissionDenied):
         return (
-            "This key may not use this endpoint (HTTP 403)."
+            "This API key may not use this part of the service."
             f"{_said(error)} Use a key with access, or check the client's endpoint settings."
         )
     if isinstance(error, NotFound):
-        return f"Not found (HTTP 404).{_said(error)}"
+        subject = f"does not know {about}" if about else "found nothing at the address asked"
+        return f"The service {subject}.{_said(error)}"
     if isinstance(error, ServerError):
         return (
-            f"The service failed (HTTP {error.status_code}) even after retrying; failed requests "
-            "are not charged. Try again in a few minutes."
+            "The service failed, even after retrying; failed requests are not charged. "
+            "Try again in a few minutes."
         )
     if isinstance(error, ApiError):
-        return f"The service refused the request (HTTP {error.status_code}).{_said(error)}"
+        concerning = f" about {about}" if about else ""
+        return f"The service refused the request{concerning}.{_said(error)}"
     if isinstance(error, NetworkError):
         return (
             "Could not reach the service, even after retrying. Check the network connection "
@@ -183,8 +200,8 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
     if isinstance(error, PropertyKitError):
         return str(error)
     return (
-        f"Something unexpected went wrong ({type(error).__name__}: {error}). "
-        "Please report it to the propertykit maintainers."
+        "Something unexpected went wrong inside propertykit. Please report it to the "
+        "propertykit maintainers, with the log of the “propertykit” logger at debug level."
     )
 
 
@@ -250,8 +267,79 @@ AT_MOST_HINT = "The most properties to fetch; each page of them is a billable re
 
 # -- the lookup form: ids -------------------------------------------------------------------
 
-INVALID_IDS_NOT_SENT = "Nothing was sent: correct the ids marked above, then press Fetch."
-EMPTY_IDS = "Type or paste at least one id, or pick a search match."
+EMPTY_IDS = "Nothing was sent: type or paste at least one id in Ids, or pick a search match."
+
+#: The characters the service's ids are made of; any other in an id is named.
+_ID_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_.~:")
+_CHARACTER_NAMES = {" ": "a space", "\t": "a tab"}
+
+
+def _character_name(character: str) -> str:
+    if character in _CHARACTER_NAMES:
+        return _CHARACTER_NAMES[character]
+    if character.isspace():
+        return "a blank character"
+    if not character.isprintable():
+        return f"a control character (U+{ord(character):04X})"
+    return f"“{character}”"
+
+
+def odd_characters(item: str) -> list[str]:
+    """Every character of ``item`` an id of the service is not made of, named, first seen first.
+
+    Examples
+    --------
+    >>> odd_characters("bad id!")
+    ['a space', '“!”']
+    """
+    names = (_character_name(ch) for ch in item if ch not in _ID_CHARACTERS)
+    return list(dict.fromkeys(names))
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def describe_refused_id(item: str, reason: str) -> str:
+    """Why one id cannot be sent, naming every character in it an id is not made of.
+
+    ``reason`` is the client's own sentence (:func:`propertykit.client.parse_ids`).
+
+    Examples
+    --------
+    >>> describe_refused_id("bad id!", "“bad id!” has a space in it")
+    '“bad id!” has a space and “!” in it'
+    >>> describe_refused_id("zoopla::", "“zoopla::” is not a source id")
+    '“zoopla::” is not a source id'
+    """
+    odd = odd_characters(item)
+    if not odd:
+        return reason
+    sentence = f"“{item}” has {_and(odd)} in it"
+    if reason.endswith(" in it"):  # the client named characters: now all of them are
+        return sentence
+    return f"{sentence}, and {reason.removeprefix(f'“{item}” ')}"
+
+
+def _refusals(invalid: list[tuple[str, str]]) -> str:
+    reasons = "".join(f" {describe_refused_id(item, reason)}." for item, reason in invalid[:5])
+    more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
+    return reasons + more
+
+
+def describe_not_sent(invalid: list[tuple[str, str]]) -> str:
+    """What Fetch says when ids cannot be sent: each of them, and why.
+
+    Examples
+    --------
+    >>> describe_not_sent([("bad id!", "“bad id!” has a space in it")])
+    'Nothing was sent: 1 id cannot be sent. “bad id!” has a space and “!” in it. Correct it in Ids, then press Fetch.'
+    """  # noqa: E501
+    them = "it" if len(invalid) == 1 else "them"
+    return (
+        f"Nothing was sent: {plural(len(invalid), 'id')} cannot be sent.{_refusals(invalid)} "
+        f"Correct {them} in Ids, then press Fetch."
+    )
 
 
 def describe_ids(
@@ -271,11 +359,12 @@ def describe_ids(
     >>> print(describe_ids(["rightmove-123"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
     1 id: 1 location id. “rightmove-123” will be looked up as a location id; a source id is
     written provider::id, such as rightmove::123.
+    >>> print(describe_ids(["L1!"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
+    1 id: 1 location id. “L1!” has “!” in it, which the service's ids seldom hold; it will be
+    sent as typed.
     """
     if invalid:
-        reasons = "".join(f" {reason}." for _, reason in invalid[:5])
-        more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
-        return f"{plural(len(invalid), 'id')} cannot be sent.{reasons}{more}", "error"
+        return f"{plural(len(invalid), 'id')} cannot be sent.{_refusals(invalid)}", "error"
     count = len(location_ids) + len(source_ids)
     if not count:
         return "", "info"
@@ -285,6 +374,7 @@ def describe_ids(
         if n
     )
     text = f"{plural(count, 'id')}: {kinds}."
+    kind = "info"
     lookalikes = [m for m in map(_SOURCE_LOOKALIKE.fullmatch, location_ids) if m]
     if lookalikes:
         quoted = listed([f"“{m[0]}”" for m in lookalikes], most=3)
@@ -293,8 +383,16 @@ def describe_ids(
             f" {quoted} will be looked up as {'a location id' if one else 'location ids'}; "
             f"a source id is written provider::id, such as {lookalikes[0][1]}::{lookalikes[0][2]}."
         )
-        return text, "warn"
-    return text, "info"
+        kind = "warn"
+    odd = [(item, odd_characters(item)) for item in (*location_ids, *source_ids)]
+    odd = [(item, names) for item, names in odd if names]
+    for item, names in odd[:3]:
+        text += (
+            f" “{item}” has {_and(names)} in it, which the service's ids seldom hold; "
+            "it will be sent as typed."
+        )
+        kind = "warn"
+    return text, kind
 
 
 #: A word, a dash (or ``_``, ``.``) and digits: a source id typed without ``::``, most likely.
@@ -384,28 +482,85 @@ def describe_partial(error_text: str, count: int, *, sent: int, cached: int) -> 
     return f"{error_text} Showing the {fetched} fetched before the error ({cost})."
 
 
-def describe_found(count: int, notes: list[str]) -> str:
-    """The outcome of the Find tab's query.
+def describe_nothing_found(missing: list[str], *, sent: int, cached: int) -> str:
+    """A fetch that found no property at all: which ids found nothing, and what it cost.
 
     Examples
     --------
-    >>> describe_found(30, [])
-    'Found 30 properties.'
+    >>> describe_nothing_found(["L09999999"], sent=1, cached=0)
+    'No property was found for 1 id: L09999999 (1 request sent, 0 answered from the cache).'
     """
-    return " ".join([f"Found {plural(count, 'property', 'properties')}.", *notes])
+    return (
+        f"No property was found for {plural(len(missing), 'id')}: {listed(missing, most=10)} "
+        f"({describe_cost(sent, cached)})."
+    )
 
 
-def describe_stale(what: str) -> str:
-    """The mark on results left from before an error.
+def describe_area(area: dict[str, object], filters: dict[str, object]) -> str:
+    """The area searched and its filters, as the Find tab's outcome names them.
+
+    Examples
+    --------
+    >>> describe_area({"type": "outcode", "value": "SE11"}, {})
+    'in SE11'
+    >>> describe_area({"type": "point", "coordinates": [-0.1276, 51.5072], "radius": 1000},
+    ...               {"beds": [2, 3], "propertyType": ["flat"], "priceMax": 300000})
+    'within 1,000 m of 51.5072, -0.1276 (2 or 3 beds; flat; up to £300,000)'
+    """
+    if area.get("type") == "point":
+        lng, lat = area["coordinates"]  # type: ignore[misc]
+        where = f"within {float(area['radius']):,.0f} m of {lat:g}, {lng:g}"  # type: ignore[arg-type]
+    else:
+        where = f"in {area.get('value')}"
+    conditions = []
+    beds = filters.get("beds")
+    if isinstance(beds, list) and beds:
+        conditions.append(f"{' or '.join(map(str, beds[:-1]))}{' or ' if len(beds) > 1 else ''}"
+                          f"{beds[-1]} beds")
+    kinds = filters.get("propertyType")
+    if isinstance(kinds, list) and kinds:
+        conditions.append(" or ".join(map(str, kinds)))
+    low, high = filters.get("priceMin"), filters.get("priceMax")
+    if low and high:
+        conditions.append(f"£{low:,} to £{high:,}")
+    elif low:
+        conditions.append(f"from £{low:,}")
+    elif high:
+        conditions.append(f"up to £{high:,}")
+    return f"{where} ({'; '.join(conditions)})" if conditions else where
+
+
+def describe_found(count: int, notes: list[str], *, where: str = "") -> str:
+    """The outcome of the Find tab's query, naming the area searched.
+
+    Examples
+    --------
+    >>> describe_found(30, [], where="in SE11")
+    'Found 30 properties in SE11.'
+    >>> describe_found(0, [], where="in SE11")
+    'Found no property in SE11.'
+    """
+    counted = plural(count, "property", "properties") if count else "no property"
+    found = f"Found {counted}" + (f" {where}" if where else "")
+    return " ".join([f"{found}.", *notes])
+
+
+def describe_stale(what: str, *, why: str = "from before the error above") -> str:
+    """The mark on results left from before an error, or from before a search that found nothing.
 
     Examples
     --------
     >>> print(describe_stale("the fetch of 3 properties at 14:05"))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Not updated: the results below are still those of the fetch of 3 properties at 14:05,
+    Earlier results: the results below are still those of the fetch of 3 properties at 14:05,
     from before the error above.
     """
-    return f"Not updated: the results below are still those of {what}, from before the error above."
+    return f"Earlier results: the results below are still those of {what}, {why}."
+
+
+#: The table's toggle: it names the view a press gives.
+SHOW_EVERY_COLUMN = "Show every column"
+SHOW_READABLE = "Show the main columns"
 
 
 def describe_table(total: int, shown: int) -> str:
@@ -414,12 +569,12 @@ def describe_table(total: int, shown: int) -> str:
     Examples
     --------
     >>> describe_table(120, 100)
-    '120 properties; the first 100 shown. In code, form.value holds the whole table.'
+    '120 properties; the first 100 shown. In code, form.value holds the whole table (hover a heading for its column).'
     """
     text = plural(total, "property", "properties")
     if shown < total:
         text += f"; the first {shown:,} shown"
-    return text + ". In code, form.value holds the whole table."
+    return text + ". In code, form.value holds the whole table (hover a heading for its column)."
 
 
 def describe_usage(
