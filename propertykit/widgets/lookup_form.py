@@ -24,7 +24,7 @@ from propertykit.widgets.parts import (
     column,
     figure_output,
     fill,
-    fit_options,
+    options_width,
     hint,
     label,
     paragraph,
@@ -137,7 +137,7 @@ class LookupForm(Form):
         self.suggestions = widgets.Select(options=[], rows=5, layout=fill())
         self.suggest_note = widgets.HTML()
         self.attributes = widgets.SelectMultiple(
-            options=list(RECORD_ATTRIBUTES), rows=8, layout=fit_options(RECORD_ATTRIBUTES)
+            options=list(RECORD_ATTRIBUTES), rows=8, layout=fill()
         )
         self.fetch_button = widgets.Button(
             description="Fetch", button_style="primary", icon="download"
@@ -149,7 +149,7 @@ class LookupForm(Form):
         self.status = widgets.HTML()
         self.stale_note = widgets.HTML()
         # A table wider than the form scrolls inside its own box, as wide as the form.
-        self.table = widgets.HTML(layout=widgets.Layout(width="100%", min_width="0"))
+        self.table = widgets.HTML(layout=fill())
         self.all_columns = widgets.ToggleButton(
             value=False,
             description=words.SHOW_EVERY_COLUMN,
@@ -157,7 +157,7 @@ class LookupForm(Form):
             layout=widgets.Layout(width="auto", align_self="flex-start"),
         )
         self.outputs = {
-            name: widgets.Output(layout=widgets.Layout(width="100%"))
+            name: widgets.Output(layout=fill())
             for name in ("price_trend", "epc", "map")
         }
         self.tabs = widgets.Tab(
@@ -183,9 +183,9 @@ class LookupForm(Form):
                     basis="300px",
                     grow=2,
                 ),
-                column(
+                column(  # as wide as the list's options need
                     [label("Attributes"), self.attributes, hint(words.ATTRIBUTES_HINT)],
-                    basis="190px",
+                    basis=options_width(RECORD_ATTRIBUTES),
                     grow=0,
                 ),
                 column(

@@ -31,6 +31,7 @@ __all__ = [
     "figure_output",
     "fill",
     "fit_options",
+    "options_width",
     "hint",
     "label",
     "paragraph",
@@ -94,16 +95,27 @@ def fill() -> widgets.Layout:
     return widgets.Layout(width="auto", min_width="0", align_self="stretch")
 
 
+def options_width(options: Iterable[str]) -> str:
+    """The width a list needs to show its longest option whole, beside its scroll bar.
+
+    Examples
+    --------
+    >>> options_width(["flat", "semi-detached"])
+    'calc(13ch + 44px)'
+    """
+    longest = max((len(str(option)) for option in options), default=4)
+    return f"calc({longest}ch + 44px)"
+
+
 def fit_options(options: Iterable[str]) -> widgets.Layout:
-    """A layout for a list as wide as its longest option needs (plus its scroll bar), no wider.
+    """A layout for a list as wide as its longest option needs (:func:`options_width`).
 
     Examples
     --------
     >>> fit_options(["flat", "semi-detached"]).width
-    'calc(13ch + 40px)'
+    'calc(13ch + 44px)'
     """
-    longest = max((len(str(option)) for option in options), default=4)
-    return widgets.Layout(width=f"calc({longest}ch + 40px)", min_width="0", flex="0 0 auto")
+    return widgets.Layout(width=options_width(options), min_width="0", flex="0 0 auto")
 
 
 def column(children: list[widgets.Widget], *, basis: str, grow: int = 1) -> widgets.VBox:
@@ -135,7 +147,7 @@ def row(children: list[widgets.Widget]) -> widgets.HBox:
 TITLE_LINE = 48
 DETAIL_LINE = 64
 #: Room kept above a chart's title for plotly's toolbar (its modebar), in pixels.
-MODEBAR_ROOM = 34
+MODEBAR_ROOM = 44
 #: Height of a chart in the form, when its figure sets none.
 CHART_HEIGHT = 460
 #: How the form's charts are shown: as wide as the output area, following its width.
@@ -176,7 +188,7 @@ def fit_to_panel(figure: go.Figure) -> dict[str, Any]:
     >>> import plotly.graph_objects as go
     >>> fitted = fit_to_panel(go.Figure(layout={"title": "A title (12 sales)"}))
     >>> fitted["layout"]["title"]["text"], fitted["layout"]["margin"]["t"]
-    ('A title<br><span style="font-size:13px">(12 sales)</span>', 96)
+    ('A title<br><span style="font-size:13px">(12 sales)</span>', 106)
     """
     fitted = figure.to_dict()
     layout = fitted.setdefault("layout", {})
