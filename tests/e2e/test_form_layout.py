@@ -50,8 +50,8 @@ CELLS = (
 #: (name, window width, file browser open, the output area's width it leaves: low, high)
 SIZES = (
     ("1024-browser-open", 1024, True, (540, 660)),
-    ("1024-browser-closed", 1024, False, (850, 1024)),
-    ("1366-browser-open", 1366, True, (900, 1366)),
+    ("1024-browser-closed", 1024, False, (800, 1024)),
+    ("1366-browser-open", 1366, True, (800, 1366)),
 )
 HEIGHT = 768
 
