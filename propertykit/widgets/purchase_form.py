@@ -314,7 +314,8 @@ class PurchaseForm(Form):
             logger.debug("delivery check failed", exc_info=True)
             self._stop_watching(
                 f"{self._bought(title)}, but checking the delivery failed: "
-                f"{describe_error(exc, about=f'title {title}')} Press “Check purchase status” later; do not buy it again.",
+                f"{describe_error(exc, about=f'title {title}')} Press “Check purchase status” "
+                "later; do not buy it again.",
                 "warn",
             )
             return

@@ -123,8 +123,9 @@ def table_html(df: pd.DataFrame, attributes: list[str] | None, *, all_columns: b
     # One scroll box, as wide as the form (its own width kept out of its content's), scrolling
     # both ways: a wide table never makes it wider, so its scroll bars stay in view.
     return (
-        f"{_STYLE}<p style='line-height:1.4;margin:4px 0'>{caption}</p><div class='pk-scroll' style='contain:inline-size;"
-        f"max-height:420px;overflow:auto'>{body}</div>"
+        f"{_STYLE}<p style='line-height:1.4;margin:4px 0'>{caption}</p>"
+        "<div class='pk-scroll' style='contain:inline-size;max-height:420px;overflow:auto'>"
+        f"{body}</div>"
     )
 
 

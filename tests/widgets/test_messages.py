@@ -89,7 +89,9 @@ def test_no_message_holds_a_status_code_or_a_code_name(error):
 
 
 def test_a_missing_thing_is_named():
-    said = describe_error(NotFound(404, message="Title ZZ999999 does not exist."), about="title ZZ999999")
+    said = describe_error(
+        NotFound(404, message="Title ZZ999999 does not exist."), about="title ZZ999999"
+    )
     assert said == (
         "The service does not know title ZZ999999. The service said: “Title ZZ999999 does not "
         "exist”."
