@@ -6,13 +6,13 @@ and reviewed here as text. None holds a word of code (no ``'value'``, no ``(s)``
 Python values) and none ever holds the API key (errors never carry it).
 
 Sentences are grouped by where they appear: errors and money (both forms), then the lookup form's
-ids, search, fetch, table and status line, then its Find tab.
+search, fetch, table and status line; the ids box's sentences live in
+:mod:`~propertykit.widgets.id_messages` and the Find tab's in
+:mod:`~propertykit.widgets.find_messages`, and are named here too.
 """
 
 from __future__ import annotations
 
-import re
-import string
 from datetime import UTC, datetime, timedelta
 
 from propertykit.config import MONEY_STATES
@@ -34,16 +34,37 @@ from propertykit.errors import (
     ServerError,
 )
 from propertykit.text import listed, plural
+from propertykit.widgets.find_messages import (
+    AREA_EXAMPLES,
+    AREA_NAMES,
+    NEGATIVE_PRICE,
+    POINT_PROBLEM,
+    PRICES_CROSSED,
+    describe_area,
+    describe_area_problem,
+)
+from propertykit.widgets.id_messages import (
+    EMPTY_IDS,
+    describe_ids,
+    describe_not_sent,
+    describe_refused_id,
+    odd_characters,
+)
 
 __all__ = [
+    "AREA_EXAMPLES",
+    "AREA_NAMES",
     "ATTRIBUTES_HINT",
     "AT_MOST_HINT",
     "CHARGED",
     "CHOOSE_SEVERAL_HINT",
     "EMPTY_IDS",
     "IDS_HINT",
+    "NEGATIVE_PRICE",
     "NOT_CHARGED",
     "NO_MATCHES",
+    "POINT_PROBLEM",
+    "PRICES_CROSSED",
     "PRICE_HINT",
     "SEARCH_HINT",
     "SHOW_EVERY_COLUMN",
@@ -66,6 +87,7 @@ __all__ = [
     "describe_table",
     "describe_usage",
     "money_state_of",
+    "odd_characters",
     "plural",
 ]
 
@@ -246,9 +268,6 @@ def describe_money_state(money_state: str, *, delivered: bool = False) -> str:
     return UNKNOWN
 
 
-# -- counting -------------------------------------------------------------------------------
-
-
 # -- the lookup form: hints on screen -------------------------------------------------------
 
 IDS_HINT = (
@@ -264,140 +283,6 @@ ATTRIBUTES_HINT = f"Nothing chosen means every attribute. {_CTRL_CLICK}"
 CHOOSE_SEVERAL_HINT = f"Nothing chosen means any. {_CTRL_CLICK}"
 PRICE_HINT = "In pounds. 0 means no limit."
 AT_MOST_HINT = "The most properties to fetch; each page of them is a billable request."
-
-# -- the lookup form: ids -------------------------------------------------------------------
-
-EMPTY_IDS = "Nothing was sent: type or paste at least one id in Ids, or pick a search match."
-
-#: The characters the service's ids are made of; any other in an id is named.
-_ID_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_.~:")
-_CHARACTER_NAMES = {" ": "a space", "\t": "a tab"}
-
-
-def _character_name(character: str) -> str:
-    if character in _CHARACTER_NAMES:
-        return _CHARACTER_NAMES[character]
-    if character.isspace():
-        return "a blank character"
-    if not character.isprintable():
-        return f"a control character (U+{ord(character):04X})"
-    return f"“{character}”"
-
-
-def odd_characters(item: str) -> list[str]:
-    """Every character of ``item`` an id of the service is not made of, named, first seen first.
-
-    Examples
-    --------
-    >>> odd_characters("bad id!")
-    ['a space', '“!”']
-    """
-    names = (_character_name(ch) for ch in item if ch not in _ID_CHARACTERS)
-    return list(dict.fromkeys(names))
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def describe_refused_id(item: str, reason: str) -> str:
-    """Why one id cannot be sent, naming every character in it an id is not made of.
-
-    ``reason`` is the client's own sentence (:func:`propertykit.client.parse_ids`).
-
-    Examples
-    --------
-    >>> describe_refused_id("bad id!", "“bad id!” has a space in it")
-    '“bad id!” has a space and “!” in it'
-    >>> describe_refused_id("zoopla::", "“zoopla::” is not a source id")
-    '“zoopla::” is not a source id'
-    """
-    odd = odd_characters(item)
-    if not odd:
-        return reason
-    sentence = f"“{item}” has {_and(odd)} in it"
-    if reason.endswith(" in it"):  # the client named characters: now all of them are
-        return sentence
-    return f"{sentence}, and {reason.removeprefix(f'“{item}” ')}"
-
-
-def _refusals(invalid: list[tuple[str, str]]) -> str:
-    reasons = "".join(f" {describe_refused_id(item, reason)}." for item, reason in invalid[:5])
-    more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
-    return reasons + more
-
-
-def describe_not_sent(invalid: list[tuple[str, str]]) -> str:
-    """What Fetch says when ids cannot be sent: each of them, and why.
-
-    Examples
-    --------
-    >>> describe_not_sent([("bad id!", "“bad id!” has a space in it")])
-    'Nothing was sent: 1 id cannot be sent. “bad id!” has a space and “!” in it. Correct it in Ids, then press Fetch.'
-    """  # noqa: E501
-    them = "it" if len(invalid) == 1 else "them"
-    return (
-        f"Nothing was sent: {plural(len(invalid), 'id')} cannot be sent.{_refusals(invalid)} "
-        f"Correct {them} in Ids, then press Fetch."
-    )
-
-
-def describe_ids(
-    location_ids: list[str], source_ids: list[str], invalid: list[tuple[str, str]]
-) -> tuple[str, str]:
-    """What the ids box holds: ``(sentence, kind)``, kind ``error``, ``warn`` or ``info``.
-
-    ``invalid`` pairs each refused id with why, a sentence naming it
-    (:func:`propertykit.client.parse_ids` gives them).
-
-    Examples
-    --------
-    >>> describe_ids(["L1"], [], [("L 2", "“L 2” has a space in it")])
-    ('1 id cannot be sent. “L 2” has a space in it.', 'error')
-    >>> describe_ids(["L1", "L2"], ["zoopla::1"], [])
-    ('3 ids: 2 location ids and 1 source id.', 'info')
-    >>> print(describe_ids(["rightmove-123"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
-    1 id: 1 location id. “rightmove-123” will be looked up as a location id; a source id is
-    written provider::id, such as rightmove::123.
-    >>> print(describe_ids(["L1!"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
-    1 id: 1 location id. “L1!” has “!” in it, which the service's ids seldom hold; it will be
-    sent as typed.
-    """
-    if invalid:
-        return f"{plural(len(invalid), 'id')} cannot be sent.{_refusals(invalid)}", "error"
-    count = len(location_ids) + len(source_ids)
-    if not count:
-        return "", "info"
-    kinds = " and ".join(
-        plural(n, f"{kind} id")
-        for n, kind in ((len(location_ids), "location"), (len(source_ids), "source"))
-        if n
-    )
-    text = f"{plural(count, 'id')}: {kinds}."
-    kind = "info"
-    lookalikes = [m for m in map(_SOURCE_LOOKALIKE.fullmatch, location_ids) if m]
-    if lookalikes:
-        quoted = listed([f"“{m[0]}”" for m in lookalikes], most=3)
-        one = len(lookalikes) == 1
-        text += (
-            f" {quoted} will be looked up as {'a location id' if one else 'location ids'}; "
-            f"a source id is written provider::id, such as {lookalikes[0][1]}::{lookalikes[0][2]}."
-        )
-        kind = "warn"
-    odd = [(item, odd_characters(item)) for item in (*location_ids, *source_ids)]
-    odd = [(item, names) for item, names in odd if names]
-    for item, names in odd[:3]:
-        text += (
-            f" “{item}” has {_and(names)} in it, which the service's ids seldom hold; "
-            "it will be sent as typed."
-        )
-        kind = "warn"
-    return text, kind
-
-
-#: A word, a dash (or ``_``, ``.``) and digits: a source id typed without ``::``, most likely.
-_SOURCE_LOOKALIKE = re.compile(r"([A-Za-z]{3,})[-_.]+([0-9][0-9A-Za-z-]*)")
-
 
 # -- the lookup form: search-suggest --------------------------------------------------------
 
@@ -496,42 +381,6 @@ def describe_nothing_found(missing: list[str], *, sent: int, cached: int) -> str
     )
 
 
-def describe_area(area: dict[str, object], filters: dict[str, object]) -> str:
-    """The area searched and its filters, as the Find tab's outcome names them.
-
-    Examples
-    --------
-    >>> describe_area({"type": "outcode", "value": "SE11"}, {})
-    'in SE11'
-    >>> describe_area({"type": "point", "coordinates": [-0.1276, 51.5072], "radius": 1000},
-    ...               {"beds": [2, 3], "propertyType": ["flat"], "priceMax": 300000})
-    'within 1,000 m of 51.5072, -0.1276 (2 or 3 beds; flat; up to £300,000)'
-    """
-    if area.get("type") == "point":
-        lng, lat = (float(value) for value in area["coordinates"])  # type: ignore[attr-defined]
-        radius = float(area["radius"])  # type: ignore[arg-type]
-        where = f"within {radius:,.0f} m of {lat:g}, {lng:g}"
-    else:
-        where = f"in {area.get('value')}"
-    conditions = []
-    beds = filters.get("beds")
-    if isinstance(beds, list) and beds:
-        conditions.append(
-            f"{' or '.join(map(str, beds[:-1]))}{' or ' if len(beds) > 1 else ''}{beds[-1]} beds"
-        )
-    kinds = filters.get("propertyType")
-    if isinstance(kinds, list) and kinds:
-        conditions.append(" or ".join(map(str, kinds)))
-    low, high = filters.get("priceMin"), filters.get("priceMax")
-    if low and high:
-        conditions.append(f"£{low:,} to £{high:,}")
-    elif low:
-        conditions.append(f"from £{low:,}")
-    elif high:
-        conditions.append(f"up to £{high:,}")
-    return f"{where} ({'; '.join(conditions)})" if conditions else where
-
-
 def describe_found(count: int, notes: list[str], *, where: str = "") -> str:
     """The outcome of the Find tab's query, naming the area searched.
 
@@ -607,34 +456,3 @@ def describe_usage(
 #: What the status line says about credit after a fetch failed for want of it.
 DAILY_CAP_PROBLEM = "The daily credit cap is reached."
 NO_CREDIT_PROBLEM = "The account has too little credit."
-
-# -- the Find tab ---------------------------------------------------------------------------
-
-AREA_NAMES = {"postcode": "postcode", "outcode": "outcode (district)"}
-AREA_EXAMPLES = {"postcode": "SW1A 1AA", "outcode": "SW1A"}
-
-
-def describe_area_problem(kind: str, value: str) -> str:
-    """A postcode or outcode the form will not send.
-
-    Examples
-    --------
-    >>> describe_area_problem("outcode", "")
-    'Nothing was sent: type an outcode (district) in Code, such as SW1A.'
-    >>> describe_area_problem("postcode", "SW1A")
-    'Nothing was sent: “SW1A” is not a full UK postcode; type one such as SW1A 1AA.'
-    """
-    name, example = AREA_NAMES.get(kind, kind), AREA_EXAMPLES.get(kind, "")
-    if not value.strip():
-        article = "an" if name[0] in "aeiou" else "a"
-        return f"Nothing was sent: type {article} {name} in Code, such as {example}."
-    full = "full UK postcode" if kind == "postcode" else f"UK {name}"
-    return f"Nothing was sent: “{value.strip()}” is not a {full}; type one such as {example}."
-
-
-POINT_PROBLEM = (
-    "Nothing was sent: the longitude must be between -180 and 180, the latitude between -90 and "
-    "90, and the radius above 0 metres."
-)
-NEGATIVE_PRICE = "Nothing was sent: a price cannot be below £0."
-PRICES_CROSSED = "Nothing was sent: Min £ is above Max £."
