@@ -373,3 +373,22 @@ def test_a_budget_shows_what_is_left(sandbox, make_client):
     form.ids.value = "L00000001"
     form.fetch_button.click()
     assert text_of(form.status.value).endswith("Budget: 4 of 5 billable requests left.")
+
+
+def test_charts_are_shown_to_fit_the_output_area_with_short_title_lines(sandbox, make_client):
+    form = LookupForm(make_client(sandbox))
+    form.ids.value = "L00000033"  # one property: the price trend's long "no data" title
+    form.fetch_button.click()
+    for name in ("price_trend", "epc", "map"):
+        (output,) = form.outputs[name].outputs
+        shown = output["data"][PLOTLY_MIME]
+        assert shown["config"]["responsive"] is True  # follows the output area's width
+        layout = shown["layout"]
+        assert "width" not in layout and layout["autosize"] is True
+        lines = [re.sub(r"<[^>]+>", "", line) for line in layout["title"]["text"].split("<br>")]
+        assert all(0 < len(line) <= 64 for line in lines), lines  # fits 590 px, never cut
+        # the title starts below plotly's toolbar, and the top margin holds all its lines
+        assert layout["title"]["pad"]["t"] >= 40 and layout["title"]["yanchor"] == "top"
+        assert layout["margin"]["t"] >= layout["title"]["pad"]["t"] + 18 * len(lines)
+    title = form.outputs["price_trend"].outputs[0]["data"][PLOTLY_MIME]["layout"]["title"]["text"]
+    assert "No data (no period with 5 or more sales)" in title
