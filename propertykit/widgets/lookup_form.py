@@ -73,7 +73,8 @@ class LookupForm(Form):
     Attributes
     ----------
     ids, search, suggestions, attributes, fetch_button, progress, message, status, tabs, table
-        The widgets, for driving the form from code.
+        The widgets, for driving the form from code. ``message`` is the Ids tab's, under Fetch;
+        the Find tab says what it found in ``finder.message``.
     all_columns
         The toggle between the readable table (address, type, beds, value in pounds, EPC, id)
         and every column of the frame.
