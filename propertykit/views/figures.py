@@ -19,6 +19,7 @@ __all__ = [
     "EPC_COLOURS",
     "MISSING_COLOUR",
     "TEMPLATE",
+    "count_axis",
     "empty_figure",
     "epc",
     "for_display",
@@ -124,6 +125,24 @@ def is_money(column: Any) -> bool:
 def is_numeric(values: pd.Series) -> bool:
     """Numbers to put on a scale (booleans are categories)."""
     return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+def count_axis(highest: int) -> dict[str, Any]:
+    """An axis of counts: whole numbers only, from 0 (never ticks at 0.2 steps).
+
+    Plotly picks its own steps; below ten it may pick fractions, so there the step is one.
+
+    Examples
+    --------
+    >>> count_axis(3)
+    {'rangemode': 'tozero', 'tickformat': ',d', 'dtick': 1}
+    >>> count_axis(250)
+    {'rangemode': 'tozero', 'tickformat': ',d'}
+    """
+    axis: dict[str, Any] = {"rangemode": "tozero", "tickformat": ",d"}
+    if highest <= 10:
+        axis["dtick"] = 1
+    return axis
 
 
 def legend_square(name: str, colour: str, *, outline: str, width: float) -> go.Scatter:

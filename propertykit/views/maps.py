@@ -294,7 +294,7 @@ def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
     hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "ticks": ""}
     figure.update_xaxes(
         range=[extent.west, extent.east],
-        constrain="domain",
+        constrain="range",  # the map fills its panel: more ground shown, never blank
         showline=True,
         mirror=True,
         linecolor="#bbbbbb",
@@ -304,7 +304,7 @@ def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
         range=[extent.south, extent.north],
         scaleanchor="x",
         scaleratio=round(1 / extent.cos_lat, 4),
-        constrain="domain",
+        constrain="range",  # the map fills its panel: more ground shown, never blank
         showline=True,
         mirror=True,
         linecolor="#bbbbbb",

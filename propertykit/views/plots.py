@@ -166,17 +166,18 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        Two grouped ``Bar`` traces, ``Current`` (solid) and ``Potential`` (pale), each bar in
-        its band's official colour (:data:`EPC_COLOURS`); then their legend key, a solid and a
-        pale grey square (a bar's own swatch would show band A's colour for both).
+        Two ``Bar`` traces side by side on one axis, ``Current`` (solid) then ``Potential``
+        (pale), each bar in its band's official colour (:data:`EPC_COLOURS`) and named on the
+        axis by its band under the group's name, so no legend is needed (a legend swatch would
+        show one colour for bars of seven). The count axis ticks in whole numbers.
 
     Examples
     --------
     >>> import propertykit as pk
     >>> from propertykit.sandbox.data import generate_records
     >>> fig = epc_chart(pk.frame(generate_records(50)))
-    >>> [trace.name for trace in fig.data], list(fig.data[0].x)
-    (['Current', 'Potential', 'Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
+    >>> [trace.name for trace in fig.data], list(fig.data[0].x[1])
+    (['Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
     """
     table = shared.epc(df)
     title = "EPC ratings: current and potential"
@@ -192,34 +193,31 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
         share = counts / max(int(counts.sum()), 1)
         figure.add_trace(
             go.Bar(
-                x=list(BANDS),
+                x=[[f"{name} rating"] * len(BANDS), list(BANDS)],
                 y=counts.to_numpy(),
                 name=name,
-                customdata=share.to_numpy(),
+                customdata=list(zip(share.to_numpy(dtype=float), BANDS, strict=True)),
                 marker={
                     "color": colours,
                     "opacity": opacity,
                     "line": {"color": colours, "width": 2},
                 },
                 hovertemplate=(
-                    f"{name} rating %{{x}}: %{{y:,}} properties"
-                    " (%{customdata:.0%})<extra></extra>"
+                    f"{name} rating %{{customdata[1]}}: %{{y:,}} properties"
+                    " (%{customdata[0]:.0%})<extra></extra>"
                 ),
-                legendgroup=name,
-                showlegend=False,  # its swatch would be band A's colour for both: keyed below
+                showlegend=False,  # the axis names every bar; a swatch would show one colour
             )
         )
-    for name, fill in (("Current", "#505050"), ("Potential", "rgba(80,80,80,0.45)")):
-        # the key: solid for current, pale with an outline for potential
-        figure.add_trace(shared.legend_square(name, fill, outline="#505050", width=2))
     rated = int(max(current.sum(), potential.sum()))
+    highest = int(max(current.max(), potential.max()))
     figure.update_layout(
         template=TEMPLATE,
-        barmode="group",
+        barmode="relative",  # one bar per place on the axis: each at full width
+        bargap=0.15,
         title=f"{title} ({rated:,} rated properties)",
         xaxis_title="EPC rating (A = most efficient)",
-        yaxis_title="Properties (count)",
-        legend_title_text="Rating",
+        yaxis={"title": "Properties (count)", **shared.count_axis(highest)},
     )
     return figure
 

@@ -19,7 +19,7 @@ from propertykit.errors import InvalidInput
 from propertykit.frames import MINOR_PER_MAJOR
 from propertykit.widgets import messages as words
 from propertykit.widgets.messages import describe_error
-from propertykit.widgets.parts import column, fill, hint, label, paragraph, row
+from propertykit.widgets.parts import column, fill, fit_options, hint, label, paragraph, row
 
 if TYPE_CHECKING:
     from propertykit.client import Client
@@ -33,23 +33,26 @@ PROPERTY_TYPES = ("detached", "semi-detached", "terraced", "flat", "maisonette",
 
 
 class FindPanel:
-    """Area and filters in, records out (to ``show``); messages to ``say``.
+    """Area and filters in, records out (to ``show``); what happened in its own ``message``.
 
     Parameters
     ----------
     client
         The client whose ``query_records`` is asked.
     show
-        Called with the records found (the lookup form builds its table, charts and map).
-    say
-        Called with a sentence and its kind (``info``, ``ok``, ``warn``, ``error``).
+        Called with the records found and the area searched, in words (``"in SE11"``); the
+        lookup form builds its table, charts and map, and returns the sentence to say and its
+        kind (``ok``, ``warn``).
+    on_error
+        Called, with why, when a search failed or found nothing (the form marks the results it
+        still shows as earlier ones).
     lock
         Held while the client is in use (the form's timers share the client).
 
     Examples
     --------
     >>> found = []
-    >>> panel = FindPanel(client, show=found.extend, say=lambda text, kind: None)
+    >>> panel = FindPanel(client, show=lambda records, where: (found.extend(records), "ok"))
     >>> panel.area_type.value, panel.area_value.value = "outcode", "SE11"
     >>> panel.max_results.value = 5
     >>> panel.find()
@@ -60,13 +63,13 @@ class FindPanel:
         self,
         client: Client,
         *,
-        show: Callable[[list[dict[str, Any]]], Any],
-        say: Callable[[str, str], None],
+        show: Callable[[list[dict[str, Any]], str], tuple[Any, str]],
+        on_error: Callable[[str], None] | None = None,
         lock: Any = None,
     ) -> None:
         self.client = client
         self._show = show
-        self._say = say
+        self._on_error = on_error
         self._lock = lock
         self.area_type = widgets.Dropdown(
             options=[
@@ -84,16 +87,23 @@ class FindPanel:
         self.radius = widgets.FloatText(description="Radius (m)", value=1000, layout=fill())
         self.price_min = widgets.FloatText(description="Min £", value=0, layout=fill())
         self.price_max = widgets.FloatText(description="Max £", value=0, layout=fill())
-        self.beds = widgets.SelectMultiple(options=list(range(1, 7)), rows=6, layout=fill())
+        beds = [str(n) for n in range(1, 7)]
+        self.beds = widgets.SelectMultiple(
+            options=[(n, int(n)) for n in beds], rows=6, layout=fit_options(beds)
+        )
         self.property_types = widgets.SelectMultiple(
-            options=list(PROPERTY_TYPES), rows=6, layout=fill()
+            options=list(PROPERTY_TYPES), rows=6, layout=fit_options(PROPERTY_TYPES)
         )
         self.max_results = widgets.BoundedIntText(
             value=100, min=1, max=10_000, description="At most", layout=fill()
         )
         self.find_button = widgets.Button(description="Find", button_style="primary", icon="search")
         self.note = widgets.HTML()
+        self.message = widgets.HTML(layout=fill())  # the Find tab's own: what it found, or why not
         self.point_box = widgets.VBox([self.longitude, self.latitude, self.radius])
+        lists = widgets.HBox(
+            [self.beds, self.property_types], layout=widgets.Layout(grid_gap="8px", width="auto")
+        )
         self.widget = widgets.VBox(
             [
                 row(
@@ -114,16 +124,14 @@ class FindPanel:
                             basis="240px",
                         ),
                         column(
-                            [label("Beds"), self.beds, hint(words.CHOOSE_SEVERAL_HINT)],
-                            basis="150px",
-                        ),
-                        column(
-                            [label("Type"), self.property_types, hint(words.CHOOSE_SEVERAL_HINT)],
-                            basis="170px",
+                            [label("Beds and type"), lists, hint(words.CHOOSE_SEVERAL_HINT)],
+                            basis="250px",
+                            grow=0,
                         ),
                     ]
                 ),
                 widgets.HBox([self.find_button, self.note]),
+                self.message,
             ]
         )
         self.area_type.observe(lambda _change: self._layout(), names="value")
@@ -167,7 +175,7 @@ class FindPanel:
 
         Examples
         --------
-        >>> panel = FindPanel(client, show=print, say=lambda text, kind: None)
+        >>> panel = FindPanel(client, show=lambda records, where: ("", "ok"))
         >>> panel.area_type.value, panel.area_value.value = "postcode", "SW1A"
         >>> panel.problem()
         'Nothing was sent: “SW1A” is not a full UK postcode; type one such as SW1A 1AA.'
@@ -185,14 +193,33 @@ class FindPanel:
             return words.PRICES_CROSSED
         return None
 
+    def describe(self) -> str:
+        """The area searched and the filters, in words (prices in pounds, as typed).
+
+        Examples
+        --------
+        >>> panel = FindPanel(client, show=lambda records, where: ("", "ok"))
+        >>> panel.area_type.value, panel.area_value.value = "outcode", "se11 "
+        >>> panel.describe()
+        'in se11'
+        """
+        typed = {
+            "beds": list(self.beds.value),
+            "propertyType": list(self.property_types.value),
+            "priceMin": round(self.price_min.value),
+            "priceMax": round(self.price_max.value),
+        }
+        return words.describe_area(self.area(), typed)
+
     def find(self) -> int:
         """Ask the query endpoint (what the Find button does); returns how many were found."""
         problem = self.problem()
         if problem is not None:
-            self._say(problem, "error")
+            self._failed(problem)
             return 0
+        where = self.describe()
         self.find_button.disabled = True
-        self.note.value = paragraph("Asking the service…")
+        self.note.value = paragraph(f"Asking the service for the properties {where}…")
         try:
             if self._lock is not None:
                 with self._lock:
@@ -201,13 +228,19 @@ class FindPanel:
                 records = self._query(self.area(), self.filters())
         except Exception as exc:
             logger.debug("query failed", exc_info=True)
-            self._say(describe_error(exc), "error")
+            self._failed(f"The search {where} failed. {describe_error(exc)}")
             return 0
         finally:
             self.find_button.disabled = False
             self.note.value = ""
-        self._show(records)
+        text, kind = self._show(records, where)
+        self.message.value = paragraph(str(text), kind=kind)
         return len(records)
+
+    def _failed(self, text: str) -> None:
+        self.message.value = paragraph(text, kind="error")
+        if self._on_error is not None:
+            self._on_error("from before the error above")
 
     def _query(self, area: dict[str, Any], filters: dict[str, Any]) -> list[dict[str, Any]]:
         return self.client.query_records(area, max_results=self.max_results.value, **filters)

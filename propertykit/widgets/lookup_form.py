@@ -16,6 +16,7 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
+from propertykit.text import visible
 from propertykit.widgets import messages as words
 from propertykit.widgets.find import FindPanel
 from propertykit.widgets.messages import describe_error
@@ -26,6 +27,7 @@ from propertykit.widgets.parts import (
     fill,
     hint,
     label,
+    options_width,
     paragraph,
     row,
     text_output,
@@ -72,7 +74,8 @@ class LookupForm(Form):
     Attributes
     ----------
     ids, search, suggestions, attributes, fetch_button, progress, message, status, tabs, table
-        The widgets, for driving the form from code.
+        The widgets, for driving the form from code. ``message`` is the Ids tab's, under Fetch;
+        the Find tab says what it found in ``finder.message``.
     all_columns
         The toggle between the readable table (address, type, beds, value in pounds, EPC, id)
         and every column of the frame.
@@ -144,18 +147,20 @@ class LookupForm(Form):
         self.progress = widgets.IntProgress(
             value=0, min=0, max=1, description="Fetching", layout=widgets.Layout(display="none")
         )
-        self.message = widgets.HTML()
+        self.message = widgets.HTML(layout=fill())  # the Ids tab's: under its Fetch button
         self.status = widgets.HTML()
         self.stale_note = widgets.HTML()
-        # Too wide a table (every column) scrolls inside the form instead of being cut by it.
-        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", min_width="0"))
+        # A table wider than the form scrolls inside its own box, as wide as the form.
+        self.table = widgets.HTML(layout=fill())
         self.all_columns = widgets.ToggleButton(
             value=False,
-            description="Show every column",
+            description=words.SHOW_EVERY_COLUMN,
             icon="table",
             layout=widgets.Layout(width="auto", align_self="flex-start"),
         )
-        self.outputs = {name: widgets.Output() for name in ("price_trend", "epc", "map")}
+        self.outputs = {
+            name: widgets.Output(layout=fill()) for name in ("price_trend", "epc", "map")
+        }
         self.tabs = widgets.Tab(
             children=[widgets.VBox([self.all_columns, self.table]), *self.outputs.values()],
             titles=("Table", "Price trend", "EPC", "Map"),
@@ -163,38 +168,46 @@ class LookupForm(Form):
         self.results = widgets.VBox(
             [self.stale_note, self.tabs], layout=widgets.Layout(display="none")
         )
-        by_id = widgets.VBox(
+        # Ids, then Attributes beside them (both fit 590 px), then Search: Fetch and what it
+        # said stay under the ids, whatever wraps.
+        by_id = row(
             [
-                row(
+                column(
                     [
-                        column(
-                            [label("Ids"), self.ids, hint(words.IDS_HINT), self.ids_feedback],
-                            basis="260px",
-                        ),
-                        column(
-                            [
-                                label("Search"),
-                                self.search,
-                                hint(words.SEARCH_HINT),
-                                label("Matches"),
-                                self.suggestions,
-                                self.suggest_note,
-                            ],
-                            basis="420px",
-                            grow=2,
-                        ),
-                        column(
-                            [label("Attributes"), self.attributes, hint(words.ATTRIBUTES_HINT)],
-                            basis="200px",
-                        ),
-                    ]
+                        label("Ids"),
+                        self.ids,
+                        hint(words.IDS_HINT),
+                        self.ids_feedback,
+                        widgets.HBox([self.fetch_button, self.progress]),
+                        self.message,
+                    ],
+                    basis="300px",
+                    grow=2,
                 ),
-                widgets.HBox([self.fetch_button, self.progress]),
+                column(  # as wide as the list's options need
+                    [label("Attributes"), self.attributes, hint(words.ATTRIBUTES_HINT)],
+                    basis=options_width(RECORD_ATTRIBUTES),
+                    grow=0,
+                ),
+                column(
+                    [
+                        label("Search"),
+                        self.search,
+                        hint(words.SEARCH_HINT),
+                        label("Matches"),
+                        self.suggestions,
+                        self.suggest_note,
+                    ],
+                    basis="380px",
+                    grow=3,
+                ),
             ]
         )
-        self.finder = FindPanel(self.client, show=self._found, say=self._tell, lock=self._lock)
+        self.finder = FindPanel(
+            self.client, show=self._found, on_error=self._find_failed, lock=self._lock
+        )
         self.inputs = widgets.Tab(children=[by_id, self.finder.widget], titles=("Ids", "Find"))
-        self.widget = widgets.VBox([self.inputs, self.message, self.status, self.results])
+        self.widget = widgets.VBox([self.inputs, self.status, self.results])
         self.ids.observe(lambda change: self._check_ids(str(change["new"])), names="value")
         self.search.observe(lambda change: self._debounce(str(change["new"])), names="value")
         self.suggestions.observe(self._pick_suggestion, names="value")
@@ -265,7 +278,7 @@ class LookupForm(Form):
             location_id = match.get("locationId")
             if isinstance(location_id, str) and location_id:
                 label = match.get("displayAddress") or location_id
-                options.append((f"{label} ({location_id})", location_id))
+                options.append((visible(f"{label} ({location_id})"), location_id))
         self.suggestions.options = options
         self.suggest_note.value = paragraph(words.describe_suggestions(len(options)))
         self._refresh_status()
@@ -292,7 +305,7 @@ class LookupForm(Form):
         """
         parsed = self._check_ids(self.ids.value)
         if parsed.invalid:
-            self._failed(words.INVALID_IDS_NOT_SENT)
+            self._failed(words.describe_not_sent(parsed.invalid))
             return self.value
         if not parsed.count:
             self._failed(words.EMPTY_IDS)
@@ -333,6 +346,14 @@ class LookupForm(Form):
         if failure is not None and not records:
             self._failed(describe_error(failure))
             return self.value
+        if not records:  # nothing found: the earlier results stay, marked as earlier
+            asked = [*parsed.location_ids, *parsed.source_ids]
+            self._failed(
+                words.describe_nothing_found(asked, **cost),
+                kind="warn",
+                why="this fetch found nothing",
+            )
+            return self.value
         what = f"the fetch of {words.plural(len(records), 'property', 'properties')}"
         notes = self._show(records, attributes, what=what)
         if failure is not None:
@@ -345,11 +366,19 @@ class LookupForm(Form):
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 
-    def _found(self, records: list[dict[str, Any]]) -> None:
-        """Show what the Find tab found, as a fetch would."""
+    def _found(self, records: list[dict[str, Any]], where: str) -> tuple[str, str]:
+        """Show what the Find tab found, as a fetch would; returns what to say, and its kind."""
+        if not records:  # the earlier results stay, marked as earlier
+            self._find_failed("this search found nothing")
+            return words.describe_found(0, [], where=where), "warn"
         what = f"the search that found {words.plural(len(records), 'property', 'properties')}"
-        notes = self._show(records, None, what=what)
-        self._say(words.describe_found(len(records), notes), "warn" if notes else "ok")
+        notes = self._show(records, None, what=f"{what} {where}")
+        self._refresh_status()
+        return words.describe_found(len(records), notes, where=where), "warn" if notes else "ok"
+
+    def _find_failed(self, why: str) -> None:
+        self._mark_stale(why)
+        self._refresh_status()
 
     @contextmanager
     def _progress(self, steps: int) -> Iterator[None]:
@@ -393,26 +422,24 @@ class LookupForm(Form):
         return notes
 
     def _show_table(self) -> None:
+        every = bool(self.all_columns.value)
+        self.all_columns.description = words.SHOW_READABLE if every else words.SHOW_EVERY_COLUMN
         if self.value is not None and self._shown is not None:
             attributes = self._shown[1]
-            self.table.value = table_html(
-                self.value, attributes, all_columns=self.all_columns.value
+            self.table.value = table_html(self.value, attributes, all_columns=every)
+
+    def _failed(self, text: str, *, kind: str = "error", why: str | None = None) -> None:
+        """Say what failed; mark results left from an earlier fetch as earlier."""
+        self._say(text, kind)
+        self._mark_stale(why or "from before the error above")
+
+    def _mark_stale(self, why: str) -> None:
+        if self._shown is not None:
+            self.stale_note.value = paragraph(
+                words.describe_stale(self._shown[0], why=why), kind="warn"
             )
 
-    def _failed(self, text: str) -> None:
-        """Say what failed; mark results left from an earlier fetch as not updated."""
-        self._say(text, "error")
-        if self._shown is not None:
-            self.stale_note.value = paragraph(words.describe_stale(self._shown[0]), kind="warn")
-
     # -- messages and status ----------------------------------------------------------------
-
-    def _tell(self, text: str, kind: str) -> None:
-        """What the Find tab says: its errors mark the results as not updated, as a fetch's do."""
-        if kind == "error":
-            self._failed(text)
-        else:
-            self._say(text, kind)
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)

@@ -6,12 +6,13 @@ and reviewed here as text. None holds a word of code (no ``'value'``, no ``(s)``
 Python values) and none ever holds the API key (errors never carry it).
 
 Sentences are grouped by where they appear: errors and money (both forms), then the lookup form's
-ids, search, fetch, table and status line, then its Find tab.
+search, fetch, table and status line; the ids box's sentences live in
+:mod:`~propertykit.widgets.id_messages` and the Find tab's in
+:mod:`~propertykit.widgets.find_messages`, and are named here too.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 
 from propertykit.config import MONEY_STATES
@@ -33,26 +34,52 @@ from propertykit.errors import (
     ServerError,
 )
 from propertykit.text import listed, plural, visible
+from propertykit.widgets.find_messages import (
+    AREA_EXAMPLES,
+    AREA_NAMES,
+    NEGATIVE_PRICE,
+    POINT_PROBLEM,
+    PRICES_CROSSED,
+    describe_area,
+    describe_area_problem,
+)
+from propertykit.widgets.id_messages import (
+    EMPTY_IDS,
+    describe_ids,
+    describe_not_sent,
+    describe_refused_id,
+    odd_characters,
+)
 
 __all__ = [
+    "AREA_EXAMPLES",
+    "AREA_NAMES",
     "ATTRIBUTES_HINT",
     "AT_MOST_HINT",
     "CHARGED",
     "CHOOSE_SEVERAL_HINT",
     "EMPTY_IDS",
     "IDS_HINT",
-    "INVALID_IDS_NOT_SENT",
+    "NEGATIVE_PRICE",
     "NOT_CHARGED",
     "NO_MATCHES",
+    "POINT_PROBLEM",
+    "PRICES_CROSSED",
     "PRICE_HINT",
     "SEARCH_HINT",
+    "SHOW_EVERY_COLUMN",
+    "SHOW_READABLE",
     "UNKNOWN",
+    "describe_area",
     "describe_area_problem",
     "describe_error",
     "describe_fetch",
     "describe_found",
     "describe_ids",
     "describe_money_state",
+    "describe_not_sent",
+    "describe_nothing_found",
+    "describe_refused_id",
     "describe_reset",
     "describe_stale",
     "describe_suggest_paused",
@@ -60,6 +87,7 @@ __all__ = [
     "describe_table",
     "describe_usage",
     "money_state_of",
+    "odd_characters",
     "plural",
 ]
 
@@ -89,8 +117,8 @@ def describe_reset(resets_at: datetime, now: datetime | None = None) -> str:
 
 
 def _said(error: ApiError) -> str:
-    """The service's own words, as a clause (empty when it gave none)."""
-    words = visible(error.message or error.code or "").strip().rstrip(".")
+    """The service's own words, as a clause (empty when it gave none; never its code name)."""
+    words = visible(error.message or "").strip().rstrip(".")
     return f" The service said: “{words}”." if words else ""
 
 
@@ -98,13 +126,20 @@ def _seconds(value: float) -> str:
     return f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
 
 
-def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
+def describe_error(
+    error: BaseException, *, about: str | None = None, now: datetime | None = None
+) -> str:
     """One sentence (or two) in plain words for any error propertykit raises.
+
+    No status code and no code name: what happened, what it concerns, and what to do.
 
     Parameters
     ----------
     error
         The exception caught at the edge of a form.
+    about
+        What the request was about, named in the sentence where it helps ("title NGL1",
+        "location id L1"); ``None``: the sentence names no subject.
     now
         The current time, for "resets in ..." (default: the wall clock).
 
@@ -115,9 +150,11 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
 
     Examples
     --------
-    >>> from propertykit.errors import InsufficientCredit
-    >>> describe_error(InsufficientCredit(402, code="insufficient_credit"))[:44]
-    'The account has too little credit (HTTP 402)'
+    >>> from propertykit.errors import InsufficientCredit, NotFound
+    >>> describe_error(InsufficientCredit(402, code="insufficient_credit"))[:55]
+    'The account has too little credit; this request was not'
+    >>> describe_error(NotFound(404), about="title ZZ999999")
+    'The service does not know title ZZ999999.'
     """
     if isinstance(error, DailyCapReached):
         if now is None and error.resets_at is not None and error.retry_after is not None:
@@ -129,36 +166,38 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
             else "it resets at midnight UTC"
         )
         return (
-            f"The account's daily credit cap is reached (HTTP 429); {when}. "
+            f"The account's daily credit cap is reached; {when}. "
             "Nothing more can be fetched from the service until then; cached lookups still work."
         )
     if isinstance(error, RateLimited):
         wait = f"wait {_seconds(error.retry_after)}" if error.retry_after else "wait a minute"
-        return f"Too many requests for now (HTTP 429): {wait} and try again.{_said(error)}"
+        return f"Too many requests for now: {wait} and try again.{_said(error)}"
     if isinstance(error, AuthenticationError):
         return (
-            "The API key was refused (HTTP 401): check PROPERTYKIT_API_KEY, or create a new key "
+            "The API key was refused: check PROPERTYKIT_API_KEY, or create a new key "
             "in the account dashboard under Settings → API Keys."
         )
     if isinstance(error, InsufficientCredit):
         return (
-            "The account has too little credit (HTTP 402); this request was not charged. "
+            "The account has too little credit; this request was not charged. "
             "Add credit to the account, then try again."
         )
     if isinstance(error, PermissionDenied):
         return (
-            "This key may not use this endpoint (HTTP 403)."
+            "This API key may not use this part of the service."
             f"{_said(error)} Use a key with access, or check the client's endpoint settings."
         )
     if isinstance(error, NotFound):
-        return f"Not found (HTTP 404).{_said(error)}"
+        subject = f"does not know {about}" if about else "found nothing at the address asked"
+        return f"The service {subject}.{_said(error)}"
     if isinstance(error, ServerError):
         return (
-            f"The service failed (HTTP {error.status_code}) even after retrying; failed requests "
-            "are not charged. Try again in a few minutes."
+            "The service failed, even after retrying; failed requests are not charged. "
+            "Try again in a few minutes."
         )
     if isinstance(error, ApiError):
-        return f"The service refused the request (HTTP {error.status_code}).{_said(error)}"
+        concerning = f" about {about}" if about else ""
+        return f"The service refused the request{concerning}.{_said(error)}"
     if isinstance(error, NetworkError):
         return (
             "Could not reach the service, even after retrying. Check the network connection "
@@ -183,8 +222,8 @@ def describe_error(error: BaseException, *, now: datetime | None = None) -> str:
     if isinstance(error, PropertyKitError):
         return str(error)
     return (
-        f"Something unexpected went wrong ({type(error).__name__}: {error}). "
-        "Please report it to the propertykit maintainers."
+        "Something unexpected went wrong inside propertykit. Please report it to the "
+        "propertykit maintainers, with the log of the “propertykit” logger at debug level."
     )
 
 
@@ -229,9 +268,6 @@ def describe_money_state(money_state: str, *, delivered: bool = False) -> str:
     return UNKNOWN
 
 
-# -- counting -------------------------------------------------------------------------------
-
-
 # -- the lookup form: hints on screen -------------------------------------------------------
 
 IDS_HINT = (
@@ -247,59 +283,6 @@ ATTRIBUTES_HINT = f"Nothing chosen means every attribute. {_CTRL_CLICK}"
 CHOOSE_SEVERAL_HINT = f"Nothing chosen means any. {_CTRL_CLICK}"
 PRICE_HINT = "In pounds. 0 means no limit."
 AT_MOST_HINT = "The most properties to fetch; each page of them is a billable request."
-
-# -- the lookup form: ids -------------------------------------------------------------------
-
-INVALID_IDS_NOT_SENT = "Nothing was sent: correct the ids marked above, then press Fetch."
-EMPTY_IDS = "Type or paste at least one id, or pick a search match."
-
-
-def describe_ids(
-    location_ids: list[str], source_ids: list[str], invalid: list[tuple[str, str]]
-) -> tuple[str, str]:
-    """What the ids box holds: ``(sentence, kind)``, kind ``error``, ``warn`` or ``info``.
-
-    ``invalid`` pairs each refused id with why, a sentence naming it
-    (:func:`propertykit.client.parse_ids` gives them).
-
-    Examples
-    --------
-    >>> describe_ids(["L1"], [], [("L 2", "“L 2” has a space in it")])
-    ('1 id cannot be sent. “L 2” has a space in it.', 'error')
-    >>> describe_ids(["L1", "L2"], ["zoopla::1"], [])
-    ('3 ids: 2 location ids and 1 source id.', 'info')
-    >>> print(describe_ids(["rightmove-123"], [], [])[0])  # doctest: +NORMALIZE_WHITESPACE
-    1 id: 1 location id. “rightmove-123” will be looked up as a location id; a source id is
-    written provider::id, such as rightmove::123.
-    """
-    if invalid:
-        reasons = "".join(f" {reason}." for _, reason in invalid[:5])
-        more = f" And {plural(len(invalid) - 5, 'more id')}." if len(invalid) > 5 else ""
-        return f"{plural(len(invalid), 'id')} cannot be sent.{reasons}{more}", "error"
-    count = len(location_ids) + len(source_ids)
-    if not count:
-        return "", "info"
-    kinds = " and ".join(
-        plural(n, f"{kind} id")
-        for n, kind in ((len(location_ids), "location"), (len(source_ids), "source"))
-        if n
-    )
-    text = f"{plural(count, 'id')}: {kinds}."
-    lookalikes = [m for m in map(_SOURCE_LOOKALIKE.fullmatch, location_ids) if m]
-    if lookalikes:
-        quoted = listed([f"“{m[0]}”" for m in lookalikes], most=3)
-        one = len(lookalikes) == 1
-        text += (
-            f" {quoted} will be looked up as {'a location id' if one else 'location ids'}; "
-            f"a source id is written provider::id, such as {lookalikes[0][1]}::{lookalikes[0][2]}."
-        )
-        return text, "warn"
-    return text, "info"
-
-
-#: A word, a dash (or ``_``, ``.``) and digits: a source id typed without ``::``, most likely.
-_SOURCE_LOOKALIKE = re.compile(r"([A-Za-z]{3,})[-_.]+([0-9][0-9A-Za-z-]*)")
-
 
 # -- the lookup form: search-suggest --------------------------------------------------------
 
@@ -384,28 +367,51 @@ def describe_partial(error_text: str, count: int, *, sent: int, cached: int) -> 
     return f"{error_text} Showing the {fetched} fetched before the error ({cost})."
 
 
-def describe_found(count: int, notes: list[str]) -> str:
-    """The outcome of the Find tab's query.
+def describe_nothing_found(missing: list[str], *, sent: int, cached: int) -> str:
+    """A fetch that found no property at all: which ids found nothing, and what it cost.
 
     Examples
     --------
-    >>> describe_found(30, [])
-    'Found 30 properties.'
+    >>> describe_nothing_found(["L09999999"], sent=1, cached=0)
+    'No property was found for 1 id: L09999999 (1 request sent, 0 answered from the cache).'
     """
-    return " ".join([f"Found {plural(count, 'property', 'properties')}.", *notes])
+    return (
+        f"No property was found for {plural(len(missing), 'id')}: {listed(missing, most=10)} "
+        f"({describe_cost(sent, cached)})."
+    )
 
 
-def describe_stale(what: str) -> str:
-    """The mark on results left from before an error.
+def describe_found(count: int, notes: list[str], *, where: str = "") -> str:
+    """The outcome of the Find tab's query, naming the area searched.
+
+    Examples
+    --------
+    >>> describe_found(30, [], where="in SE11")
+    'Found 30 properties in SE11.'
+    >>> describe_found(0, [], where="in SE11")
+    'Found no property in SE11.'
+    """
+    counted = plural(count, "property", "properties") if count else "no property"
+    found = f"Found {counted}" + (f" {where}" if where else "")
+    return " ".join([f"{found}.", *notes])
+
+
+def describe_stale(what: str, *, why: str = "from before the error above") -> str:
+    """The mark on results left from before an error, or from before a search that found nothing.
 
     Examples
     --------
     >>> print(describe_stale("the fetch of 3 properties at 14:05"))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Not updated: the results below are still those of the fetch of 3 properties at 14:05,
+    Earlier results: the results below are still those of the fetch of 3 properties at 14:05,
     from before the error above.
     """
-    return f"Not updated: the results below are still those of {what}, from before the error above."
+    return f"Earlier results: the results below are still those of {what}, {why}."
+
+
+#: The table's toggle: it names the view a press gives.
+SHOW_EVERY_COLUMN = "Show every column"
+SHOW_READABLE = "Show the main columns"
 
 
 def describe_table(total: int, shown: int) -> str:
@@ -413,13 +419,13 @@ def describe_table(total: int, shown: int) -> str:
 
     Examples
     --------
-    >>> describe_table(120, 100)
-    '120 properties; the first 100 shown. In code, form.value holds the whole table.'
+    >>> describe_table(120, 100)[:64]
+    '120 properties; the first 100 shown. In code, form.value holds t'
     """
     text = plural(total, "property", "properties")
     if shown < total:
         text += f"; the first {shown:,} shown"
-    return text + ". In code, form.value holds the whole table."
+    return text + ". In code, form.value holds the whole table (hover a heading for its column)."
 
 
 def describe_usage(
@@ -450,34 +456,3 @@ def describe_usage(
 #: What the status line says about credit after a fetch failed for want of it.
 DAILY_CAP_PROBLEM = "The daily credit cap is reached."
 NO_CREDIT_PROBLEM = "The account has too little credit."
-
-# -- the Find tab ---------------------------------------------------------------------------
-
-AREA_NAMES = {"postcode": "postcode", "outcode": "outcode (district)"}
-AREA_EXAMPLES = {"postcode": "SW1A 1AA", "outcode": "SW1A"}
-
-
-def describe_area_problem(kind: str, value: str) -> str:
-    """A postcode or outcode the form will not send.
-
-    Examples
-    --------
-    >>> describe_area_problem("outcode", "")
-    'Nothing was sent: type an outcode (district) in Code, such as SW1A.'
-    >>> describe_area_problem("postcode", "SW1A")
-    'Nothing was sent: “SW1A” is not a full UK postcode; type one such as SW1A 1AA.'
-    """
-    name, example = AREA_NAMES.get(kind, kind), AREA_EXAMPLES.get(kind, "")
-    if not value.strip():
-        article = "an" if name[0] in "aeiou" else "a"
-        return f"Nothing was sent: type {article} {name} in Code, such as {example}."
-    full = "full UK postcode" if kind == "postcode" else f"UK {name}"
-    return f"Nothing was sent: “{value.strip()}” is not a {full}; type one such as {example}."
-
-
-POINT_PROBLEM = (
-    "Nothing was sent: the longitude must be between -180 and 180, the latitude between -90 and "
-    "90, and the radius above 0 metres."
-)
-NEGATIVE_PRICE = "Nothing was sent: a price cannot be below £0."
-PRICES_CROSSED = "Nothing was sent: Min £ is above Max £."

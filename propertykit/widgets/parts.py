@@ -10,7 +10,11 @@ column moves below the others instead of being squeezed; each input fills its co
 from __future__ import annotations
 
 import html
+import json
+import re
+import textwrap
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -26,8 +30,10 @@ __all__ = [
     "column",
     "figure_output",
     "fill",
+    "fit_options",
     "hint",
     "label",
+    "options_width",
     "paragraph",
     "row",
     "text_output",
@@ -42,10 +48,15 @@ def paragraph(text: str, *, kind: str = "info") -> str:
     Examples
     --------
     >>> paragraph("<b>", kind="error")
-    '<p class="pk-error" style="color:#a4000f;margin:4px 0">&lt;b&gt;</p>'
+    '<p class="pk-error" style="color:#a4000f;margin:4px 0;line-height:1.4">&lt;b&gt;</p>'
+
+    Its own line height: a widget's HTML is set at the height of an input line (28 px), which
+    made a wrapped message look double-spaced.
     """
+    colour = _COLOURS[kind]
     return (
-        f'<p class="pk-{kind}" style="color:{_COLOURS[kind]};margin:4px 0">{html.escape(text)}</p>'
+        f'<p class="pk-{kind}" style="color:{colour};margin:4px 0;line-height:1.4">'
+        f"{html.escape(text)}</p>"
     )
 
 
@@ -84,6 +95,29 @@ def fill() -> widgets.Layout:
     return widgets.Layout(width="auto", min_width="0", align_self="stretch")
 
 
+def options_width(options: Iterable[str]) -> str:
+    """The width a list needs to show its longest option whole, beside its scroll bar.
+
+    Examples
+    --------
+    >>> options_width(["flat", "semi-detached"])
+    'calc(13ch + 44px)'
+    """
+    longest = max((len(str(option)) for option in options), default=4)
+    return f"calc({longest}ch + 44px)"
+
+
+def fit_options(options: Iterable[str]) -> widgets.Layout:
+    """A layout for a list as wide as its longest option needs (:func:`options_width`).
+
+    Examples
+    --------
+    >>> fit_options(["flat", "semi-detached"]).width
+    'calc(13ch + 44px)'
+    """
+    return widgets.Layout(width=options_width(options), min_width="0", flex="0 0 auto")
+
+
 def column(children: list[widgets.Widget], *, basis: str, grow: int = 1) -> widgets.VBox:
     """A column of a :func:`row`: ``basis`` wide, growing into free space, never overflowing.
 
@@ -109,19 +143,99 @@ def row(children: list[widgets.Widget]) -> widgets.HBox:
     return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap", width="100%"))
 
 
-def figure_output(figure: go.Figure) -> dict[str, Any]:
-    """A display_data output for a figure (plotly's own mime type, rendered by JupyterLab).
+#: Characters of a title line, and of its smaller detail line, that fit a 590 px output area.
+TITLE_LINE = 48
+DETAIL_LINE = 64
+#: Room kept above a chart's title for plotly's toolbar (its modebar), in pixels.
+MODEBAR_ROOM = 44
+#: Height of a chart in the form, when its figure sets none.
+CHART_HEIGHT = 460
+#: How the form's charts are shown: as wide as the output area, following its width.
+CHART_CONFIG = {"responsive": True, "displaylogo": False}
+
+
+def title_lines(title: str) -> tuple[list[str], list[str]]:
+    """A chart title as short lines: the title, then its details (a closing parenthesis, or a
+    second line it already had), each wrapped at a word to fit a 590 px output area.
+
+    Examples
+    --------
+    >>> title_lines("Median sale price per year by property type: no data (no period with 5 or "
+    ...             "more sales)")
+    (['Median sale price per year by property type'], ['No data (no period with 5 or more sales)'])
+    """
+    first, _, rest = title.partition("<br>")
+    details = [re.sub(r"</?sup>", "", rest)] if rest else []
+    empty = re.fullmatch(r"(.*\S): (no data.*)", first.strip())
+    detail = re.fullmatch(r"(.*\S)\s+(\([^()]*\))", first.strip())
+    if empty:
+        first, details = empty[1], [empty[2].capitalize(), *details]
+    elif detail:
+        first, details = detail[1], [detail[2], *details]
+    main = textwrap.wrap(first, TITLE_LINE) or [""]
+    small = [line for detail in details for line in textwrap.wrap(detail, DETAIL_LINE)]
+    return main, small
+
+
+def fit_to_panel(figure: go.Figure) -> dict[str, Any]:
+    """The figure as the form shows it: its title wrapped (never cut at 590 px) and below the
+    toolbar, its width the output area's, and a height when it has none.
+
+    Returns a figure dict; ``figure`` itself is not changed.
 
     Examples
     --------
     >>> import plotly.graph_objects as go
-    >>> sorted(figure_output(go.Figure())["data"])
-    ['application/vnd.plotly.v1+json', 'text/plain']
+    >>> fitted = fit_to_panel(go.Figure(layout={"title": "A title (12 sales)"}))
+    >>> fitted["layout"]["title"]["text"], fitted["layout"]["margin"]["t"]
+    ('A title<br><span style="font-size:13px">(12 sales)</span>', 106)
     """
-    bundle = dict(pio.renderers["plotly_mimetype"].to_mimebundle(figure.to_dict()))
+    fitted: dict[str, Any] = figure.to_dict()
+    layout = fitted.setdefault("layout", {})
+    title = layout.get("title", {}).get("text") or ""
+    main, small = title_lines(str(title))
+    text = "<br>".join([*main, *(f'<span style="font-size:13px">{line}</span>' for line in small)])
+    room = MODEBAR_ROOM + 24 * len(main) + 18 * len(small) + 20
+    margin = layout.get("margin", {})
+    layout["title"] = {
+        **layout.get("title", {}),
+        "text": text,
+        "x": 0.01,
+        "xanchor": "left",
+        "xref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "yref": "container",
+        "pad": {"t": MODEBAR_ROOM, "l": 8},
+    }
+    layout["margin"] = {**margin, "t": max(int(margin.get("t", 0)), room)}
+    layout.pop("width", None)
+    layout["autosize"] = True
+    layout["height"] = int(layout.get("height") or CHART_HEIGHT) + room - 80
+    return fitted
+
+
+def figure_output(figure: go.Figure) -> dict[str, Any]:
+    """A display_data output for a figure (plotly's own mime type, rendered by JupyterLab),
+    fitted to the form's output area (:func:`fit_to_panel`) and resized with it.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> output = figure_output(go.Figure())
+    >>> sorted(output["data"]), output["data"]["application/vnd.plotly.v1+json"]["config"]
+    (['application/vnd.plotly.v1+json', 'text/plain'], {'responsive': True, 'displaylogo': False})
+    """
+    fitted = fit_to_panel(figure)
+    fitted["config"] = dict(CHART_CONFIG)
+    plain: dict[str, Any] = json.loads(pio.to_json(fitted, validate=False) or "{}")
+    bundle = {"application/vnd.plotly.v1+json": plain}
     title = figure.layout.title.text or "plotly figure"
-    bundle["text/plain"] = f"<Figure: {title}>"
-    return {"output_type": "display_data", "data": bundle, "metadata": {}}
+    return {
+        "output_type": "display_data",
+        "data": {**bundle, "text/plain": f"<Figure: {title}>"},
+        "metadata": {},
+    }
 
 
 def text_output(text: str) -> dict[str, Any]:

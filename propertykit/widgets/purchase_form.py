@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 
 from propertykit.deeds import Journal, check_title_number, read_delivery_status, read_money_state
-from propertykit.errors import InvalidInput
+from propertykit.errors import InvalidInput, NotFound
 from propertykit.widgets.messages import (
     UNKNOWN,
     describe_error,
@@ -154,11 +154,20 @@ class PurchaseForm(Form):
         return f"This costs {self._cost_words()}."
 
     def ask_confirmation(self) -> None:
-        """Step 1 (the Buy button): check the title, say whether it was bought before, and ask.
+        """Step 1 (the Buy button): ask the service about the title, then offer it, or say why not.
 
-        A malformed title is refused in plain words and a title bought before is said, with
-        when, before anything is offered; nothing is bought at this step (purchase-status, which
-        is free, may be asked).
+        Purchase-status (free) is asked first: a title the service does not know is said at
+        once, and so is one it cannot vouch for (its answer says nothing of the title, or it
+        could not be asked); neither is offered for credits. A title bought before is said, with
+        when, and offered only as a second copy. Nothing is bought at this step.
+
+        Examples
+        --------
+        >>> form = PurchaseForm(client, cost=25)
+        >>> form.title.value = "ZZ999999"
+        >>> form.ask_confirmation()
+        >>> form.confirm_box.layout.display, "does not know title ZZ999999" in form.message.value
+        ('none', True)
         """
         title = self.title.value.strip()
         self._withdraw()
@@ -170,7 +179,11 @@ class PurchaseForm(Form):
             return
         try:
             with self._lock:
+                status = self.client.purchase_status(title)
                 earlier = self.client.earlier_purchase(title)
+        except NotFound as exc:
+            self._say(not_known(title, exc), "error")
+            return
         except Exception as exc:
             logger.debug("purchase-status failed", exc_info=True)
             open_intent = self._has_open_intent(title)
@@ -178,11 +191,16 @@ class PurchaseForm(Form):
             self._say(could_not_check(title, exc, open_intent), "error")
             self.check_button.layout.display = None
             return
+        if earlier is None and read_money_state(status) is None:
+            self._say(not_vouched(title), "error")
+            self.check_button.layout.display = None
+            return
         self._pending = _Pending(title, again=earlier is not None)
         if earlier is None:
             text = (
-                f"Buy the title deed for {title}? {self.cost_text()} Your account is charged "
-                "once, however often the request has to be retried."
+                f"Buy the title deed for {title}? {self.cost_text()} The service knows this "
+                "title and has no purchase of it recorded. Your account is charged once, however "
+                "often the request has to be retried."
             )
         else:
             text = (
@@ -261,8 +279,12 @@ class PurchaseForm(Form):
                 body = self.client.purchase_status(title)
         except Exception as exc:
             logger.debug("purchase-status failed", exc_info=True)
+            if isinstance(exc, NotFound):
+                self._say(not_known(title, exc), "error")
+                return
             self._say(
-                f"{UNKNOWN}. Could not ask the purchase status of {title}: {describe_error(exc)}"
+                f"{UNKNOWN}. Could not ask the purchase status of {title}: "
+                f"{describe_error(exc, about=f'title {title}')}"
             )
             return
         state = read_money_state(body) or "unknown"
@@ -292,7 +314,8 @@ class PurchaseForm(Form):
             logger.debug("delivery check failed", exc_info=True)
             self._stop_watching(
                 f"{self._bought(title)}, but checking the delivery failed: "
-                f"{describe_error(exc)} Press “Check purchase status” later; do not buy it again.",
+                f"{describe_error(exc, about=f'title {title}')} Press “Check purchase status” "
+                "later; do not buy it again.",
                 "warn",
             )
             return
@@ -325,7 +348,7 @@ class PurchaseForm(Form):
     def _report_failure(self, title: str, error: BaseException) -> None:
         state = money_state_of(error)
         self.money_state = state
-        detail = describe_error(error)
+        detail = describe_error(error, about=f"title {title}")
         if state == "charged":
             text = (
                 f"You were charged for {title}, but the service reported a problem after "
@@ -410,9 +433,42 @@ def could_not_check(title: str, error: BaseException, open_intent: bool) -> str:
     if open_intent:
         return (
             f"{UNKNOWN}: an earlier purchase of {title} has no recorded outcome, and its purchase "
-            f"status could not be asked. {describe_error(error)} Press “Check purchase status”."
+            f"status could not be asked. {describe_error(error, about=f'title {title}')} "
+            "Press “Check purchase status”."
         )
     return (
-        f"Could not check whether {title} was bought before, so nothing was sent and you were "
-        f"not charged. {describe_error(error)}"
+        f"Could not ask the service about title {title}, so it was not offered: nothing was "
+        f"sent and you were not charged. {describe_error(error, about=f'title {title}')}"
+    )
+
+
+def not_known(title: str, error: BaseException) -> str:
+    """What to say when the service does not know a title: it is not offered for credits.
+
+    Examples
+    --------
+    >>> from propertykit.errors import NotFound
+    >>> print(not_known("ZZ999999", NotFound(404, message="Title ZZ999999 does not exist.")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The service does not know title ZZ999999. The service said: “Title ZZ999999 does not exist”.
+    Nothing was offered or sent, and you were not charged: check the title number.
+    """
+    return (
+        f"{describe_error(error, about=f'title {title}')} Nothing was offered or sent, and you "
+        "were not charged: check the title number."
+    )
+
+
+def not_vouched(title: str) -> str:
+    """What to say when the service answered about a title but did not vouch for it.
+
+    Examples
+    --------
+    >>> not_vouched("NGL1")[:71]
+    'The service answered about title NGL1 without saying whether it exists '
+    """
+    return (
+        f"The service answered about title {title} without saying whether it exists or was "
+        "bought before, so it was not offered: nothing was sent and you were not charged. Press "
+        "“Check purchase status” to ask again, or check the title number."
     )

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
+import numpy as np
 import pandas as pd
 
 from propertykit.frames import in_major_units
 from propertykit.widgets.messages import describe_table
 
-__all__ = ["PREVIEW_ROWS", "READABLE_COLUMNS", "table_html"]
+__all__ = ["MISSING", "PREVIEW_ROWS", "READABLE_COLUMNS", "heading", "table_html"]
 
 #: Rows of the table tab (the whole frame is ``form.value``).
 PREVIEW_ROWS = 100
@@ -42,18 +44,58 @@ _STYLE = (
 )
 
 
+#: What a missing value shows as.
+MISSING = "—"
+#: Words of column names that are not written as they are read.
+_WORDS = {
+    "epc": "EPC",
+    "sq": "sq",
+    "ft": "ft",
+    "m": "m",
+    "id": "id",
+    "lat": "latitude",
+    "lng": "longitude",
+    "uprn": "UPRN",
+    "sap": "SAP",
+}
+
+
 def _pounds(value: object) -> str:
     if not isinstance(value, int | float) or math.isnan(value):
-        return ""
+        return MISSING
     return f"£{value:,.0f}"
 
 
-def _text(value: object) -> str:
+def _missing(value: object) -> bool:
     return (
-        ""
-        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
-        else str(value)
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
     )
+
+
+def _text(value: object) -> str:
+    return MISSING if _missing(value) else str(value)
+
+
+def heading(column: str) -> str:
+    """A column's name as a person reads it: ``address.displayAddress`` -> "Address: display
+    address".
+
+    Examples
+    --------
+    >>> heading("epc.currentEnergyRating"), heading("roomDetails.beds"), heading("spatial.lat")
+    ('EPC: current energy rating', 'Room details: beds', 'Spatial: latitude')
+    """
+    parts = []
+    for part in column.split("."):
+        spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|_", " ", part)
+        words = [_WORDS.get(word.lower(), word.lower()) for word in spaced.split()]
+        parts.append(" ".join(words))
+    text = re.sub(r" sq m$", " (m²)", ": ".join(part for part in parts if part))
+    return text[:1].upper() + text[1:]
 
 
 def table_html(df: pd.DataFrame, attributes: list[str] | None, *, all_columns: bool) -> str:
@@ -74,17 +116,23 @@ def table_html(df: pd.DataFrame, attributes: list[str] | None, *, all_columns: b
         return column in shown.columns and (keep is None or column.split(".")[0] in keep)
 
     if all_columns:
-        columns = [c for c in shown.columns if c not in _WIDE_COLUMNS and wanted(c)]
-        body = shown.loc[:, columns].to_html(
-            index=False, border=0, na_rep="", classes="propertykit-table"
-        )
+        present = [(heading(c), c) for c in shown.columns if c not in _WIDE_COLUMNS and wanted(c)]
     else:
-        body = _readable(shown, [(h, c) for h, c in READABLE_COLUMNS if wanted(c)])
-    return f"{_STYLE}<div style='max-height:420px;overflow:auto'><p>{caption}</p>{body}</div>"
+        present = [(h, c) for h, c in READABLE_COLUMNS if wanted(c)]
+    body = _table(shown, present, readable=not all_columns)
+    # One scroll box, as wide as the form (its own width kept out of its content's), scrolling
+    # both ways: a wide table never makes it wider, so its scroll bars stay in view.
+    return (
+        f"{_STYLE}<p style='line-height:1.4;margin:4px 0'>{caption}</p>"
+        "<div class='pk-scroll' style='contain:inline-size;max-height:420px;overflow:auto'>"
+        f"{body}</div>"
+    )
 
 
-def _readable(df: pd.DataFrame, present: list[tuple[str, str]]) -> str:
-    head = "".join(f"<th>{html.escape(heading)}</th>" for heading, _ in present)
+def _table(df: pd.DataFrame, present: list[tuple[str, str]], *, readable: bool) -> str:
+    head = "".join(
+        f'<th title="{html.escape(column)}">{html.escape(name)}</th>' for name, column in present
+    )
     ids = df["locationId"] if "locationId" in df.columns else pd.Series("", index=df.index)
     rows = []
     for location_id, record in zip(
@@ -95,13 +143,23 @@ def _readable(df: pd.DataFrame, present: list[tuple[str, str]]) -> str:
             text = html.escape(_pounds(value) if column in _MONEY_COLUMNS else _text(value))
             if column in _MONEY_COLUMNS:
                 cells.append(f'<td class="pk-number">{text}</td>')
-            elif column == _ADDRESS:  # the one cell that wraps, so the row fits the form
+            elif column == _ADDRESS and readable:  # the one cell that wraps: the row fits
                 named = html.escape(_text(location_id))
                 cells.append(f'<td class="pk-address">{text}<div class="pk-id">{named}</div></td>')
-            else:
+            elif readable or not _is_number(value):
                 cells.append(f"<td>{text}</td>")
+            else:
+                cells.append(f'<td class="pk-number">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
     return (
         f'<table class="propertykit-table"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _is_number(value: object) -> bool:
+    return (
+        isinstance(value, int | float | np.number)
+        and not isinstance(value, bool | np.bool_)
+        and not _missing(value)
     )

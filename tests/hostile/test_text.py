@@ -442,8 +442,8 @@ def test_the_find_panel_shows_found_records_and_errors_as_text(client) -> None:
     assert_escaped(form.table.value)
     finder.area_value.value = "E14"  # the service refuses it in hostile words
     assert finder.find() == 0
-    assert "&lt;script&gt;" in form.message.value and "<script>" not in form.message.value
-    assert_no_control_from_outside(form.message.value)
+    assert "&lt;script&gt;" in finder.message.value and "<script>" not in finder.message.value
+    assert_no_control_from_outside(finder.message.value)
 
 
 def test_the_purchase_form_shows_the_service_words_as_text(client) -> None:

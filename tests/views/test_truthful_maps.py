@@ -106,15 +106,19 @@ def test_the_outcode_map_keys_bubble_size_and_keeps_its_legend_off_the_colour_ba
         assert trace.marker.size == pytest.approx(np.sqrt(count / max(held)) * 34)
 
 
-def test_the_epc_chart_keys_current_and_potential_with_different_swatches(
+def test_the_epc_chart_names_every_bar_on_its_axis_and_shows_no_swatch_unlike_its_bars(
     records: list[dict[str, Any]],
 ) -> None:
     figure = epc_chart(pk.frame(records[:200]))
     bars = [t for t in figure.data if t.type == "bar"]
-    assert all(bar.showlegend is False for bar in bars)  # their swatch: band A's colour
-    key = {t.name: t.marker for t in figure.data if t.showlegend is not False}
-    assert set(key) == {"Current", "Potential"}
-    assert key["Current"].color != key["Potential"].color
+    # a legend swatch shows one colour, the bars seven: no legend; the axis names each bar
+    assert [t for t in figure.data if t.showlegend is not False] == []
+    assert [list(dict.fromkeys(bar.x[0])) for bar in bars] == [
+        ["Current rating"],
+        ["Potential rating"],
+    ]
+    assert all(list(bar.x[1]) == list("ABCDEFG") for bar in bars)
+    assert bars[0].marker.opacity != bars[1].marker.opacity
 
 
 def test_a_box_plot_of_one_property_has_an_axis_that_reads(records: list[dict[str, Any]]) -> None:

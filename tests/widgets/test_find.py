@@ -39,7 +39,9 @@ def test_find_by_outcode_fills_the_table_and_charts(profiled, make_client):
     assert df is not None and len(df) == 30
     assert set(df["address.outcode"]) == {"DH1"}
     assert set(df["roomDetails.beds"]) <= {2, 3}
-    assert "Found 30 properties" in text_of(form.message.value)
+    # the Find tab's own message names the area and filters searched; the Ids tab's says nothing
+    assert text_of(finder.message.value) == "Found 30 properties in DH1 (2 or 3 beds)."
+    assert form.message.value == ""
     assert set(form.figures) == {"price_trend", "epc", "map"}
     assert "(GBP)" in form.figures["price_trend"].layout.yaxis.title.text  # pounds, either way
     assert df.attrs["money_unit"] == ("minor" if profiled.profile == "vepler" else "major")
@@ -82,8 +84,8 @@ def test_a_malformed_area_is_reported_and_nothing_is_sent(profiled, make_client,
     form.finder.area_value.value = value
     form.finder.find_button.click()
     assert requests_to(profiled, "/query") == []
-    assert "Nothing was sent" in text_of(form.message.value)
-    assert "Traceback" not in form.message.value
+    assert "Nothing was sent" in text_of(form.finder.message.value)
+    assert "Traceback" not in form.finder.message.value
     assert form.value is None
 
 
@@ -94,5 +96,38 @@ def test_a_service_error_is_a_sentence(profiled, make_client):
     form.finder.area_type.value = "outcode"
     form.finder.area_value.value = "DH1"
     assert form.finder.find() == 0
-    message = text_of(form.message.value)
-    assert "credit" in message.lower() and "Traceback" not in message
+    message = text_of(form.finder.message.value)
+    assert message.startswith("The search in DH1 failed. The account has too little credit")
+    assert "Traceback" not in message
+
+
+def test_a_search_that_finds_nothing_keeps_the_earlier_results_marked_as_earlier(
+    fresh_sandbox: Sandbox, make_client
+):
+    form = LookupForm(make_client(fresh_sandbox))
+    form.ids.value = "L00000001, L00000002"
+    form.fetch_button.click()
+    finder = form.finder
+    finder.area_type.value, finder.area_value.value = "outcode", "DH1"
+    finder.beds.value = (6,)
+    finder.price_max.value = 1  # nothing costs £1
+    assert finder.find() == 0
+    assert text_of(finder.message.value) == "Found no property in DH1 (6 beds; up to £1)."
+    assert sorted(form.value["locationId"]) == ["L00000001", "L00000002"]
+    stale = text_of(form.stale_note.value)
+    assert stale.startswith("Earlier results: the results below are still those of the fetch of")
+    assert stale.endswith("this search found nothing.")
+    assert "L00000001" in form.table.value
+
+
+def test_each_tab_says_what_it_did_in_its_own_message(fresh_sandbox: Sandbox, make_client):
+    form = LookupForm(make_client(fresh_sandbox))
+    form.ids.value = "bad id!"
+    form.fetch_button.click()
+    form.finder.area_type.value, form.finder.area_value.value = "outcode", "SE11"
+    form.finder.max_results.value = 3
+    form.finder.find_button.click()
+    assert "“bad id!”" in text_of(form.message.value)  # in the Ids tab
+    assert text_of(form.finder.message.value) == "Found 3 properties in SE11."  # in the Find tab
+    assert form.message in form.inputs.children[0].children[0].children  # under Fetch
+    assert form.finder.message in form.finder.widget.children

@@ -5,6 +5,7 @@ Every error path ends as a readable sentence in ``form.message`` and never as a 
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -31,6 +32,10 @@ def lookups(sb: Sandbox) -> list[RequestRecord]:
 
 def body_rows(table_html: str) -> int:
     return table_html.split("<tbody>", 1)[1].count("<tr")
+
+
+def headings_of(table_html: str) -> list[str]:
+    return [text_of(cell) for cell in re.findall(r"<th\b[^>]*>(.*?)</th>", table_html, re.S)]
 
 
 def assert_no_traceback(form: LookupForm) -> None:
@@ -133,7 +138,7 @@ def test_401_wrong_key(sandbox, make_client):
     form.ids.value = "L00000001"
     form.fetch_button.click()
     message = text_of(form.message.value)
-    assert "The API key was refused (HTTP 401)" in message
+    assert message.startswith("The API key was refused: check PROPERTYKIT_API_KEY")
     assert "Settings → API Keys" in message
     assert form.value is None
     assert_no_traceback(form)
@@ -144,7 +149,7 @@ def test_402_too_little_credit(fresh_sandbox, make_client):
     form = LookupForm(make_client(fresh_sandbox))
     form.ids.value = "L00000001"
     form.fetch_button.click()
-    assert "too little credit (HTTP 402)" in text_of(form.message.value)
+    assert "too little credit; this request was not charged" in text_of(form.message.value)
     assert "Add credit to the account, then try again." in text_of(form.message.value)
     assert text_of(form.status.value).endswith("The account has too little credit.")
     assert_no_traceback(form)
@@ -161,7 +166,7 @@ def test_403_endpoint_not_available(sandbox, make_client):
     form.ids.value = "L00000001"
     form.fetch_button.click()
     message = text_of(form.message.value)
-    assert "This key may not use this endpoint (HTTP 403)" in message
+    assert "This API key may not use this part of the service." in message
     assert "This endpoint is not available" in message
     assert_no_traceback(form)
 
@@ -251,20 +256,37 @@ def test_the_default_table_reads_as_a_person_would_and_every_column_is_one_click
     form.ids.value = "L00000001"
     form.fetch_button.click()
     record = sandbox.record(1)
-    header = form.table.value.split("<tbody>", 1)[0]
-    headings = [text_of(cell) for cell in header.split("<th>")[1:]]
+    headings = headings_of(form.table.value)
     assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
+    assert form.all_columns.description == "Show every column"
     assert '<div class="pk-id">L00000001</div>' in form.table.value  # under the address
     row = text_of(form.table.value.split("<tbody>", 1)[1])
     assert record["address"]["displayAddress"] in row
     assert f"£{record['pricing']['estimatedSaleValue']:,.0f}" in row
     assert "." not in row.split("£", 1)[1].split()[0]  # £168,400, never 168400.0
 
-    form.all_columns.value = True  # the whole frame, one click away
-    assert "pricing.estimatedSaleValue" in form.table.value
-    assert "tenure.type" in form.table.value
+    form.all_columns.value = True  # the whole frame, one click away, under readable headings
+    assert form.all_columns.description == "Show the main columns"  # what a press gives now
+    headings = headings_of(form.table.value)
+    assert "Pricing: estimated sale value" in headings and "Tenure: type" in headings
+    assert "EPC: current energy rating" in headings and "Address: display address" in headings
+    assert [h for h in headings if "." in h or re.search(r"[a-z][A-Z]", h)] == []  # no code
+    assert '<th title="tenure.type">' in form.table.value  # the frame's own name, on hover
     form.all_columns.value = False
     assert "tenure.type" not in form.table.value
+    assert form.all_columns.description == "Show every column"
+
+
+def test_missing_values_show_as_a_dash(sandbox, make_client):
+    assert sandbox.record(2)["epc"] is None  # L00000002 has no EPC
+    form = LookupForm(make_client(sandbox))
+    form.ids.value = "L00000002"
+    form.fetch_button.click()
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", form.table.value, re.S)
+    assert cells[-1] == "—" and "" not in cells  # its EPC cell
+    form.all_columns.value = True
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", form.table.value, re.S)
+    assert "—" in cells and "" not in cells
 
 
 def test_prices_served_in_pence_are_tabled_in_pounds(make_client):
@@ -291,12 +313,49 @@ def test_results_left_from_before_an_error_are_marked_not_updated(fresh_sandbox,
     assert "too little credit" in text_of(form.message.value)
     assert list(form.value["locationId"]) == ["L00000001", "L00000002"]  # still the old rows
     note = text_of(form.stale_note.value)
-    assert note.startswith("Not updated: the results below are still those of the fetch of 2")
+    assert note.startswith("Earlier results: the results below are still those of the fetch of 2")
+    assert note.endswith("from before the error above.")
 
     sb.add_credit(10)
     form.fetch_button.click()
     assert form.stale_note.value == ""
     assert list(form.value["locationId"]) == ["L00000003"]
+
+
+def test_a_fetch_that_finds_nothing_keeps_the_earlier_results_and_names_the_ids(
+    fresh_sandbox, make_client
+):
+    form = LookupForm(make_client(fresh_sandbox))
+    form.ids.value = "L00000001, L00000002, L00000003, L00000004"
+    form.fetch_button.click()
+    form.ids.value = "L09999999"
+    form.fetch_button.click()
+    assert text_of(form.message.value) == (
+        "No property was found for 1 id: L09999999 (1 request sent, 0 answered from the cache)."
+    )
+    assert "pk-warn" in form.message.value
+    assert len(form.value) == 4  # the earlier results stay...
+    assert form.results.layout.display is None and "L00000004" in form.table.value
+    note = text_of(form.stale_note.value)  # ...marked as earlier
+    assert note.startswith("Earlier results: the results below are still those of the fetch of 4")
+    assert note.endswith("this fetch found nothing.")
+
+
+def test_ids_that_cannot_be_sent_are_quoted_with_every_bad_character_where_fetch_is(
+    fresh_sandbox, make_client
+):
+    form = LookupForm(make_client(fresh_sandbox))
+    form.ids.value = "L00000001, bad id!, a/b?"
+    form.fetch_button.click()
+    assert lookups(fresh_sandbox) == []
+    assert text_of(form.message.value) == (
+        "Nothing was sent: 2 ids cannot be sent. “bad id!” has a space and “!” in it. “a/b?” has "
+        "“/” and “?” in it. Correct them in Ids, then press Fetch."
+    )
+    form.ids.value = "L00000001!"  # sent, as the client sends it, but pointed out
+    assert text_of(form.ids_feedback.value).endswith(
+        "“L00000001!” has “!” in it, which the service's ids seldom hold; it will be sent as typed."
+    )
 
 
 def test_an_id_typed_like_a_source_id_without_the_colons_is_pointed_out(fresh_sandbox, make_client):
@@ -314,3 +373,22 @@ def test_a_budget_shows_what_is_left(sandbox, make_client):
     form.ids.value = "L00000001"
     form.fetch_button.click()
     assert text_of(form.status.value).endswith("Budget: 4 of 5 billable requests left.")
+
+
+def test_charts_are_shown_to_fit_the_output_area_with_short_title_lines(sandbox, make_client):
+    form = LookupForm(make_client(sandbox))
+    form.ids.value = "L00000033"  # one property: the price trend's long "no data" title
+    form.fetch_button.click()
+    for name in ("price_trend", "epc", "map"):
+        (output,) = form.outputs[name].outputs
+        shown = output["data"][PLOTLY_MIME]
+        assert shown["config"]["responsive"] is True  # follows the output area's width
+        layout = shown["layout"]
+        assert "width" not in layout and layout["autosize"] is True
+        lines = [re.sub(r"<[^>]+>", "", line) for line in layout["title"]["text"].split("<br>")]
+        assert all(0 < len(line) <= 64 for line in lines), lines  # fits 590 px, never cut
+        # the title starts below plotly's toolbar, and the top margin holds all its lines
+        assert layout["title"]["pad"]["t"] >= 40 and layout["title"]["yanchor"] == "top"
+        assert layout["margin"]["t"] >= layout["title"]["pad"]["t"] + 18 * len(lines)
+    title = form.outputs["price_trend"].outputs[0]["data"][PLOTLY_MIME]["layout"]["title"]["text"]
+    assert "No data (no period with 5 or more sales)" in title

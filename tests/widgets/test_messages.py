@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -36,33 +37,65 @@ MIDNIGHT = datetime(2025, 6, 3, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("error", "expected"),
     [
-        (AuthenticationError(401), "The API key was refused (HTTP 401)"),
-        (InsufficientCredit(402), "too little credit (HTTP 402); this request was not charged"),
+        (AuthenticationError(401), "The API key was refused: check PROPERTYKIT_API_KEY"),
+        (InsufficientCredit(402), "too little credit; this request was not charged"),
         (
             PermissionDenied(403, message="This endpoint is not available"),
-            "(HTTP 403). The service said: “This endpoint is not available”.",
+            "may not use this part of the service. The service said: “This endpoint is not "
+            "available”.",
         ),
-        (NotFound(404, body="Not Found"), "Not found (HTTP 404)."),
+        (NotFound(404, body="Not Found"), "The service found nothing at the address asked."),
         (
             DailyCapReached(429, resets_at=MIDNIGHT, retry_after=11520),
             "resets at 00:00 UTC on Tue 3 Jun 2025 (in 3 h 12 min)",
         ),
-        (RateLimited(429, retry_after=30), "Too many requests for now (HTTP 429): wait 30 s"),
-        (ServerError(503), "The service failed (HTTP 503) even after retrying"),
-        (ApiError(418, code="teapot"), "The service refused the request (HTTP 418)."),
+        (RateLimited(429, retry_after=30), "Too many requests for now: wait 30 s and try again."),
+        (ServerError(503), "The service failed, even after retrying"),
+        (ApiError(418, code="teapot"), "The service refused the request."),
         (NetworkError("reset", kind="reset"), "Could not reach the service"),
         (PurchaseUncertain("?", title_number="T1"), "check again before retrying"),
         (InvalidInput("Empty location id"), "Please check the input: Empty location id"),
         (NotCached("miss"), "Offline mode: this lookup is not in the cache"),
         (BudgetExceeded("spent"), "budget of billable requests is spent, so nothing was sent"),
         (ConfigError("No API key"), "A setting is missing or wrong: No API key"),
-        (KeyError("boom"), "Something unexpected went wrong (KeyError: 'boom')"),
+        (KeyError("boom"), "Something unexpected went wrong inside propertykit. Please report"),
     ],
 )
 def test_each_error_reads_as_plain_words(error, expected):
     text = describe_error(error, now=NOW)
     assert expected in text
     assert "Traceback" not in text
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        AuthenticationError(401),
+        InsufficientCredit(402, code="insufficient_credit"),
+        PermissionDenied(403, code="forbidden", message="No access"),
+        NotFound(404, code="not_found"),
+        DailyCapReached(429, resets_at=MIDNIGHT, retry_after=11520, code="daily_cap"),
+        RateLimited(429, retry_after=30, code="rate_limit_exceeded"),
+        ServerError(503, code="unavailable"),
+        ApiError(418, code="teapot"),
+        KeyError("boom"),
+    ],
+    ids=lambda error: type(error).__name__,
+)
+def test_no_message_holds_a_status_code_or_a_code_name(error):
+    text = describe_error(error, now=NOW)
+    assert not re.search(r"HTTP|\b[1-5]\d\d\b|\b[a-z]+_[a-z_]+\b", text), text
+    assert type(error).__name__ not in text and "boom" not in text
+
+
+def test_a_missing_thing_is_named():
+    said = describe_error(
+        NotFound(404, message="Title ZZ999999 does not exist."), about="title ZZ999999"
+    )
+    assert said == (
+        "The service does not know title ZZ999999. The service said: “Title ZZ999999 does not "
+        "exist”."
+    )
 
 
 def test_daily_cap_without_a_reset_time_still_says_midnight():

@@ -34,6 +34,8 @@ CODE_WORDS = (
     re.compile(r"\b(None|True|False|NaN|nan)\b"),
     re.compile(r"\w+=\w"),  # keyword=argument
     re.compile(r"<provider>"),
+    re.compile(r"\bHTTP\b|\(\d{3}\)"),  # a status code
+    re.compile(r"\b[a-z]+_[a-z_]+\b"),  # a code name, such as rate_limit_exceeded
     # and the words of a program rather than of a form:
     re.compile(r"run the same request again|no problem reported|\bid\(s\)"),
 )
@@ -58,6 +60,8 @@ def test_the_code_word_check_catches_what_the_issue_saw():
     ):
         assert code_words_in(seen), seen
     assert code_words_in("The account's budget; the client's cache: “L 2” has a space in it.") == []
+    for seen in ("Not found (HTTP 404).", "The service said: rate_limit_exceeded"):
+        assert code_words_in(seen), seen
 
 
 def shown(widget: widgets.Widget) -> Iterator[str]:
@@ -132,6 +136,9 @@ def test_every_message_of_the_ids_tab_is_plain_words(
     form.fetch_button.click()
     form.all_columns.value = True
     screen.read(form, "an unknown id")
+    form.ids.value = "L09999999"
+    form.fetch_button.click()
+    screen.read(form, "only an unknown id")
     form.ids.value = ", ".join(sb.location_ids[:120])
     form.fetch_button.click()
     screen.read(form, "a long table")
@@ -165,15 +172,17 @@ def test_every_message_of_the_ids_tab_is_plain_words(
     screen.read(form, "daily cap")
 
     screen.assert_plain(
-        "HTTP 401",
-        "HTTP 402",
-        "HTTP 403",
-        "HTTP 500",
+        "API key was refused",
+        "too little credit",
+        "may not use this part of the service",
+        "The service failed",
         "daily credit cap",
         "Offline mode",
         "budget",
         "Could not reach",
-        "Not updated",
+        "Earlier results",
+        "No property was found for 1 id: L09999999",
+        "Show the main columns",
     )
 
 
@@ -235,8 +244,9 @@ def test_every_message_of_search_and_the_find_tab_is_plain_words(
         "below £0",
         "Min £ is above Max £",
         "Found",
-        "HTTP 402",
-        "HTTP 429",
+        "in DH1",
+        "too little credit",
+        "Too many requests",
         "match",
     )
 

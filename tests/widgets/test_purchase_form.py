@@ -5,10 +5,14 @@ The sandbox charges 25 credits per title deed; its ledger says what was really c
 
 from __future__ import annotations
 
+import json
+import threading
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from propertykit.client import Client
 from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import PurchaseForm
@@ -262,7 +266,8 @@ def test_402_says_not_charged(fresh_sandbox, make_client):
     buy(form, title)
     message = text_of(form.message.value)
     assert message.startswith(
-        f"You were not charged for {title}. The account has too little credit (HTTP 402)"
+        f"You were not charged for {title}. The account has too little credit; this request was "
+        "not charged."
     )
     assert form.money_state == "not_charged"
     assert sb.ledger == []
@@ -274,8 +279,9 @@ def test_403_key_without_title_deeds_says_not_charged(sandbox, make_client):
     buy(form, sandbox.title_numbers[9])
     message = text_of(form.message.value)
     assert message.startswith(
-        f"Could not check whether {sandbox.title_numbers[9]} was bought before, so nothing was "
-        "sent and you were not charged. This key may not use this endpoint (HTTP 403)"
+        f"Could not ask the service about title {sandbox.title_numbers[9]}, so it was not offered: "
+        "nothing was sent and you were not charged. This API key may not use this part of the "
+        "service."
     )
     assert "does not have access to title deeds" in message
 
@@ -329,3 +335,78 @@ def test_check_for_a_title_never_bought_says_safe_to_buy(sandbox, make_client):
         "You were not charged: no purchase of "
         f"{sandbox.title_numbers[11]} is recorded, so it is safe to buy it."
     )
+
+
+def test_a_title_the_service_does_not_know_is_said_at_once_and_never_offered(
+    fresh_sandbox, make_client
+):
+    sb = fresh_sandbox
+    form = PurchaseForm(make_client(sb), cost=25)
+    form.title.value = "ZZ999999"
+    form.buy_button.click()
+    assert text_of(form.message.value) == (
+        "The service does not know title ZZ999999. The service said: “Title ZZ999999 does not "
+        "exist”. Nothing was offered or sent, and you were not charged: check the title number."
+    )
+    assert form.confirm_box.layout.display == "none" and form.confirmation.value == ""
+    assert "credits" not in text_of(form.message.value)  # no price for a title that is not
+    form.confirm_button.click()  # nothing pending: nothing is bought
+    assert posts(sb) == 0 and sb.ledger == []
+    assert not form.buy_button.disabled
+    assert [r.path for r in requests_to(sb, "/title-deeds/")] == [
+        "/v1/title-deeds/ZZ999999/purchase-status"
+    ]
+
+
+def test_a_known_title_is_offered_saying_the_service_knows_it(sandbox, make_client):
+    title = sandbox.title_numbers[12]
+    form = PurchaseForm(make_client(sandbox), cost=25)
+    form.title.value = title
+    form.buy_button.click()
+    assert "The service knows this title and has no purchase of it recorded." in text_of(
+        form.confirmation.value
+    )
+
+
+class _SaysNothingOfTitles(BaseHTTPRequestHandler):
+    """A service whose purchase-status answers 200 without a word on the title or the money."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"success": True, "result": {"note": "ok"}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.timeout(60)
+def test_a_title_the_service_cannot_vouch_for_is_said_and_not_offered(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SaysNothingOfTitles)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = Client(
+            "pk_live_" + "0" * 32,
+            f"http://127.0.0.1:{server.server_port}",
+            cache=False,
+            journal=tmp_path / "deeds.jsonl",
+            progress=False,
+        )
+        form = PurchaseForm(client, cost=25)
+        form.title.value = "NGL123456"
+        form.buy_button.click()
+        message = text_of(form.message.value)
+        assert message.startswith(
+            "The service answered about title NGL123456 without saying whether it exists or was "
+            "bought before, so it was not offered: nothing was sent and you were not charged."
+        )
+        assert form.confirm_box.layout.display == "none"
+        assert form.check_button.layout.display is None
+        client.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -98,5 +98,5 @@ def test_service_rate_limit_is_a_readable_note(fresh_sandbox, make_client, sched
         form.search.value = query
         scheduler.run_pending()
     note = text_of(form.suggest_note.value)
-    assert note.startswith("Too many requests for now (HTTP 429): wait")
+    assert note.startswith("Too many requests for now: wait")
     assert "limited to 1 requests per minute" in note

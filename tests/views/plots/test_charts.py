@@ -132,9 +132,10 @@ def test_epc_chart_counts_current_and_potential_in_official_colours(
     properties: pd.DataFrame,
 ) -> None:
     fig = epc_chart(properties)
-    current, potential = fig.data[:2]  # then their legend key
+    current, potential = fig.data
     assert (current.name, potential.name) == ("Current", "Potential")
-    assert list(current.x) == list("ABCDEFG")
+    assert list(current.x[0]) == ["Current rating"] * 7 and list(current.x[1]) == list("ABCDEFG")
+    assert list(potential.x[0]) == ["Potential rating"] * 7
     expected = (
         properties["epc.currentEnergyRating"].value_counts().reindex(list("ABCDEFG"), fill_value=0)
     )
@@ -156,6 +157,14 @@ def test_epc_chart_counts_current_and_potential_in_official_colours(
     ]
     assert current.marker.opacity == 1 and potential.marker.opacity < 1
     assert fig.layout.yaxis.title.text == "Properties (count)"
+
+
+def test_the_epc_count_axis_ticks_in_whole_numbers(properties: pd.DataFrame) -> None:
+    few = epc_chart(properties.head(3))
+    assert few.layout.yaxis.tickformat == ",d" and few.layout.yaxis.dtick == 1
+    assert few.layout.yaxis.rangemode == "tozero"
+    many = epc_chart(properties)
+    assert many.layout.yaxis.tickformat == ",d"
 
 
 def test_epc_price_chart_boxes_follow_band_order_with_true_quartiles(
