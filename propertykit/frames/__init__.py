@@ -8,7 +8,8 @@ refuses, a field or leaf at a time through the lenient rules of
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`in_major_units` rescales a frame served in pence to pounds (a
+lodgement; :func:`gross_yield` the gross rental yield (the rent's period named by the
+caller); :func:`in_major_units` rescales a frame served in pence to pounds (a
 copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run
 need not parse them again (the client's replay imports it by that name).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
+from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
@@ -51,6 +53,7 @@ __all__ = [
     "EPC_TREND_MIN_COUNT",
     "MINOR_PER_MAJOR",
     "PENCE_MEDIAN_THRESHOLD",
+    "RENT_PERIODS",
     "SALES_COLUMNS",
     "TAX_BANDS",
     "EpcTrendWarning",
@@ -61,6 +64,7 @@ __all__ = [
     "epc_trend",
     "explode_sales",
     "frame",
+    "gross_yield",
     "in_major_units",
     "is_minor",
     "price_index",

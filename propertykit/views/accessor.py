@@ -37,7 +37,8 @@ class PropertyAccessor:
         self._df = df
 
     def sales(self) -> pd.DataFrame:
-        """One row per sale: :func:`propertykit.frames.tables.explode_sales`.
+        """One row per sale, with ``price_per_sqm`` where the floor area is known:
+        :func:`propertykit.frames.tables.explode_sales`.
 
         Examples
         --------
@@ -48,6 +49,21 @@ class PropertyAccessor:
         from propertykit.frames import explode_sales
 
         return explode_sales(self._df)
+
+    def gross_yield(self, *, rent_per: str | None = None) -> pd.DataFrame:
+        """Gross rental yield per property, in per cent; ``rent_per`` (``"week"``,
+        ``"month"`` or ``"year"``) is required: :func:`propertykit.frames.gross_yield.gross_yield`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> df = pk.frame([{"pricing": {"estimatedSaleValue": 260000, "estimatedRentValue": 250}}])
+        >>> float(df.pk.gross_yield(rent_per="week")["gross_yield"].iloc[0])
+        5.0
+        """
+        from propertykit.frames import gross_yield
+
+        return gross_yield(self._df, rent_per=rent_per)
 
     def in_pounds(self) -> pd.DataFrame:
         """A copy with prices in pounds when served in pence (see :mod:`propertykit.frames.money`).
