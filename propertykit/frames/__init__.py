@@ -27,6 +27,7 @@ from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, e
 from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
+from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares
