@@ -8,6 +8,7 @@ is imported on first use so ``import propertykit`` stays light.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -148,8 +149,11 @@ class PropertyAccessor:
         freq: Literal["year", "quarter", "month"] = "year",
         by: str | None = None,
         min_pairs: int = 30,
+        weights: Literal["auto", "interval", "equal"] = "auto",
+        robust: bool = True,
     ) -> pd.DataFrame:
-        """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
+        """The repeat-sales price index (Case-Shiller), 100 at the first period; interval weights
+        only where dispersion grows with the time held (``attrs["weights"]`` says):
         :func:`propertykit.frames.price_index.price_index`.
 
         Examples
@@ -162,7 +166,82 @@ class PropertyAccessor:
         """
         from propertykit.frames import price_index
 
-        return price_index(self._df, freq=freq, by=by, min_pairs=min_pairs)
+        return price_index(
+            self._df, freq=freq, by=by, min_pairs=min_pairs, weights=weights, robust=robust
+        )
+
+    def comparables(
+        self,
+        subject: str | Mapping[str, Any],
+        *,
+        as_of: str | date | datetime | pd.Timestamp | None = None,
+        radius_m: float | None = None,
+        months: int = 24,
+        limit: int = 20,
+        index: pd.DataFrame | None = None,
+        min_comparables: int = 5,
+    ) -> pd.DataFrame:
+        """A subject's comparable sales, sold strictly before ``as_of``, prices brought to
+        ``as_of`` by the index: :func:`propertykit.frames.comparables.comparables`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> found = df.pk.comparables("PK00000042", as_of="2025-01-01")
+        >>> list(found.columns[-3:])
+        ['propertyType', 'weight', 'own_sale']
+        """
+        from propertykit.frames import comparables
+
+        return comparables(
+            self._df,
+            subject,
+            as_of=as_of,
+            radius_m=radius_m,
+            months=months,
+            limit=limit,
+            index=index,
+            min_comparables=min_comparables,
+        )
+
+    def valuation(
+        self,
+        subjects: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]] | None = None,
+        *,
+        as_of: Any = None,
+        min_comparables: int = 5,
+        radius_m: float | None = None,
+        months: int = 24,
+        limit: int = 20,
+        index: pd.DataFrame | None = None,
+    ) -> pd.DataFrame:
+        """An estimate with a calibrated 80 % range per subject, from its comparable sales:
+        :func:`propertykit.frames.valuation.valuation`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> values = df.pk.valuation(["PK00000042"], as_of="2025-01-01")
+        >>> list(values.columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'price_per_sqm', 'comparables',
+         'radius_m', 'thin', 'method']
+        """
+        from propertykit.frames import valuation
+
+        return valuation(
+            self._df,
+            subjects,
+            as_of=as_of,
+            min_comparables=min_comparables,
+            radius_m=radius_m,
+            months=months,
+            limit=limit,
+            index=index,
+        )
 
     def index_chart(self, **kwargs: Any) -> go.Figure:
         """The repeat-sales price index with its 95 % band:
