@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
     from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
+    from propertykit.views.valuation import comparable_evidence, comparables_map, evidence_html
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -43,6 +44,9 @@ _LAZY = {
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "use_tile_fetcher": "street",
+    "comparable_evidence": "valuation",
+    "comparables_map": "valuation",
+    "evidence_html": "valuation",
 }
 
 __all__ = [
@@ -50,9 +54,12 @@ __all__ = [
     "WGS84",
     "bake_tiles",
     "build_report",
+    "comparable_evidence",
+    "comparables_map",
     "epc_chart",
     "epc_price_chart",
     "epc_trend_chart",
+    "evidence_html",
     "price_trend",
     "property_map",
     "read_boundaries",

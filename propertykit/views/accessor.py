@@ -330,6 +330,23 @@ class PropertyAccessor:
 
         return property_map(self._df, **kwargs)
 
+    def comparables_map(self, subject: str | Mapping[str, Any], **kwargs: Any) -> go.Figure:
+        """The subject among its comparable sales, coloured by price per m², with the searched
+        circle: :func:`propertykit.views.valuation.comparables_map`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> figure = df.pk.comparables_map("PK00000007", as_of="2025-01-01", basemap="outline")
+        >>> figure.data[-1].name
+        'Subject'
+        """
+        from propertykit.views.valuation import comparables_map
+
+        return comparables_map(self._df, subject, **kwargs)
+
     def to_parquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
         """A Parquet dataset, one folder per outcode: :func:`propertykit.views.export.to_parquet`.
 
