@@ -61,6 +61,11 @@ class ComparableEvidence:
     left_out: Mapping[str, int]
 
     @property
+    def place(self) -> str | Mapping[str, Any]:
+        """The subject as :func:`comparables_map` takes it (its id, else where it is)."""
+        return self.property_id or {"lat": self.lat, "lng": self.lng}
+
+    @property
     def radius_m(self) -> float:
         return float(self.comparables.attrs["radius_m"])
 
@@ -297,12 +302,16 @@ def value_range_text(evidence: ComparableEvidence) -> str:
 def caveats(evidence: ComparableEvidence) -> list[str]:
     """What a reader should know before relying on the range, in plain words."""
     found = evidence.comparables
+    index = str(found.attrs["index"])
     said = [
         f"Comparables are {found.attrs['criteria']}.",
-        f"Earlier prices are brought to the valuation date by {found.attrs['index']}.",
+        "Earlier prices are taken as sold: too few homes sold twice to measure how the market "
+        "moved."
+        if index.startswith("none")
+        else f"Index used: earlier prices are brought to the valuation date by {index}.",
     ]
     if evidence.band.get("how"):
-        said.append(f"The range is {evidence.band['how']}.")
+        said.append(f"How the range was set: {evidence.band['how']}.")
     if evidence.radius_m > 2000:
         said.append(
             f"The search had to widen to {_distance(evidence.radius_m)} to find enough sales, "
