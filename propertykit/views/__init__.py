@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
     from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
-    from propertykit.views.valuation import comparable_evidence, comparables_map, evidence_html
+    from propertykit.views.valuation import (
+        comparable_evidence,
+        comparables_map,
+        evidence_html,
+        value_range_text,
+    )
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -47,6 +52,7 @@ _LAZY = {
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
     "evidence_html": "valuation",
+    "value_range_text": "valuation",
 }
 
 __all__ = [
@@ -67,6 +73,7 @@ __all__ = [
     "to_geoparquet",
     "to_parquet",
     "use_tile_fetcher",
+    "value_range_text",
     "write_report",
 ]
 

@@ -29,7 +29,14 @@ from propertykit.views import figures as shared
 from propertykit.views.context import Extent
 from propertykit.views.figures import TEMPLATE
 
-__all__ = ["ComparableEvidence", "comparable_evidence", "comparables_map", "evidence_html"]
+__all__ = [
+    "ComparableEvidence",
+    "caveats",
+    "comparable_evidence",
+    "comparables_map",
+    "evidence_html",
+    "value_range_text",
+]
 
 MAP_HEIGHT = 560
 SUBJECT_COLOUR = "#c0392b"
@@ -332,8 +339,9 @@ def caveats(evidence: ComparableEvidence) -> list[str]:
     return said
 
 
-def evidence_html(evidence: ComparableEvidence, *, rows: int = 20) -> str:
-    """The range, the comparables table and the caveats as HTML (data text escaped).
+def evidence_html(evidence: ComparableEvidence, *, rows: int = 20, with_range: bool = True) -> str:
+    """The range (unless ``with_range=False``), the comparables table and the caveats as HTML,
+    every text from the data escaped.
 
     Examples
     --------
@@ -354,11 +362,10 @@ def evidence_html(evidence: ComparableEvidence, *, rows: int = 20) -> str:
     if not len(table):
         body = f'<tr><td colspan="{len(SHOWN_COLUMNS)}">No comparable sales were found.</td></tr>'
     notes = "".join(f"<li>{html.escape(text)}</li>" for text in caveats(evidence))
+    value = html.escape(value_range_text(evidence))
     return (
-        f'<p class="value-range"><strong>{html.escape(value_range_text(evidence))}</strong></p>'
-        f'<table class="comparables"><tr>{head}</tr>{body}</table>'
-        f'<ul class="caveats">{notes}</ul>'
-    )
+        f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
+    ) + f'<table class="comparables"><tr>{head}</tr>{body}</table><ul class="caveats">{notes}</ul>'
 
 
 def _cell(column: str, value: Any) -> str:
