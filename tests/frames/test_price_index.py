@@ -84,6 +84,8 @@ def test_weights_by_group_are_chosen_per_group_and_named(real_sales: pd.DataFram
 
 
 def test_unknown_weights_are_refused() -> None:
-    sales = pd.DataFrame({"propertyId": ["A"], "date": pd.to_datetime(["2020-01-01"]), "price": [1]})
+    sales = pd.DataFrame(
+        {"propertyId": ["A"], "date": pd.to_datetime(["2020-01-01"]), "price": [1]}
+    )
     with pytest.raises(InvalidInput, match="weights must be one of auto, interval, equal"):
         price_index(sales, weights="case-shiller")  # type: ignore[arg-type]
