@@ -115,3 +115,18 @@ def test_it_is_exported_and_shows_as_a_widget(sandbox, make_client):
     bundle = form._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "ValuationForm" in pk.widgets.__all__
+
+
+def test_the_range_is_in_pounds_on_both_profiles(profiled_sandbox, make_client):
+    form = ValuationForm(make_client(profiled_sandbox, profile=profiled_sandbox.profile))
+    form.subject.value = SUBJECT
+    form.as_of.value = "2025-06-01"
+    form.value_button.click()
+    assert form.evidence is not None and form.value is not None
+    assert form.value.attrs["money_unit"] == (
+        "minor" if profiled_sandbox.profile == "vepler" else "major"
+    )
+    pounds = form.value.pk.in_pounds().pk.valuation(["PK00000092"], as_of="2025-06-01")
+    estimate = form.evidence.value["estimate"]
+    assert estimate == pytest.approx(pounds["estimate"].iloc[0])
+    assert f"£{estimate:,.0f}" in text_of(form.range.value)
