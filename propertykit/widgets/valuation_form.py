@@ -58,6 +58,8 @@ NOTHING_PICKED = "Nothing was sent: type an id or pick a property first."
 ONE_ID = "Nothing was sent: type one id, such as L00000042 or rightmove::123."
 BAD_DATE = "Nothing was sent: the valuation date must be a date such as 2025-01-01."
 BAD_RADIUS = "Nothing was sent: the radius must be above 0 metres."
+#: The most properties of a frame the list offers (a longer list is slow in a browser).
+MOST_LISTED = 2000
 
 
 class ValuationForm(Form):
@@ -106,13 +108,21 @@ class ValuationForm(Form):
     def _build(self, radius_m: float) -> None:
         self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=fill())
         choices: list[tuple[str, str | None]] = [("(none)", None)]
+        listed_note = ""
         if self.frame is not None and "propertyId" in self.frame.columns:
-            names = self.frame.get("address.displayAddress", self.frame["propertyId"])
-            for pid, name in zip(self.frame["propertyId"], names, strict=True):
-                if isinstance(pid, str):
+            homes = self.frame.drop_duplicates("propertyId")
+            names = homes.get("address.displayAddress", homes["propertyId"])
+            for pid, name in zip(homes["propertyId"], names, strict=True):
+                if isinstance(pid, str) and len(choices) <= MOST_LISTED:
                     choices.append((f"{name if isinstance(name, str) else pid} ({pid})", pid))
+            if len(homes) > MOST_LISTED:
+                listed_note = (
+                    f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; "
+                    "type the id of any other."
+                )
         self.picker = widgets.Dropdown(options=choices, value=None, layout=fill())
         self.picker.layout.display = None if len(choices) > 1 else "none"
+        self.picker_note = hint(listed_note)
         self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=fill())
         self.radius = widgets.FloatText(value=radius_m, layout=fill())
         self.value_button = widgets.Button(
@@ -128,7 +138,13 @@ class ValuationForm(Form):
         inputs = row(
             [
                 column(
-                    [label("Property"), self.subject, self.picker, hint(SUBJECT_HINT)],
+                    [
+                        label("Property"),
+                        self.subject,
+                        self.picker,
+                        hint(SUBJECT_HINT),
+                        self.picker_note,
+                    ],
                     basis="320px",
                     grow=2,
                 ),
