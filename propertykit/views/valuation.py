@@ -175,7 +175,8 @@ def comparables_map(
     -------
     plotly.graph_objects.Figure
         The searched circle, the comparables coloured by their price per m² brought to the
-        valuation date (pounds), and the subject as a red star, north up with a scale bar.
+        valuation date (pounds; one marker per property, coloured by its best-weighted sale,
+        every sale in its hover text), and the subject as a red star, north up with a scale bar.
 
     Examples
     --------
@@ -206,19 +207,13 @@ def comparables_map(
             line={"color": "#555555", "width": 1.5, "dash": "dash"},
         )
     )  # fmt: skip
-    hover = [
-        f"{html.escape(str(a))}<br>Sold {d:%b %Y} for £{p:,.0f}<br>"
-        f"£{q:,.0f} per m² at the valuation date<br>{m:,.0f} m away"
-        for a, d, p, q, m in zip(
-            table["address"], table["date"], table["price"], table["adjusted_price_per_sqm"],
-            table["distance_m"], strict=True,
-        )
-    ]  # fmt: skip
+    homes = _by_property(table, lng, lat)
     figure.add_trace(
         go.Scatter(
-            x=lng.round(6), y=lat.round(6), mode="markers", text=hover,
-            hovertemplate="%{text}<extra></extra>", name=SHOWN_COLUMNS["adjusted_price_per_sqm"],
-            marker={"size": 11, "color": table["adjusted_price_per_sqm"].to_numpy(dtype=float),
+            x=homes["lng"].round(6), y=homes["lat"].round(6), mode="markers",
+            text=homes["hover"], hovertemplate="%{text}<extra></extra>",
+            name=SHOWN_COLUMNS["adjusted_price_per_sqm"],
+            marker={"size": 11, "color": homes["colour"].to_numpy(dtype=float),
                     "colorscale": "Viridis", "line": {"color": "white", "width": 1},
                     "colorbar": {"title": {"text": "£ per m²"}, "tickformat": ",.0f"}},
         )
@@ -249,6 +244,31 @@ def comparables_map(
     if chosen == "tiles":
         return ground.to_tiles(figure, extent, tiles=tiles, attribution=attribution)
     return figure
+
+
+def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:
+    """One marker per property (a home sold twice is one place): coloured by its best-weighted
+    sale (the table is best first), every sale of it in the hover text, escaped."""
+    lines = [
+        f"Sold {d:%b %Y} for £{p:,.0f}: £{q:,.0f} per m² at the valuation date"
+        for d, p, q in zip(
+            table["date"], table["price"], table["adjusted_price_per_sqm"], strict=True
+        )
+    ]
+    rows = pd.DataFrame(
+        {"propertyId": table["propertyId"], "lng": lng, "lat": lat, "line": lines,
+         "colour": table["adjusted_price_per_sqm"], "address": table["address"].astype(str),
+         "away": table["distance_m"]}
+    )  # fmt: skip
+    grouped = rows.groupby("propertyId", sort=False)
+    homes = grouped.agg(lng=("lng", "first"), lat=("lat", "first"), colour=("colour", "first"),
+                        address=("address", "first"), away=("away", "first"))  # fmt: skip
+    sold = grouped["line"].agg("<br>".join)
+    homes["hover"] = [
+        f"{html.escape(address)} ({away:,.0f} m away)<br>{sales}"
+        for address, away, sales in zip(homes["address"], homes["away"], sold, strict=True)
+    ]
+    return homes.reset_index()
 
 
 def _locations(df: pd.DataFrame, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
