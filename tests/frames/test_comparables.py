@@ -20,6 +20,13 @@ def df() -> pd.DataFrame:
     return pk.frame(generate_records(6_000, realism="real"))
 
 
+@pytest.fixture(scope="module")
+def subject(df: pd.DataFrame) -> str:
+    """A home with at least 5 comparables within 4 km in the two years to July 2024."""
+    values = df.pk.valuation([f"PK{i:08d}" for i in range(200)], as_of="2024-07-01")
+    return str(values.loc[~values["thin"] & (values["radius_m"] <= 4000), "propertyId"].iloc[0])
+
+
 def a_subject_sold_twice(df: pd.DataFrame) -> tuple[str, pd.Timestamp]:
     """A home with a floor area whose last sale (from 2022 on) follows an earlier one."""
     sales = df.pk.sales()
@@ -30,13 +37,16 @@ def a_subject_sold_twice(df: pd.DataFrame) -> tuple[str, pd.Timestamp]:
     return name, chosen.loc[name, "max"]
 
 
-def test_comparables_are_sold_strictly_before_as_of_and_fit_the_subject(df: pd.DataFrame) -> None:
-    subject = df.set_index("propertyId").loc["PK00000042"]
-    found = df.pk.comparables("PK00000042", as_of="2024-07-01", months=24)
+def test_comparables_are_sold_strictly_before_as_of_and_fit_the_subject(
+    df: pd.DataFrame, subject: str
+) -> None:
+    home = df.set_index("propertyId").loc[subject]
+    found = df.pk.comparables(subject, as_of="2024-07-01", months=24)
     assert list(found.columns) == list(COMPARABLE_COLUMNS) and len(found) >= 5
     assert (found["date"] < "2024-07-01").all() and (found["date"] >= "2022-07-01").all()
-    assert (found["propertyType"] == subject["propertyType"]).all()
-    ratio = found["floorAreaSqM"] / subject["floorAreaSqM"]
+    assert (found["propertyType"] == home["propertyType"]).all()
+    assert found["propertyId"].is_unique  # a home sold twice in the window counts once
+    ratio = found["floorAreaSqM"] / home["floorAreaSqM"]
     assert ratio.between(1 / 1.35, 1.35).all()
     assert (found["distance_m"] <= found.attrs["radius_m"]).all()
     assert found["weight"].is_monotonic_decreasing
@@ -44,15 +54,17 @@ def test_comparables_are_sold_strictly_before_as_of_and_fit_the_subject(df: pd.D
     np.testing.assert_allclose(found["price_per_sqm"], found["price"] / found["floorAreaSqM"])
 
 
-def test_the_radius_widens_only_until_enough_are_found(df: pd.DataFrame) -> None:
-    wide = df.pk.comparables("PK00000042", as_of="2024-07-01")
-    fixed = df.pk.comparables("PK00000042", as_of="2024-07-01", radius_m=100)
+def test_the_radius_widens_only_until_enough_are_found(df: pd.DataFrame, subject: str) -> None:
+    wide = df.pk.comparables(subject, as_of="2024-07-01")
+    fixed = df.pk.comparables(subject, as_of="2024-07-01", radius_m=100)
     assert fixed.attrs["radius_m"] == 100 and (fixed["distance_m"] <= 100).all()
     assert wide.attrs["radius_m"] > 100 and len(wide) >= 5
 
 
-def test_prices_are_brought_to_as_of_by_the_index_or_the_one_given(df: pd.DataFrame) -> None:
-    found = df.pk.comparables("PK00000042", as_of="2024-07-01")
+def test_prices_are_brought_to_as_of_by_the_index_or_the_one_given(
+    df: pd.DataFrame, subject: str
+) -> None:
+    found = df.pk.comparables(subject, as_of="2024-07-01")
     assert found.attrs["index"].startswith("the frame's repeat-sales index")
     index = df.pk.price_index(freq="quarter")
     level = index.set_index("period")["index"]
@@ -61,7 +73,7 @@ def test_prices_are_brought_to_as_of_by_the_index_or_the_one_given(df: pd.DataFr
     assert found.attrs["index"].startswith("the frame's repeat-sales index, quarterly")
     assert first["adjusted_price"] == pytest.approx(first["price"] * moved)
     flat = pd.DataFrame({"period": pd.period_range("1995", "2025", freq="Y"), "index": 100.0})
-    unmoved = df.pk.comparables("PK00000042", as_of="2024-07-01", index=flat)
+    unmoved = df.pk.comparables(subject, as_of="2024-07-01", index=flat)
     assert unmoved.attrs["index"] == "the index given"
     np.testing.assert_allclose(unmoved["adjusted_price"], unmoved["price"])
 
