@@ -8,7 +8,8 @@ back to the sandbox: it is a one-line error and nothing is written.
 ``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
 ``--subject ID`` adds the comparable evidence for one property (its value range, comparables,
 their map, the index used, the caveats); a subject not among ``--ids`` is looked up, with its
-neighbourhood (``--radius`` metres about it, by the area query), whose sales are the evidence.
+neighbourhood (its homes of the same type and a similar floor area within ``--radius`` metres,
+by the area query's point and radius and condition groups), whose sales are the evidence.
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.client import Client, parse_ids
+from propertykit.client import Client, homes_like, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
 from propertykit.text import plural
 from propertykit.views import OSM_TILES, write_report
 
-#: Metres about a subject not among ``--ids`` whose properties are fetched as its evidence.
+#: Metres about a subject not among ``--ids`` whose homes of its type and size are fetched as its
+#: evidence.
 DEFAULT_RADIUS_M = 2000.0
+#: Records per page of the neighbourhood's query (the service's largest).
+QUERY_PAGE = 100
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -192,10 +196,15 @@ def fetch_subject(
     if pd.isna(lat) or pd.isna(lng):
         raise InvalidInput(f"--subject {given} has no location, so it has no neighbourhood")
     area = {"type": "point", "coordinates": [float(lng), float(lat)], "radius": radius_m}
-    nearby = client.query(area)
+    like = homes_like(own["propertyType"].iloc[0], own["floorAreaSqM"].iloc[0])
+    if like is None:
+        nearby = client.query(area, page_size=QUERY_PAGE)
+    else:  # only homes that could be its comparables are paid for
+        nearby = client.query(area, page_size=QUERY_PAGE, query=like)
+    which = "properties" if like is None else "homes of its type and size"
     print(
-        f"propertykit: fetched {plural(len(nearby), 'property', 'properties')} within "
-        f"{radius_m:,.0f} m of the subject: their sales are its evidence",
+        f"propertykit: fetched {len(nearby):,} {which} within {radius_m:,.0f} m of the "
+        "subject: their sales are its evidence",
         file=sys.stderr,
     )
     parts = [part for part in (df, own, nearby) if part is not None and len(part)]

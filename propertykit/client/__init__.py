@@ -14,6 +14,7 @@ from propertykit.client.bulk import DryRun
 from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
 from propertykit.client.portable import ClientRecipe
+from propertykit.client.query_conditions import homes_like
 from propertykit.client.query_input import check_area
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "ParsedIds",
     "check_area",
     "encode_id",
+    "homes_like",
     "join_ids",
     "parse_ids",
     "validate_ids",

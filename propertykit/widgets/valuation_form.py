@@ -3,8 +3,9 @@
 A property is picked from a frame the form was given (``ValuationForm(client, frame=df)``: its
 sales are then the evidence, and nothing is fetched), or named by an id in the box: a location
 id, a ``<provider>::<id>`` source id, or a ``propertyId`` of the frame. A property the frame does
-not hold is fetched, then its neighbourhood (every property within ``radius_m`` of it, by the
-area query's point and radius), whose sales are its evidence. The range, the comparables and the
+not hold is fetched, then its neighbourhood (the homes of its type and a similar floor area within
+``radius_m`` of it, by the area query's point and radius and condition groups), whose sales are
+its evidence. The range, the comparables and the
 caveats come from :func:`propertykit.views.comparable_evidence`; errors appear as plain words.
 """
 
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 import pandas as pd
 
-from propertykit.client import parse_ids
+from propertykit.client import homes_like, parse_ids
 from propertykit.text import plural
 from propertykit.views import (
     comparable_evidence,
@@ -58,6 +59,8 @@ NOTHING_PICKED = "Nothing was sent: type an id or pick a property first."
 ONE_ID = "Nothing was sent: type one id, such as L00000042 or rightmove::123."
 BAD_DATE = "Nothing was sent: the valuation date must be a date such as 2025-01-01."
 BAD_RADIUS = "Nothing was sent: the radius must be above 0 metres."
+#: Records per page of the neighbourhood's query (the service's largest).
+QUERY_PAGE = 100
 #: The most properties of a frame the list offers (a longer list is slow in a browser).
 MOST_LISTED = 2000
 
@@ -89,10 +92,10 @@ class ValuationForm(Form):
     --------
     >>> import propertykit as pk
     >>> form = pk.widgets.ValuationForm(client)
-    >>> form.subject.value = "L00000092"
+    >>> form.subject.value = "L00000067"
     >>> form.value_button.click()
-    >>> form.evidence.value["propertyId"], int(form.evidence.value["comparables"]) > 0
-    ('PK00000092', True)
+    >>> form.evidence.value["propertyId"], bool(form.evidence.value["thin"])
+    ('PK00000067', False)
     """
 
     def __init__(
@@ -250,8 +253,12 @@ class ValuationForm(Form):
             return None
         area = {"type": "point", "coordinates": [float(lng), float(lat)],
                 "radius": float(self.radius.value)}  # fmt: skip
-        with self._lock:
-            nearby = self.client.query(area)
+        like = homes_like(own["propertyType"].iloc[0], own["floorAreaSqM"].iloc[0])
+        with self._lock:  # only homes that could be its comparables are paid for
+            if like is None:
+                nearby = self.client.query(area, page_size=QUERY_PAGE)
+            else:
+                nearby = self.client.query(area, page_size=QUERY_PAGE, query=like)
         df = pd.concat([own, nearby], ignore_index=True).drop_duplicates("propertyId")
         df = df.reset_index(drop=True)
         df.attrs = dict(own.attrs)

@@ -8,21 +8,33 @@ from pathlib import Path
 import pytest
 
 from propertykit.cli import main
+from propertykit.frames import frame
+from propertykit.sandbox.data import generate_records
 
 #: Every test here talks to a local sandbox: none may hang.
 pytestmark = pytest.mark.timeout(180)
 
-SUBJECT = "L00000092"  # a London house of the default sandbox with comparables within 1 km
+AS_OF = "2025-06-01"
+
+
+@pytest.fixture(scope="module")
+def subject() -> str:
+    """A home of the default sandbox with enough comparables within 2 km (its location id)."""
+    homes = frame(generate_records(5000))  # the default sandbox's world (seed 0)
+    values = homes.pk.valuation(as_of=AS_OF)
+    near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"]
+    return str(homes.set_index("propertyId").loc[near.iloc[0], "locationId"])
 
 
 def test_a_subject_alone_is_fetched_with_its_neighbourhood(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    subject: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_file = tmp_path / "valued.html"
-    assert main(["report", "--sandbox", "--subject", SUBJECT, "--out", str(out_file)]) == 0
+    args = ["--subject", subject, "--radius", "3000", "--as-of", AS_OF, "--out", str(out_file)]
+    assert main(["report", "--sandbox", *args]) == 0
     said = capsys.readouterr()
-    fetched = re.search(r"fetched (\d+) properties within 2,000 m of the subject", said.err)
-    assert fetched and int(fetched.group(1)) > 10
+    fetched = re.search(r"fetched (\d+) homes of its type and size within 3,000 m", said.err)
+    assert fetched and int(fetched.group(1)) >= 5
     page = out_file.read_text()
     shown = page[page.index("<h2>Comparable evidence</h2>") :]
     assert re.search(r"about £[\d,]+, likely between £[\d,]+ and £[\d,]+", shown)
@@ -31,11 +43,11 @@ def test_a_subject_alone_is_fetched_with_its_neighbourhood(
 
 
 def test_a_subject_among_the_ids_costs_nothing_more(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    subject: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_file = tmp_path / "valued.html"
-    ids = ["L00000092,L00000093,L00000094"]
-    args = ["report", "--sandbox", "--ids", *ids, "--subject", SUBJECT, "--out", str(out_file)]
+    ids = [f"L00000001,{subject}"]
+    args = ["report", "--sandbox", "--ids", *ids, "--subject", subject, "--out", str(out_file)]
     assert main(args) == 0
     said = capsys.readouterr()
     assert "1 request sent" in said.out and "fetched" not in said.err

@@ -16,7 +16,17 @@ from .conftest import requests_to, text_of
 pytestmark = pytest.mark.timeout(120)
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
-SUBJECT = "L00000092"  # a London house of the default sandbox with comparables within 1 km
+AS_OF = "2025-06-01"
+
+
+@pytest.fixture(scope="module")
+def subject() -> tuple[str, str]:
+    """A home of the default sandbox with enough comparables within 2 km: (location id,
+    propertyId)."""
+    homes = frame(generate_records(5000))  # the default sandbox's world (seed 0)
+    values = homes.pk.valuation(as_of=AS_OF)
+    near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"].iloc[0]
+    return str(homes.set_index("propertyId").loc[near, "locationId"]), str(near)
 
 
 def assert_plain(form: ValuationForm) -> None:
@@ -24,11 +34,11 @@ def assert_plain(form: ValuationForm) -> None:
     assert "Traceback" not in shown and "attrs[" not in shown and "InvalidInput" not in shown
 
 
-def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client):
+def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client, subject):
     client = make_client(sandbox)
-    form = ValuationForm(client)
+    form = ValuationForm(client, radius_m=3000)
     assert form.results.layout.display == "none"
-    form.subject.value = SUBJECT
+    form.subject.value, form.as_of.value = subject[0], AS_OF
     form.value_button.click()
     assert form.evidence is not None and form.results.layout.display is None
     value = form.evidence.value
@@ -39,6 +49,13 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client
     (output,) = form.map_output.outputs
     assert PLOTLY_MIME in output["data"]
     assert len(requests_to(sandbox, "/v1/property/query")) >= 1
+    own = form.value.set_index("propertyId").loc[subject[1]]
+    assert set(form.value["propertyType"]) == {own["propertyType"]}  # only homes like it paid for
+    assert (
+        form.value["floorAreaSqM"]
+        .between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5)
+        .all()
+    )
     assert f"Valued from {int(value['comparables'])} comparable sales" in text_of(
         form.message.value
     )
@@ -69,7 +86,7 @@ def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client):
         ("", "", "type an id or pick a property"),
         ("L1, L2", "", "type one id"),
         ("not an id!", "", "type one id"),
-        (SUBJECT, "next tuesday", "must be a date such as 2025-01-01"),
+        ("L00000001", "next tuesday", "must be a date such as 2025-01-01"),
     ],
 )
 def test_bad_input_is_said_and_nothing_is_sent(sandbox, make_client, typed, as_of, said):
@@ -101,10 +118,10 @@ def test_too_little_evidence_gives_no_value_in_words(sandbox, make_client):
     assert "£" not in text_of(form.range.value)
 
 
-def test_a_service_error_is_plain_words(fresh_sandbox, make_client):
+def test_a_service_error_is_plain_words(fresh_sandbox, make_client, subject):
     client = make_client(fresh_sandbox, budget=1)
     form = ValuationForm(client)
-    form.subject.value = SUBJECT
+    form.subject.value = subject[0]
     form.value_button.click()  # the subject costs the budget's one request; the query is refused
     assert "budget" in text_of(form.message.value)
     assert form.evidence is None and not form.value_button.disabled
@@ -118,16 +135,16 @@ def test_it_is_exported_and_shows_as_a_widget(sandbox, make_client):
     assert "ValuationForm" in pk.widgets.__all__
 
 
-def test_the_range_is_in_pounds_on_both_profiles(profiled_sandbox, make_client):
-    form = ValuationForm(make_client(profiled_sandbox, profile=profiled_sandbox.profile))
-    form.subject.value = SUBJECT
-    form.as_of.value = "2025-06-01"
+def test_the_range_is_in_pounds_on_both_profiles(profiled_sandbox, make_client, subject):
+    client = make_client(profiled_sandbox, profile=profiled_sandbox.profile)
+    form = ValuationForm(client, radius_m=3000)
+    form.subject.value, form.as_of.value = subject[0], AS_OF
     form.value_button.click()
     assert form.evidence is not None and form.value is not None
     assert form.value.attrs["money_unit"] == (
         "minor" if profiled_sandbox.profile == "vepler" else "major"
     )
-    pounds = form.value.pk.in_pounds().pk.valuation(["PK00000092"], as_of="2025-06-01")
+    pounds = form.value.pk.in_pounds().pk.valuation([subject[1]], as_of=AS_OF)
     estimate = form.evidence.value["estimate"]
     assert estimate == pytest.approx(pounds["estimate"].iloc[0])
     assert f"£{estimate:,.0f}" in text_of(form.range.value)
