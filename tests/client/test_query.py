@@ -494,6 +494,9 @@ def test_the_client_and_the_sandbox_know_the_same_condition_fields():
 
     assert set(CONDITION_FIELDS) == set(served.FIELDS)
     assert COMPARATORS == served.COMPARATORS
+    same_kind = {"int": "number", "number": "number", "date": "date", "datetime": "date",
+                 "flag": "flag", "text": "text", "category": "text", "level": "text"}  # fmt: skip
+    assert {n: same_kind[k] for n, k in CONDITION_FIELDS.items()} == served.FIELDS
 
 
 BAD_CONDITIONS: list[tuple[str, Any, str]] = [
