@@ -210,7 +210,7 @@ def find_comparables(
     radii = (float(radius_m),) if radius_m is not None else RADII_M
     radius = np.full(count, np.nan)
     pending = np.flatnonzero(subjects.usable & (subjects.kind >= 0))
-    radius[np.flatnonzero(subjects.usable & (subjects.kind < 0))] = radii[0]
+    radius[np.flatnonzero(subjects.usable & (subjects.kind < 0))] = radii[-1]  # none of its kind
     if not len(pending) or not len(evidence.day):
         radius[pending] = radii[-1]
         none = np.zeros(0, dtype=np.int64)

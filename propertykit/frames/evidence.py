@@ -148,6 +148,11 @@ def _attach_index(evidence: Evidence, sales: pd.DataFrame, index: pd.DataFrame |
                 "(as df.pk.price_index() returns)"
             )
         periods = pd.PeriodIndex(index["period"])
+        if not periods.is_unique:
+            raise InvalidInput(
+                "index must hold one index (each period once): pass one group's rows of a "
+                "price index made with by="
+            )
         evidence.index_name = "the index given"
         table = pd.DataFrame({"period": periods, "index": index["index"].to_numpy(dtype=float)})
     else:

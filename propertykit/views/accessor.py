@@ -164,9 +164,9 @@ class PropertyAccessor:
         >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
         (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
         """
-        from propertykit.frames import price_index
+        from propertykit import frames  # the function, not its module of the same name
 
-        return price_index(
+        return frames.price_index(
             self._df, freq=freq, by=by, min_pairs=min_pairs, weights=weights, robust=robust
         )
 
@@ -193,9 +193,9 @@ class PropertyAccessor:
         >>> list(found.columns[-3:])
         ['propertyType', 'weight', 'own_sale']
         """
-        from propertykit.frames import comparables
+        from propertykit import frames
 
-        return comparables(
+        return frames.comparables(
             self._df,
             subject,
             as_of=as_of,
@@ -230,9 +230,9 @@ class PropertyAccessor:
         ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'price_per_sqm', 'comparables',
          'radius_m', 'thin', 'method']
         """
-        from propertykit.frames import valuation
+        from propertykit import frames
 
-        return valuation(
+        return frames.valuation(
             self._df,
             subjects,
             as_of=as_of,
@@ -293,9 +293,9 @@ class PropertyAccessor:
         0  2009  119          0.10
         1  2010  104          0.15
         """
-        from propertykit.frames import epc_trend
+        from propertykit import frames
 
-        return epc_trend(self._df, **kwargs)
+        return frames.epc_trend(self._df, **kwargs)
 
     def epc_trend_chart(self, **kwargs: Any) -> go.Figure:
         """EPC band shares over time as 100 % stacked bars, with mean efficiency:

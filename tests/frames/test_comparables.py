@@ -104,6 +104,11 @@ def test_a_subject_given_as_a_mapping(df: pd.DataFrame) -> None:
         ("PK00000001", {"limit": 0}, "limit must be a positive whole number"),
         ("PK00000001", {"as_of": "not a date"}, "as_of must be a date"),
         ("PK00000001", {"index": pd.DataFrame({"x": [1]})}, "index must be a price index table"),
+        (
+            "PK00000001",
+            {"index": pd.DataFrame({"period": pd.PeriodIndex(["2020"] * 2, freq="Y"), "index": 1})},
+            "index must hold one index",
+        ),
     ],
 )
 def test_bad_input_is_refused_naming_the_problem(

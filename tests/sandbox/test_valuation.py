@@ -64,12 +64,13 @@ def test_one_home_in_sixteen_stands_out_in_the_country() -> None:
 
 
 @pytest.mark.timeout(60)
-def test_serve_real_answers_with_the_real_shaped_records(tmp_path: object) -> None:
+def test_serve_real_answers_with_the_real_shaped_records() -> None:
     with pk.sandbox.serve(n_properties=20, realism="real") as sb:
         client = pk.Client(api_key=sb.api_key, base_url=sb.url, cache=False, progress=False)
-        df = client.properties(["L00000003"])
-    served = df["saleHistory"].iloc[0]
-    expected = generate_record(3, realism="real")["saleHistory"]
-    assert [float(sale["price"]) for sale in served] == [sale["price"] for sale in expected]
+        df = client.properties(["L00000007"])
+    served = [float(sale["price"]) for sale in df["saleHistory"].iloc[0]]
+    expected = [sale["price"] for sale in generate_record(7, realism="real")["saleHistory"]]
+    textbook = [sale["price"] for sale in generate_record(7)["saleHistory"]]
+    assert served == expected and len(served) and expected != textbook
     with pytest.raises(ValueError, match="realism must be one of"):
         pk.sandbox.Sandbox(realism="fancy")
