@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from propertykit.views.report import build_report, write_report
     from propertykit.views.street import OSM_TILES, bake_tiles, use_tile_fetcher
     from propertykit.views.valuation import (
+        ComparableEvidence,
         comparable_evidence,
         comparables_map,
         evidence_html,
@@ -49,6 +50,7 @@ _LAZY = {
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "use_tile_fetcher": "street",
+    "ComparableEvidence": "valuation",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
     "evidence_html": "valuation",
@@ -58,6 +60,7 @@ _LAZY = {
 __all__ = [
     "OSM_TILES",
     "WGS84",
+    "ComparableEvidence",
     "bake_tiles",
     "build_report",
     "comparable_evidence",

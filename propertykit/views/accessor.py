@@ -62,9 +62,9 @@ class PropertyAccessor:
         >>> float(df.pk.gross_yield(rent_per="week")["gross_yield"].iloc[0])
         5.0
         """
-        from propertykit.frames import gross_yield
+        from propertykit import frames  # the function, not its module of the same name
 
-        return gross_yield(self._df, rent_per=rent_per)
+        return frames.gross_yield(self._df, rent_per=rent_per)
 
     def in_pounds(self) -> pd.DataFrame:
         """A copy with prices in pounds when served in pence (see :mod:`propertykit.frames.money`).

@@ -106,12 +106,12 @@ def comparable_evidence(
     >>> found.subject, int(found.value["comparables"]) == len(found.comparables)
     ('66 Cedar Drive, West Bridgford, Nottingham, NG2 6BU', True)
     """
-    from propertykit.frames import comparables, valuation
+    from propertykit import frames  # the functions, not their modules of the same name
 
     shown = shared.for_display(df)  # pounds, whatever the served unit
     least = search.pop("min_comparables", 5)
-    found = comparables(shown, subject, min_comparables=least, **search)
-    values = valuation(shown, [subject], min_comparables=least, **search)
+    found = frames.comparables(shown, subject, min_comparables=least, **search)
+    values = frames.valuation(shown, [subject], min_comparables=least, **search)
     lat, lng, name = _place(shown, subject)
     address = shown.drop_duplicates("propertyId").set_index("propertyId")
     table = found.copy()

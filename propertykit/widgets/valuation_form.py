@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
     from propertykit.client import Client
-    from propertykit.views.valuation import ComparableEvidence
+    from propertykit.views import ComparableEvidence
 
 __all__ = ["ValuationForm"]
 
