@@ -144,7 +144,9 @@ def main(argv: list[str] | None = None) -> None:
         naive_time, naive_memory, naive = measure(lambda o=options: dense_index(sales, **o))
         with warnings.catch_warnings(action="error"):
             fast_time, fast_memory, fast = measure(
-                lambda o=options: price_index(sales, min_pairs=1, **o)  # no merging, as naive
+                lambda o=options: price_index(  # no merging, interval weights, as naive
+                    sales, min_pairs=1, weights="interval", robust=False, **o
+                )
             )
         gap = float(np.max(np.abs(fast["index"].to_numpy() / naive["index"].to_numpy() - 1)))
         assert gap < 1e-8, f"the two routes differ by {gap:.2g}"

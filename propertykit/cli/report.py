@@ -6,6 +6,10 @@ only with ``--sandbox`` or ``--sample``, and then the terminal says so. Nothing 
 back to the sandbox: it is a one-line error and nothing is written.
 ``--out report.pdf`` prints it on A4 (the ``export`` extra and an installed Chromium);
 ``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
+``--subject ID`` adds the comparable evidence for one property (its value range, comparables,
+their map, the index used, the caveats); a subject not among ``--ids`` is looked up, with its
+neighbourhood (its homes of the same type and a similar floor area within ``--radius`` metres,
+by the area query's point and radius and condition groups), whose sales are the evidence.
 """
 
 from __future__ import annotations
@@ -21,14 +25,20 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.client import Client, parse_ids
+from propertykit.client import Client, homes_like, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
 from propertykit.text import plural, visible
 from propertykit.views import OSM_TILES, write_report
 
+#: Metres about a subject not among ``--ids`` whose homes of its type and size are fetched as its
+#: evidence.
+DEFAULT_RADIUS_M = 2000.0
+#: Records per page of the neighbourhood's query (the service's largest).
+QUERY_PAGE = 100
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    what = parser.add_mutually_exclusive_group(required=True)
+    what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--ids",
         nargs="+",
@@ -51,6 +61,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--attribution",
         help="the tile server's credit, written on the maps (OpenStreetMap's is known)",
     )
+    parser.add_argument(
+        "--subject",
+        metavar="ID",
+        help="a property to value: its location id, <provider>::<id> source id or propertyId; "
+        "adds the comparable evidence (fetched with its neighbourhood if not among --ids)",
+    )
+    parser.add_argument(
+        "--radius",
+        type=float,
+        default=DEFAULT_RADIUS_M,
+        metavar="METRES",
+        help=f"the neighbourhood fetched about a subject not among --ids "
+        f"(default {DEFAULT_RADIUS_M:,.0f})",
+    )
+    parser.add_argument("--as-of", metavar="DATE", help="the valuation date (YYYY-MM-DD)")
     parser.add_argument("--title", default="Property report")
     parser.add_argument(
         "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
@@ -142,17 +167,73 @@ def say_missing(df: pd.DataFrame) -> None:
         )
 
 
+def subject_in(df: pd.DataFrame, given: str) -> str | None:
+    """The ``propertyId`` of the frame's property that ``given`` names (any of its ids)."""
+    for column in ("propertyId", "locationId"):
+        if column in df.columns:
+            found = df.loc[df[column] == given, "propertyId"]
+            if len(found):
+                return str(found.iloc[0])
+    return None
+
+
+def fetch_subject(
+    client: Client, df: pd.DataFrame | None, given: str, radius_m: float
+) -> tuple[pd.DataFrame, str]:
+    """The frame with the subject and its neighbourhood in it, and the subject's ``propertyId``.
+
+    A subject the frame holds costs nothing more; otherwise its record, then every property
+    within ``radius_m`` of it (``client.query`` by point and radius) are fetched.
+    """
+    if df is not None and (found := subject_in(df, given)) is not None:
+        return df, found
+    if not (radius_m > 0 and radius_m < float("inf")):
+        raise InvalidInput(f"--radius must be a positive number of metres, got {radius_m:g}")
+    own = fetch_frame(client, given)
+    if own.empty:
+        raise InvalidInput(f"--subject {given} returned no record: no report written")
+    lat, lng = own["spatial.lat"].iloc[0], own["spatial.lng"].iloc[0]
+    if pd.isna(lat) or pd.isna(lng):
+        raise InvalidInput(f"--subject {given} has no location, so it has no neighbourhood")
+    area = {"type": "point", "coordinates": [float(lng), float(lat)], "radius": radius_m}
+    like = homes_like(own["propertyType"].iloc[0], own["floorAreaSqM"].iloc[0])
+    if like is None:
+        nearby = client.query(area, page_size=QUERY_PAGE)
+    else:  # only homes that could be its comparables are paid for
+        nearby = client.query(area, page_size=QUERY_PAGE, query=like)
+    which = "properties" if like is None else "homes of its type and size"
+    print(
+        f"propertykit: fetched {len(nearby):,} {which} within {radius_m:,.0f} m of the "
+        "subject: their sales are its evidence",
+        file=sys.stderr,
+    )
+    parts = [part for part in (df, own, nearby) if part is not None and len(part)]
+    combined = pd.concat(parts, ignore_index=True).drop_duplicates("propertyId", ignore_index=True)
+    combined.attrs = {
+        **own.attrs,
+        "missing_ids": df.attrs.get("missing_ids", ()) if df is not None else (),
+    }
+    return combined, str(own["propertyId"].iloc[0])
+
+
 def run(args: argparse.Namespace) -> int:
     if args.sample is not None and args.sample < 1:
         raise InvalidInput("--sample needs a positive number of properties")
+    if args.ids is None and args.sample is None and args.subject is None:
+        raise InvalidInput("Say what to report on: --ids, --sample or --subject")
     with open_service(use_sandbox=args.sandbox or args.sample is not None, seed=args.seed) as svc:
+        df: pd.DataFrame | None = None
         if args.sample is not None:
             assert svc.sandbox is not None
-            ids_text = sample_ids(svc.sandbox, args.sample)
-        else:
-            ids_text = "\n".join(args.ids)
-        df = fetch_frame(svc.client, ids_text)
-        say_missing(df)
+            df = fetch_frame(svc.client, sample_ids(svc.sandbox, args.sample))
+        elif args.ids is not None:
+            df = fetch_frame(svc.client, "\n".join(args.ids))
+        if df is not None:
+            say_missing(df)
+        subject = None
+        if args.subject is not None:
+            df, subject = fetch_subject(svc.client, df, args.subject.strip(), args.radius)
+        assert df is not None
         if df.empty:
             raise InvalidInput("No id returned a record: no report written")
         path = write_report(
@@ -163,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
             source=svc.source,
             tiles=args.tiles,
             attribution=args.attribution,
+            subject=subject,
+            as_of=args.as_of,
         )
         size_mb = path.stat().st_size / 1e6
         count = plural(len(df), "property", "properties")

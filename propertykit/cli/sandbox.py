@@ -68,6 +68,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="spec",
         help="answer as the service interface says (spec) or as Vepler documents it (vepler)",
     )
+    parser.add_argument(
+        "--realism",
+        choices=("textbook", "real"),
+        default="textbook",
+        help="sale prices as the repeat-sales method assumes (textbook) or shaped like real "
+        "sales: a known price per m2, quick resales that vary most, outliers (real)",
+    )
     parser.add_argument("--fault", action="append", default=[], metavar="SPEC", help=_FAULT_HELP)
 
 
@@ -87,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             suggest_per_minute=args.suggest_per_minute,
             delivery_delay=args.delivery_delay,
             profile=args.profile,
+            realism=args.realism,
         )
         for fault in faults:
             sandbox.inject_fault(**fault)  # type: ignore[arg-type]
@@ -109,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         with sandbox:
             print(f"Sandbox of the property-data service at {sandbox.url}", flush=True)
             print(f"Profile: {sandbox.profile}", flush=True)
+            if sandbox.realism != "textbook":
+                print(f"Prices: {sandbox.realism}-shaped sales", flush=True)
             print(f"API key: {sandbox.api_key}", flush=True)
             print(f"Key without title-deed access: {sandbox.restricted_key}", flush=True)
             print("Press Ctrl+C to stop.", flush=True)

@@ -15,6 +15,7 @@ from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
 from propertykit.client.partial import PartialResult
 from propertykit.client.portable import ClientRecipe
+from propertykit.client.query_conditions import homes_like
 from propertykit.client.query_input import check_area
 from propertykit.wire import Clock
 
@@ -27,6 +28,7 @@ __all__ = [
     "PartialResult",
     "check_area",
     "encode_id",
+    "homes_like",
     "join_ids",
     "parse_ids",
     "validate_ids",

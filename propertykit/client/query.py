@@ -7,6 +7,9 @@ The body is the service's own (Vepler's documented shape)::
      "limit": 25, "offset": 0, "sortBy": "price", "sortOrder": "desc",
      "attributes": ["address", "pricing"]}
 
+``query`` may instead be the list of condition groups the service's own SDK sends
+(:mod:`propertykit.client.query_conditions`), passed as ``client.query(area, query=[...])``.
+
 Inputs are checked before anything is sent (:mod:`propertykit.client.query_input`). Pages are
 followed as for sources (``hasMore``/``nextOffset``, or ``total``/``offset``), with the same
 guards against paging that never ends (:mod:`propertykit.client.envelope`); every page is a
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from propertykit.client.arguments import check_paging
 from propertykit.client.envelope import check_envelope, next_offset, read_page
 from propertykit.client.partial import PartialResult
+from propertykit.client.query_conditions import check_conditions
 from propertykit.client.query_input import check_area, check_filters, check_sort_field
 from propertykit.config import Endpoints
 from propertykit.errors import InvalidInput, PropertyKitError
@@ -51,13 +55,18 @@ def query_body(
     --------
     >>> query_body({"type": "outcode", "value": "SW1A"}, {"beds": [2]}, sort_by="price")
     {'area': [{'type': 'outcode', 'value': 'SW1A'}], 'query': {'beds': [2]}, 'sortBy': 'price'}
+    >>> beds = {"field": "roomDetails.beds", "comparator": "in", "value": (2, 3)}
+    >>> query_body({"type": "outcode", "value": "SW1A"},
+    ...            {"query": [{"operator": "OR", "groups": [{"conditions": [beds]}]}]})["query"]
+    [{'operator': 'OR', 'groups': [{'conditions': [{'field': 'roomDetails.beds', \
+'comparator': 'in', 'value': [2, 3]}]}]}]
     """
     for reserved in ("limit", "offset"):
         if reserved in filters:
             raise InvalidInput(
                 f"{reserved} is set by propertykit's paging: use page_size= and max_results="
             )
-    body: dict[str, Any] = {"area": check_area(area), "query": check_filters(filters)}
+    body: dict[str, Any] = {"area": check_area(area), "query": _query(filters)}
     if sort_by is not None:
         body["sortBy"] = check_sort_field(sort_by)
     if sort_order is not None:
@@ -70,6 +79,19 @@ def query_body(
             raise InvalidInput(f"attributes must be non-empty names, got {names!r}")
         body["attributes"] = names
     return body
+
+
+def _query(filters: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+    """The body's ``query``: the SDK's condition groups (``query=[...]``) or named filters."""
+    if "query" not in filters:
+        return check_filters(filters)
+    named = sorted(name for name in filters if name != "query")
+    if named:
+        raise InvalidInput(
+            f"Give filters by name ({', '.join(named)}) or as condition groups (query=[...]), "
+            "not both: the service takes one of them"
+        )
+    return check_conditions(filters["query"])
 
 
 def fetch_query(
@@ -181,18 +203,26 @@ class QueryMixin:
             pence for the ``vepler`` profile), ``beds``, ``baths`` (lists of int),
             ``propertyType``, ``epcRating``, ``tenure``, ``councilTaxBand``, ``saleStatus``,
             ``rentStatus`` (lists of str), ``tags`` (dict of bool), ``yearBuiltMin/Max``,
-            ``floorAreaMin/Max``. Sent in the body's ``query`` object as given.
+            ``floorAreaMin/Max``. Sent in the body's ``query`` object as given. Or, instead of
+            these, ``query=[...]``: the condition groups of the service's own SDK
+            (:mod:`propertykit.client.query_conditions`), sent as the body's ``query`` list.
 
         Raises
         ------
         InvalidInput
-            An unknown filter, a value of the wrong kind, or a malformed area; nothing is sent.
+            An unknown filter, field or comparator, a value of the wrong kind, named filters
+            and ``query=`` together, or a malformed area; nothing is sent.
 
         Examples
         --------
         >>> df = client.query({"type": "outcode", "value": "SE11"}, beds=[2, 3], max_results=5)
         >>> len(df) <= 5, set(df["roomDetails.beds"]) <= {2, 3}
         (True, True)
+        >>> big = {"field": "floorAreaSqM", "comparator": "gte", "value": 120}
+        >>> df = client.query({"type": "outcode", "value": "SE11"}, max_results=5,
+        ...                   query=[{"operator": "AND", "groups": [{"conditions": [big]}]}])
+        >>> bool(df["floorAreaSqM"].ge(120).all())
+        True
         """
         records = self.query_records(
             area,

@@ -8,9 +8,12 @@ refuses, a field or leaf at a time through the lenient rules of
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`in_major_units` rescales a frame served in pence to pounds (a
-copy). :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run
-need not parse them again (the client's replay imports it by that name).
+lodgement; :func:`price_index` the repeat-sales index, :func:`comparables` a subject's comparable
+sales and :func:`valuation` estimates with an 80 % range (on :mod:`~propertykit.frames.evidence`);
+:func:`gross_yield` the gross rental yield (the rent's period named by the caller);
+:func:`in_major_units` rescales a frame served in pence to pounds (a copy).
+:mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not
+parse them again (the client's replay imports it by that name).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
 """
@@ -22,9 +25,12 @@ from __future__ import annotations
 # names (not in __all__).
 from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
+from propertykit.frames.comparables import COMPARABLE_COLUMNS, comparables
 from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
+from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
+from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares
@@ -43,26 +49,33 @@ from propertykit.frames.tables import (
     explode_sales,
     frame,
 )
+from propertykit.frames.valuation import VALUATION_COLUMNS, valuation
 
 __all__ = [
     "COLUMNS",
+    "COMPARABLE_COLUMNS",
     "EPC_COLUMNS",
     "EPC_RATINGS",
     "EPC_TREND_MIN_COUNT",
     "MINOR_PER_MAJOR",
     "PENCE_MEDIAN_THRESHOLD",
+    "RENT_PERIODS",
     "SALES_COLUMNS",
     "TAX_BANDS",
+    "VALUATION_COLUMNS",
     "EpcTrendWarning",
     "FewPairsWarning",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
+    "comparables",
     "epc_table",
     "epc_trend",
     "explode_sales",
     "frame",
+    "gross_yield",
     "in_major_units",
     "is_minor",
     "price_index",
     "unparsed_table",
+    "valuation",
 ]

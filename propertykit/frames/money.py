@@ -3,7 +3,8 @@
 A frame records the unit its prices were served in (``df.attrs["money_unit"]``: ``"major"``,
 pounds, or ``"minor"``, pence, as Vepler serves them). :func:`in_major_units`
 (``df.pk.in_pounds()``) returns a copy with the prices in pounds: the ``pricing`` sale and rent
-prices and estimates, every ``saleHistory`` price, and the ``price`` column of a sales table.
+prices and estimates, every ``saleHistory`` price, the ``price`` and ``price_per_sqm`` columns of
+a sales table and the money columns of a gross-yield table.
 ``pricing.pricePerSqFt`` is left as served (Vepler serves it in pounds, its prices in pence).
 """
 
@@ -26,6 +27,10 @@ MINOR_UNIT_COLUMNS = (
     "pricing.estimatedSaleValue",
     "pricing.estimatedRentValue",
     "price",  # a sales table (df.pk.sales())
+    "price_per_sqm",  # a sales table: the price over the floor area, in the unit of the price
+    "estimatedSaleValue",  # a gross-yield table (df.pk.gross_yield())
+    "estimatedRentValue",
+    "rent_per_year",
 )
 
 

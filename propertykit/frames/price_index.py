@@ -11,6 +11,19 @@ fixed at 0). Three stages, as Case and Shiller weight them:
    dispersion the longer it is held);
 3. weighted least squares, each pair weighted by one over that fitted dispersion.
 
+Stage 3 rests on an assumption the data can refute: on real sales the squared residuals often
+*fall* with the holding time (quick resales, renovated or flipped, vary most), and a line
+sloping down, floored at :data:`_DISPERSION_FLOOR`, gives long holds some fifty times the weight
+of short ones and bends the index. ``weights="auto"`` (the default) therefore checks the fitted
+slope: interval weights only when it is positive and significant (a t statistic of at least
+1.96 with a heteroskedasticity-robust standard error), equal weights otherwise; ``"interval"``
+and ``"equal"`` force one. ``attrs["weights"]`` says which was used, per group, and why.
+
+Outlier pairs (a transfer between relatives, a share sold, a typo) pull a least-squares index
+however it is weighted. After stage 1, pairs whose residual lies beyond
+:data:`_OUTLIER_CUTOFF` robust standard deviations (1.4826 x the median absolute residual) get
+a Huber weight (cutoff / distance) rather than a full one; ``attrs["weights"]`` counts them.
+
 It stays fast on a million sales: pairs come from one sort by (group, property, day), and the
 dummies are never built: the normal equations, a P x P matrix for P periods, are summed
 straight from each pair's two periods with :func:`numpy.bincount`.
@@ -31,7 +44,7 @@ import pandas as pd
 
 from propertykit.errors import FewPairsWarning, InvalidInput, outside_stacklevel
 
-__all__ = ["FREQUENCIES", "FewPairsWarning", "price_index"]
+__all__ = ["FREQUENCIES", "WEIGHTS", "FewPairsWarning", "price_index"]
 
 #: ``freq`` -> the pandas period frequency of the ``period`` column.
 FREQUENCIES = {"year": "Y", "quarter": "Q", "month": "M"}
@@ -40,6 +53,11 @@ _DAYS_PER_YEAR = 365.25
 # Dispersion fitted below this share of the mean squared residual is raised to it (stage 2 can
 # fit a line through zero for the shortest holds); keeps every weight finite.
 _DISPERSION_FLOOR = 0.05
+#: The ``weights`` a price index accepts.
+WEIGHTS = ("auto", "interval", "equal")
+_SIGNIFICANT_T = 1.959963984540054  # a slope this many standard errors above 0 is "growing"
+#: Residuals beyond this many robust standard deviations get a Huber weight below 1.
+_OUTLIER_CUTOFF = 2.5
 
 
 @dataclass
@@ -60,6 +78,7 @@ class _Account:
     left_out: dict[str, int] = field(default_factory=dict)
     merged: list[dict[str, Any]] = field(default_factory=list)
     groups_left_out: dict[str, int] = field(default_factory=dict)
+    weights: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> choice
 
     def count(self, reason: str, number: int) -> None:
         if number:
@@ -72,6 +91,8 @@ def price_index(
     freq: Literal["year", "quarter", "month"] = "year",
     by: str | None = None,
     min_pairs: int = 30,
+    weights: Literal["auto", "interval", "equal"] = "auto",
+    robust: bool = True,
 ) -> pd.DataFrame:
     """The weighted repeat-sales price index per period (100 at the first), with a 95 % band.
 
@@ -90,6 +111,13 @@ def price_index(
         The fewest pairs a period's level may rest on (pairs with a sale in it). A period with
         fewer is merged with the next (the last with the one before) until each holds enough;
         a group with fewer in all is left out.
+    weights
+        ``"auto"``: interval weights (Case-Shiller) where the pairs' dispersion grows
+        significantly with the time held, else equal; ``"interval"`` or ``"equal"`` to force
+        one.
+    robust
+        Give outlier pairs a Huber weight (see the module docstring); ``False`` keeps every
+        pair at full weight (the textbook regression).
 
     Returns
     -------
@@ -99,7 +127,10 @@ def price_index(
         first period), ``lower`` and ``upper`` (95 % confidence), ``pairs`` (pairs with a sale
         in the period). ``attrs``: ``freq``, ``by``, ``min_pairs``, ``sales`` and ``pairs``
         used, ``left_out`` (reason -> count of sales or pairs), ``merged`` (the periods merged)
-        and ``groups_left_out`` (group -> pairs).
+        and ``groups_left_out`` (group -> pairs), ``weights``: ``asked``, ``used``
+        (``"interval"``, ``"equal"`` or ``"mixed"`` across groups), ``reason`` in plain words,
+        ``outlier_pairs`` (pairs given less than full weight) and ``groups`` (per group: ``used``,
+        ``slope`` of the squared residuals per year held, its ``t`` statistic, ``pairs``).
 
     Warns
     -----
@@ -123,6 +154,8 @@ def price_index(
         raise InvalidInput(f"freq must be one of {', '.join(FREQUENCIES)}, got {freq!r}")
     if isinstance(min_pairs, bool) or not isinstance(min_pairs, int) or min_pairs < 1:
         raise InvalidInput(f"min_pairs must be a whole number of at least 1, got {min_pairs!r}")
+    if weights not in WEIGHTS:
+        raise InvalidInput(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
     if "saleHistory" in sales.columns:  # the property frame
         from propertykit.frames.tables import explode_sales
 
@@ -141,7 +174,7 @@ def price_index(
     for code in range(len(groups)):
         start, stop = np.searchsorted(pairs.group, [code, code + 1])
         name = str(groups[code]) if by is not None else "all sales"
-        piece = _one_index(pairs, slice(start, stop), min_pairs, name, account)
+        piece = _one_index(pairs, slice(start, stop), min_pairs, name, account, (weights, robust))
         if piece is not None:
             pieces.append(piece)
             owners.append(np.full(len(piece["period"]), code))
@@ -168,6 +201,7 @@ def price_index(
         "left_out": account.left_out,
         "merged": [_named(item, freq) for item in account.merged],
         "groups_left_out": account.groups_left_out,
+        "weights": _weights_said(weights, robust, account.weights),
     }
     _warn(table.attrs, min_pairs)
     return table
@@ -222,7 +256,12 @@ def _find_pairs(
 
 
 def _one_index(
-    pairs: _Pairs, rows: slice, min_pairs: int, name: str, account: _Account
+    pairs: _Pairs,
+    rows: slice,
+    min_pairs: int,
+    name: str,
+    account: _Account,
+    weighting: tuple[str, bool],
 ) -> dict[str, np.ndarray] | None:
     """The index of one group (columns as arrays), or ``None`` when its pairs are too few."""
     first, second = pairs.first[rows], pairs.second[rows]
@@ -250,7 +289,8 @@ def _one_index(
     for position in np.flatnonzero(np.diff(starts, append=len(bucket)) > 1):
         periods = np.flatnonzero(bucket == position)
         account.merged.append({"group": name, "periods": [start + int(p) for p in periods]})
-    levels, errors = _three_stages(one, two, log_ratio, years, size)
+    levels, errors, choice = _three_stages(one, two, log_ratio, years, size, *weighting)
+    account.weights[name] = choice
     return {
         "period": start + starts,
         "index": 100 * np.exp(levels),
@@ -287,24 +327,57 @@ def _buckets(first: np.ndarray, second: np.ndarray, size: int, min_pairs: int) -
 
 
 def _three_stages(
-    one: np.ndarray, two: np.ndarray, log_ratio: np.ndarray, years: np.ndarray, size: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Log levels per bucket (0 for the first) and their standard errors."""
+    one: np.ndarray,
+    two: np.ndarray,
+    log_ratio: np.ndarray,
+    years: np.ndarray,
+    size: int,
+    asked: str = "interval",
+    robust: bool = False,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Log levels per bucket (0 for the first), their standard errors, and the weights chosen."""
     ones = np.ones(len(one))
     levels, _ = _solve(one, two, log_ratio, ones, size)
-    squared = (log_ratio - (levels[two] - levels[one])) ** 2
-    slope, intercept = _line(years, squared)
-    weights = ones
-    if squared.mean() > 0:  # else the pairs agree exactly: equal weights
+    residuals = log_ratio - (levels[two] - levels[one])
+    damping = ones
+    if robust:
+        damping = _huber(residuals)
+        if (damping < 1).any():
+            levels, _ = _solve(one, two, log_ratio, damping, size)
+            residuals = log_ratio - (levels[two] - levels[one])
+    squared = damping * residuals**2  # an outlier's square would tilt the line
+    slope, intercept, t = _line(years, squared)
+    grows = slope > 0 and t >= _SIGNIFICANT_T
+    used = "interval" if asked == "interval" or (asked == "auto" and grows) else "equal"
+    weights = damping
+    if used == "interval" and squared.mean() > 0:  # else the pairs agree exactly: equal
         fitted = intercept + slope * years
-        weights = 1 / np.maximum(fitted, _DISPERSION_FLOOR * squared.mean())
+        weights = damping / np.maximum(fitted, _DISPERSION_FLOOR * squared.mean())
     levels, inverse = _solve(one, two, log_ratio, weights, size)
     residuals = log_ratio - (levels[two] - levels[one])
     freedom = max(len(one) - (size - 1), 1)
     scale = float(np.sum(weights * residuals**2)) / freedom
     errors = np.zeros(size)
     errors[1:] = np.sqrt(np.clip(np.diag(inverse) * scale, 0, None))
-    return levels, errors
+    choice = {
+        "used": used,
+        "slope": slope,
+        "t": t,
+        "pairs": len(one),
+        "outlier_pairs": int((damping < 1).sum()),
+    }
+    return levels, errors, choice
+
+
+def _huber(residuals: np.ndarray) -> np.ndarray:
+    """Huber weights: 1 within :data:`_OUTLIER_CUTOFF` robust standard deviations, falling as
+    cutoff / distance beyond."""
+    spread = 1.4826 * float(np.median(np.abs(residuals - np.median(residuals))))
+    if spread <= 0:
+        return np.ones(len(residuals))
+    distance = np.abs(residuals) / (_OUTLIER_CUTOFF * spread)
+    damped: np.ndarray = np.minimum(1.0, 1.0 / np.maximum(distance, 1e-12))
+    return damped
 
 
 def _solve(
@@ -326,12 +399,53 @@ def _solve(
     return levels, inverse
 
 
-def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Slope and intercept of the least-squares line through ``(x, y)``."""
+def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Slope, intercept and the slope's t statistic (heteroskedasticity-robust, HC1) of the
+    least-squares line through ``(x, y)``."""
     centred = x - x.mean()
     spread = float(centred @ centred)
-    slope = float(centred @ (y - y.mean())) / spread if spread > 0 else 0.0
-    return slope, float(y.mean()) - slope * float(x.mean())
+    if spread <= 0:
+        return 0.0, float(y.mean()), 0.0
+    slope = float(centred @ (y - y.mean())) / spread
+    intercept = float(y.mean()) - slope * float(x.mean())
+    residuals = y - intercept - slope * x
+    correction = len(x) / max(len(x) - 2, 1)
+    variance = correction * float((centred**2) @ (residuals**2)) / spread**2
+    t = slope / np.sqrt(variance) if variance > 0 else (np.inf if slope > 0 else 0.0)
+    return slope, intercept, float(t)
+
+
+def _weights_said(asked: str, robust: bool, groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``attrs["weights"]``: the choice, machine-readable, and the reason in plain words."""
+    used_set = {choice["used"] for choice in groups.values()}
+    used = used_set.pop() if len(used_set) == 1 else ("mixed" if used_set else "equal")
+    outliers = sum(choice["outlier_pairs"] for choice in groups.values())
+    if asked != "auto":
+        reason = f"{asked} weights, as asked"
+    elif used == "interval":
+        reason = "interval weights: the pairs' dispersion grows with the time between the two sales"
+    elif used == "equal":
+        reason = (
+            "equal weights: the pairs' dispersion does not grow significantly with the time "
+            "between the two sales (quick resales vary as much or more), so interval weights "
+            "would rest on a wrong assumption"
+        )
+    else:
+        growing = [name for name, choice in groups.items() if choice["used"] == "interval"]
+        reason = (
+            f"interval weights in {len(growing)} of {len(groups)} groups, where the pairs' "
+            "dispersion grows with the time between the two sales; equal weights elsewhere"
+        )
+    if robust and outliers:
+        reason += f"; {outliers:,} outlying pairs given less weight"
+    return {
+        "asked": asked,
+        "used": used,
+        "reason": reason,
+        "robust": robust,
+        "outlier_pairs": outliers,
+        "groups": groups,
+    }
 
 
 def _named(item: dict[str, Any], freq: str) -> dict[str, Any]:

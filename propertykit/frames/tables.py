@@ -69,6 +69,7 @@ COLUMNS: tuple[str, ...] = tuple(f.name for f in RECORD_FIELDS)
 SALES_COLUMNS: tuple[str, ...] = (
     "propertyId", "date", "price", "propertyType", "newBuild",
     "address.postcode", "address.outcode", "address.town", "councilTax.localAuthority",
+    "price_per_sqm",
 )  # fmt: skip
 #: Columns of :func:`epc_table`, in order.
 EPC_COLUMNS: tuple[str, ...] = (
@@ -217,16 +218,19 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
         Columns :data:`SALES_COLUMNS`: ``propertyId``, ``date`` (``datetime64[us]``), ``price``
         (``float64``, as served), ``propertyType`` (``category``, as recorded for that sale),
         ``newBuild`` (``boolean``), ``address.postcode``, ``address.outcode``, ``address.town``,
-        ``councilTax.localAuthority``. Rows keep the order of properties, then of their
+        ``councilTax.localAuthority``, ``price_per_sqm`` (``float64``: the price over the
+        property's ``floorAreaSqM``, in the unit of ``price``; missing where the floor area is
+        missing or not above 0; the floor area is the one the record holds now, which may
+        differ from the one at an old sale). Rows keep the order of properties, then of their
         histories. ``attrs`` are copied from ``df``.
 
     Examples
     --------
     >>> import propertykit as pk
     >>> sale = {"date": "2020-05-01", "price": 250000}
-    >>> df = pk.frame([{"propertyId": "PK1", "saleHistory": [sale]}])
-    >>> pk.frames.explode_sales(df)[["propertyId", "price"]].to_dict("records")
-    [{'propertyId': 'PK1', 'price': 250000.0}]
+    >>> df = pk.frame([{"propertyId": "PK1", "saleHistory": [sale], "floorAreaSqM": 80}])
+    >>> pk.frames.explode_sales(df)[["propertyId", "price", "price_per_sqm"]].to_dict("records")
+    [{'propertyId': 'PK1', 'price': 250000.0, 'price_per_sqm': 3125.0}]
     """
     histories = _column(df, "saleHistory")
     odd: Sink = []  # values a column of raw lists holds that a sale cannot, by df's rows
@@ -244,9 +248,11 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     result = pd.DataFrame(
         typed_columns(SALE_FIELDS, named, sink, "saleHistory."), columns=list(SALES_COLUMNS[1:5])
     )
-    for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:])):
+    for position, name in enumerate(("propertyId", *SALES_COLUMNS[5:-1])):
         carried = _column(df, name).take(taken).reset_index(drop=True)
         result.insert(0 if position == 0 else len(result.columns), name, carried)
+    area = _column(df, "floorAreaSqM").take(taken).reset_index(drop=True)
+    result["price_per_sqm"] = (result["price"] / area.where(area > 0)).astype("float64")
     extras: dict[str, pa.Array] = {}
     for field in sales.type:
         if field.name not in SALE_TYPE.names:

@@ -28,13 +28,13 @@ MAX_SUGGESTIONS = 10
 
 
 @lru_cache(maxsize=50_000)
-def _record(index: int, seed: int) -> dict[str, Any]:
-    return data.generate_record(index, seed)
+def _record(index: int, seed: int, realism: str = "textbook") -> dict[str, Any]:
+    return data.generate_record(index, seed, realism=realism)
 
 
 @lru_cache(maxsize=50_000)
-def _profiled_record(index: int, seed: int, profile: str) -> dict[str, Any]:
-    return PROFILES[profile].adapt_record(_record(index, seed))
+def _profiled_record(index: int, seed: int, profile: str, realism: str) -> dict[str, Any]:
+    return PROFILES[profile].adapt_record(_record(index, seed, realism))
 
 
 @lru_cache(maxsize=4)
@@ -65,7 +65,8 @@ def _suggest_index(
 
 
 class Catalogue:
-    """The first ``n_properties`` records of the world ``seed``.
+    """The first ``n_properties`` records of the world ``seed`` (prices as ``realism`` says:
+    see :func:`propertykit.sandbox.data.generate_record`).
 
     Examples
     --------
@@ -75,13 +76,19 @@ class Catalogue:
     """
 
     def __init__(
-        self, *, seed: int, n_properties: int, profile: SandboxProfile = PROFILES["spec"]
+        self,
+        *,
+        seed: int,
+        n_properties: int,
+        profile: SandboxProfile = PROFILES["spec"],
+        realism: str = "textbook",
     ) -> None:
         if n_properties < 1:
             raise ValueError("n_properties must be at least 1")
         self.seed = seed
         self.n_properties = n_properties
         self.profile = profile
+        self.realism = realism
 
     def _known(self, index: int | None) -> bool:
         return index is not None and 0 <= index < self.n_properties
@@ -89,8 +96,8 @@ class Catalogue:
     def record(self, index: int) -> dict[str, Any]:
         """The record at ``index`` as the profile serves it (shared: copy before changing it)."""
         if not self.profile.vepler_style:
-            return _record(index, self.seed)
-        return _profiled_record(index, self.seed, self.profile.name)
+            return _record(index, self.seed, self.realism)
+        return _profiled_record(index, self.seed, self.profile.name, self.realism)
 
     def by_location_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         """Records for the known ids, once each, in the order asked; unknown ids are skipped."""

@@ -11,6 +11,7 @@ from types import TracebackType
 
 from propertykit.sandbox import data
 from propertykit.sandbox.catalogue import Catalogue
+from propertykit.sandbox.price_index import REALISMS
 from propertykit.sandbox.profiles import get_profile
 from propertykit.sandbox.routes import Router
 from propertykit.sandbox.server import SandboxServer
@@ -64,7 +65,10 @@ class Sandbox:
         delivery_delay: float = 0.0,
         now: Now = None,
         profile: str = "spec",
+        realism: str = "textbook",
     ) -> None:
+        if realism not in REALISMS:
+            raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
         for name, value in (("latency", latency), ("daily_cap", daily_cap),
                             ("suggest_per_minute", suggest_per_minute),
                             ("delivery_delay", delivery_delay)):  # fmt: skip
@@ -72,8 +76,9 @@ class Sandbox:
         self.seed = seed
         self.n_properties = n_properties
         self.profile = profile
+        self.realism = realism
         self._catalogue = Catalogue(
-            seed=seed, n_properties=n_properties, profile=get_profile(profile)
+            seed=seed, n_properties=n_properties, profile=get_profile(profile), realism=realism
         )
         self._state = SandboxState(
             balance=balance,
@@ -289,6 +294,7 @@ def serve(
     delivery_delay: float = 0.0,
     now: Now = None,
     profile: str = "spec",
+    realism: str = "textbook",
 ) -> Iterator[Sandbox]:
     """Run a sandbox of the service on 127.0.0.1 for the duration of a ``with`` block.
 
@@ -312,6 +318,10 @@ def serve(
     profile
         ``"spec"`` (the service interface's choices) or ``"vepler"`` (Vepler's documented
         shapes: pence, its health and error forms; see :mod:`propertykit.sandbox.profiles`).
+    realism
+        ``"textbook"`` (sale prices as the repeat-sales method assumes) or ``"real"`` (as real
+        sales are: a known price-per-m² surface, quick resales that vary most, outliers, homes
+        out in the country; see :func:`propertykit.sandbox.data.generate_record`).
 
     Examples
     --------
@@ -332,6 +342,7 @@ def serve(
         delivery_delay=delivery_delay,
         now=now,
         profile=profile,
+        realism=realism,
     )
     with sandbox:
         yield sandbox

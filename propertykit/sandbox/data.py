@@ -37,7 +37,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from propertykit.sandbox.epc_trend import draw_certificate, energy_rating
-from propertykit.sandbox.price_index import sale_history
+from propertykit.sandbox.price_index import REALISMS, sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
     BAND_RATIOS,
@@ -50,6 +50,7 @@ from propertykit.sandbox.tables import (
     TOWNS,
     Town,
 )
+from propertykit.sandbox.valuation import HOME_SPREAD, true_price_per_sqm
 
 __all__ = [
     "PROVIDERS",
@@ -305,7 +306,7 @@ def _tenure(rand: Callable[[], float], is_flat: bool) -> dict[str, Any]:
     return {"type": "freehold", "groundRent": 0, "serviceCharge": 0}
 
 
-def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
+def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> dict[str, Any]:
     """One synthetic property record, the same every time for the same ``(index, seed)``.
 
     Parameters
@@ -314,6 +315,13 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
         Position of the record (0-based); it is encoded in every identifier of the record.
     seed
         Selects a different but equally deterministic world.
+    realism
+        ``"textbook"`` (the default): prices as the repeat-sales method assumes them.
+        ``"real"``: as real sales are: values on a known price-per-m² surface
+        (:mod:`propertykit.sandbox.valuation`), dispersion falling with the time a home is held,
+        outlier sales (:mod:`propertykit.sandbox.price_index`), and one home in sixteen out in
+        the country, 6 to 20 km from its town, where sales are few. Everything else a record
+        holds is the same in both.
 
     Returns
     -------
@@ -329,6 +337,8 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     """
     if index < 0:
         raise ValueError("index must be >= 0")
+    if realism not in REALISMS:
+        raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
     rng = _rng(index, seed)
     rand = rng.random
     town = _town_of(rng)
@@ -349,6 +359,16 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     lng = int((town.lng + (rand() - 0.5) * 0.08) * 1e6) / 1e6
 
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
+    if realism == "real":  # streams of their own, so every other field stays as it was
+        lat, lng = _real_place(random.Random(f"propertykit:{seed}:{index}:place"), lat, lng)
+        value_now = _real_value(
+            random.Random(f"propertykit:{seed}:{index}:value"),
+            lat=lat,
+            lng=lng,
+            region=town.region,
+            kind=kind,
+            floor_area=floor_area,
+        )
     estimated_sale = _nearest(value_now, 1000)
     estimated_rent = _nearest(value_now * (0.038 + rand() * 0.02) / 12, 10)
     history = sale_history(
@@ -359,6 +379,7 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
         year_built=year_built,
         kind=kind,
         today=REFERENCE_DATE,
+        realism=realism,
     )
     market_status = _market_status(rand, history)
     asking = _nearest(value_now * (1.0 + rand() * 0.08), 1000)
@@ -423,12 +444,36 @@ def generate_record(index: int, seed: int = 0) -> dict[str, Any]:
     return record
 
 
-def generate_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
-    """The first ``n`` records of the world selected by ``seed``.
+def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> list[dict[str, Any]]:
+    """The first ``n`` records of the world selected by ``seed`` (``realism``: as for
+    :func:`generate_record`).
 
     Examples
     --------
     >>> [r["locationId"] for r in generate_records(2)]
     ['L00000000', 'L00000001']
     """
-    return [generate_record(index, seed) for index in range(n)]
+    return [generate_record(index, seed, realism=realism) for index in range(n)]
+
+
+_COUNTRY_SHARE = 1 / 16  # homes out in the country under realism="real"
+
+
+def _real_place(draws: random.Random, lat: float, lng: float) -> tuple[float, float]:
+    """Where a real-mode home stands: in town as drawn, or (one in sixteen) 6-20 km out."""
+    if draws.random() >= _COUNTRY_SHARE:
+        return lat, lng
+    distance_km, angle = draws.uniform(6, 20), draws.uniform(0, 2 * math.pi)
+    lat += distance_km * math.sin(angle) / 111.32
+    lng += distance_km * math.cos(angle) / (111.32 * math.cos(math.radians(lat)))
+    return int(lat * 1e6) / 1e6, int(lng * 1e6) / 1e6
+
+
+def _real_value(
+    draws: random.Random, *, lat: float, lng: float, region: str, kind: str, floor_area: float
+) -> float:
+    """A real-mode home's value today: the surface's, times its own factor."""
+    typical = true_price_per_sqm(
+        lat, lng, region=region, property_type=kind, floor_area=floor_area, on=REFERENCE_DATE
+    )
+    return typical * floor_area * math.exp(draws.gauss(0.0, HOME_SPREAD))

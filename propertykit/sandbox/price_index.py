@@ -11,6 +11,14 @@ The *mix* of homes sold shifts over the years: detached and semi-detached houses
 in the period, flats and terraces earlier, so the median price per year rises faster than the
 index. The same homes sold twice reveal the index; the medians do not.
 
+Real sales do not look like that, and ``realism="real"`` draws them as they are: dispersion
+that *falls* with the holding time (a resale within three years follows a renovation, a flip or
+neglect: a lasting change of the home's value, of standard deviation up to 22 % at a gap of
+zero, falling to none at three years; over that, a drift of 1 % a year and 3 % per sale), and
+outlier sales (3 % sold well below value: transfers between relatives, shares, right-to-buy;
+0.5 % recorded well above). The drift and the changes are centred, so the index stays the truth;
+the outliers are not, so a method has to resist them.
+
 The number and order of sales come from the record's own random stream, drawn exactly as before;
 prices and the shift of dates come from a stream of their own (``"<seed>:<index>:sales"``), so
 everything else a record holds stays as it was.
@@ -30,7 +38,11 @@ from propertykit.sandbox.tables import REGION_PRICES
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIRST_YEAR", "LAST_YEAR", "sale_history", "true_price_index"]
+__all__ = ["FIRST_YEAR", "LAST_YEAR", "REALISMS", "log_level", "sale_history", "true_price_index"]
+
+#: The kinds of sandbox data: ``"textbook"`` (what the repeat-sales method assumes; the
+#: default) and ``"real"`` (what real sales do).
+REALISMS = ("textbook", "real")
 
 #: The first and last years a sale can fall in (the index is 100 in the first).
 FIRST_YEAR, LAST_YEAR = 1995, 2025
@@ -57,6 +69,24 @@ _LEAN = {
 }
 _DRIFT_PER_YEAR = 0.025  # standard deviation of a home's own random walk over one year (log)
 _SALE_NOISE = 0.04  # standard deviation of one sale's own error (log)
+_REAL_DRIFT_PER_YEAR = 0.01
+_REAL_SALE_NOISE = 0.03
+_QUICK_YEARS = 3.0  # a resale sooner than this carries extra noise (renovation, flip)
+_QUICK_NOISE = 0.22  # ... of this standard deviation at a gap of zero, falling to 0
+_BELOW_VALUE = 0.03  # share of sales well below value, by exp(-U(0.3, 1.0))
+_ABOVE_VALUE = 0.005  # share recorded well above, by exp(U(0.4, 0.9))
+
+
+def log_level(region: str, year: int) -> float:
+    """The log of :func:`true_price_index` / 100 for ``region`` in ``year`` (held flat outside
+    1995-2025).
+
+    Examples
+    --------
+    >>> log_level("London", 1995)
+    0.0
+    """
+    return _log_level(region, year)
 
 
 def _log_level(region: str, year: int) -> float:
@@ -109,6 +139,7 @@ def sale_history(
     year_built: int | None,
     kind: str,
     today: date,
+    realism: str = "textbook",
 ) -> list[dict[str, Any]]:
     """A record's sales, oldest first: ``rand`` (the record's stream) draws how many and when,
     exactly as many times as before; ``prices`` (a stream of their own) draws the noise.
@@ -128,15 +159,20 @@ def sale_history(
     days = sorted(first + int(rand() ** lean * span) for _ in range(int(rand() * 5)))
     for _ in days:
         rand()  # the draw that once made each sale's noise, kept so later fields stay the same
-    walk = 0.0  # the home's own drift, walked back from today
-    later = today_ordinal
-    log_prices = []
-    for ordinal in reversed(days):
-        walk += prices.gauss(0.0, _DRIFT_PER_YEAR * math.sqrt((later - ordinal) / 365.25))
-        later = ordinal
-        level = _log_level(region, date.fromordinal(ordinal).year) - _log_level(region, today.year)
-        log_prices.append(math.log(value_now) + level + walk + prices.gauss(0.0, _SALE_NOISE))
-    log_prices.reverse()
+    if realism == "real":
+        log_prices = _real_log_prices(days, prices, value_now, region, today)
+    else:
+        walk = 0.0  # the home's own drift, walked back from today
+        later = today_ordinal
+        log_prices = []
+        for ordinal in reversed(days):
+            walk += prices.gauss(0.0, _DRIFT_PER_YEAR * math.sqrt((later - ordinal) / 365.25))
+            later = ordinal
+            level = _log_level(region, date.fromordinal(ordinal).year) - _log_level(
+                region, today.year
+            )
+            log_prices.append(math.log(value_now) + level + walk + prices.gauss(0.0, _SALE_NOISE))
+        log_prices.reverse()
     history = []
     for position, (ordinal, log_price) in enumerate(zip(days, log_prices, strict=True)):
         day = date.fromordinal(ordinal)
@@ -149,3 +185,29 @@ def sale_history(
             }
         )
     return history
+
+
+def _real_log_prices(
+    days: list[int], prices: random.Random, value_now: float, region: str, today: date
+) -> list[float]:
+    """Log prices of real-shaped sales (oldest first): quick resales vary most; some outliers."""
+    walk = 0.0
+    later = today.toordinal()
+    log_prices = []
+    for position in range(len(days) - 1, -1, -1):
+        ordinal = days[position]
+        walk += prices.gauss(0.0, _REAL_DRIFT_PER_YEAR * math.sqrt((later - ordinal) / 365.25))
+        later = ordinal
+        level = _log_level(region, date.fromordinal(ordinal).year) - _log_level(region, today.year)
+        noise = prices.gauss(0.0, _REAL_SALE_NOISE)
+        odd = prices.random()
+        if odd < _BELOW_VALUE:
+            noise -= prices.uniform(0.3, 1.0)
+        elif odd < _BELOW_VALUE + _ABOVE_VALUE:
+            noise += prices.uniform(0.4, 0.9)
+        log_prices.append(math.log(value_now) + level + walk + noise)
+        gap = (ordinal - days[position - 1]) / 365.25 if position else math.inf
+        if gap < _QUICK_YEARS:  # a quick resale: the home changed between the two (for good)
+            walk += prices.gauss(0.0, _QUICK_NOISE * (1 - gap / _QUICK_YEARS))
+    log_prices.reverse()
+    return log_prices

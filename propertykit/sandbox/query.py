@@ -22,7 +22,9 @@ Filters:
 ``yearBuiltMin/Max``    ``yearBuilt``; ``floorAreaMin/Max``: ``floorAreaSqM``
 ======================  ===================================================================
 
-Records missing the field a filter reads are left out. ``sortBy`` takes ``price``, ``rent``,
+Or ``query`` is a list: the condition groups of Vepler's SDK
+(:mod:`propertykit.sandbox.query_conditions`). Records missing the field a filter reads are left
+out. ``sortBy`` takes ``price``, ``rent``,
 ``beds``, ``baths``, ``yearBuilt``, ``floorArea`` or ``lastUpdated`` (missing values last);
 the default order is the catalogue's.
 
@@ -39,6 +41,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue
+from propertykit.sandbox.query_conditions import ConditionError, condition_test
 
 __all__ = ["QueryError", "run_query"]
 
@@ -262,9 +265,18 @@ def run_query(
         raise QueryError("invalid_area", "area must be a non-empty array of areas.")
     in_area = [_area_test(area) for area in areas]
     query = body.get("query") or {}
-    if not isinstance(query, dict):
-        raise QueryError("invalid_parameter", "query must be an object of filters.")
-    tests = [_filter_test(name, value) for name, value in query.items()]
+    if isinstance(query, list):  # the condition groups of Vepler's SDK
+        try:
+            tests = [condition_test(query)]
+        except ConditionError as exc:
+            raise QueryError("invalid_parameter", str(exc)) from None
+    elif isinstance(query, dict):
+        tests = [_filter_test(name, value) for name, value in query.items()]
+    else:
+        raise QueryError(
+            "invalid_parameter",
+            "query must be an object of filters or an array of condition groups.",
+        )
     limit = body.get("limit", default_limit)
     offset = body.get("offset", 0)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:

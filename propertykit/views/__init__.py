@@ -26,6 +26,13 @@ if TYPE_CHECKING:
     from propertykit.views.report import build_report, write_report
     from propertykit.views.street import OSM_TILES, bake_tiles
     from propertykit.views.tile_source import use_tile_fetcher
+    from propertykit.views.valuation import (
+        ComparableEvidence,
+        comparable_evidence,
+        comparables_map,
+        evidence_html,
+        value_range_text,
+    )
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -44,16 +51,25 @@ _LAZY = {
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "use_tile_fetcher": "tile_source",
+    "ComparableEvidence": "valuation",
+    "comparable_evidence": "valuation",
+    "comparables_map": "valuation",
+    "evidence_html": "valuation",
+    "value_range_text": "valuation",
 }
 
 __all__ = [
     "OSM_TILES",
     "WGS84",
+    "ComparableEvidence",
     "bake_tiles",
     "build_report",
+    "comparable_evidence",
+    "comparables_map",
     "epc_chart",
     "epc_price_chart",
     "epc_trend_chart",
+    "evidence_html",
     "price_trend",
     "property_map",
     "read_boundaries",
@@ -61,6 +77,7 @@ __all__ = [
     "to_geoparquet",
     "to_parquet",
     "use_tile_fetcher",
+    "value_range_text",
     "write_report",
 ]
 

@@ -8,6 +8,7 @@ is imported on first use so ``import propertykit`` stays light.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,7 +38,8 @@ class PropertyAccessor:
         self._df = df
 
     def sales(self) -> pd.DataFrame:
-        """One row per sale: :func:`propertykit.frames.tables.explode_sales`.
+        """One row per sale, with ``price_per_sqm`` where the floor area is known:
+        :func:`propertykit.frames.tables.explode_sales`.
 
         Examples
         --------
@@ -48,6 +50,21 @@ class PropertyAccessor:
         from propertykit.frames import explode_sales
 
         return explode_sales(self._df)
+
+    def gross_yield(self, *, rent_per: str | None = None) -> pd.DataFrame:
+        """Gross rental yield per property, in per cent; ``rent_per`` (``"week"``,
+        ``"month"`` or ``"year"``) is required: :func:`propertykit.frames.gross_yield.gross_yield`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> df = pk.frame([{"pricing": {"estimatedSaleValue": 260000, "estimatedRentValue": 250}}])
+        >>> float(df.pk.gross_yield(rent_per="week")["gross_yield"].iloc[0])
+        5.0
+        """
+        from propertykit import frames  # the function, not its module of the same name
+
+        return frames.gross_yield(self._df, rent_per=rent_per)
 
     def in_pounds(self) -> pd.DataFrame:
         """A copy with prices in pounds when served in pence (see :mod:`propertykit.frames.money`).
@@ -132,8 +149,11 @@ class PropertyAccessor:
         freq: Literal["year", "quarter", "month"] = "year",
         by: str | None = None,
         min_pairs: int = 30,
+        weights: Literal["auto", "interval", "equal"] = "auto",
+        robust: bool = True,
     ) -> pd.DataFrame:
-        """The weighted repeat-sales price index (Case-Shiller), 100 at the first period:
+        """The repeat-sales price index (Case-Shiller), 100 at the first period; interval weights
+        only where dispersion grows with the time held (``attrs["weights"]`` says):
         :func:`propertykit.frames.price_index.price_index`.
 
         Examples
@@ -144,9 +164,84 @@ class PropertyAccessor:
         >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
         (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
         """
-        from propertykit.frames import price_index
+        from propertykit import frames  # the function, not its module of the same name
 
-        return price_index(self._df, freq=freq, by=by, min_pairs=min_pairs)
+        return frames.price_index(
+            self._df, freq=freq, by=by, min_pairs=min_pairs, weights=weights, robust=robust
+        )
+
+    def comparables(
+        self,
+        subject: str | Mapping[str, Any],
+        *,
+        as_of: str | date | datetime | pd.Timestamp | None = None,
+        radius_m: float | None = None,
+        months: int = 24,
+        limit: int = 20,
+        index: pd.DataFrame | None = None,
+        min_comparables: int = 5,
+    ) -> pd.DataFrame:
+        """A subject's comparable sales, sold strictly before ``as_of``, prices brought to
+        ``as_of`` by the index: :func:`propertykit.frames.comparables.comparables`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> found = df.pk.comparables("PK00000042", as_of="2025-01-01")
+        >>> list(found.columns[-3:])
+        ['propertyType', 'weight', 'own_sale']
+        """
+        from propertykit import frames
+
+        return frames.comparables(
+            self._df,
+            subject,
+            as_of=as_of,
+            radius_m=radius_m,
+            months=months,
+            limit=limit,
+            index=index,
+            min_comparables=min_comparables,
+        )
+
+    def valuation(
+        self,
+        subjects: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]] | None = None,
+        *,
+        as_of: Any = None,
+        min_comparables: int = 5,
+        radius_m: float | None = None,
+        months: int = 24,
+        limit: int = 20,
+        index: pd.DataFrame | None = None,
+    ) -> pd.DataFrame:
+        """An estimate with a calibrated 80 % range per subject, from its comparable sales:
+        :func:`propertykit.frames.valuation.valuation`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> values = df.pk.valuation(["PK00000042"], as_of="2025-01-01")
+        >>> list(values.columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'price_per_sqm', 'comparables',
+         'radius_m', 'thin', 'method']
+        """
+        from propertykit import frames
+
+        return frames.valuation(
+            self._df,
+            subjects,
+            as_of=as_of,
+            min_comparables=min_comparables,
+            radius_m=radius_m,
+            months=months,
+            limit=limit,
+            index=index,
+        )
 
     def index_chart(self, **kwargs: Any) -> go.Figure:
         """The repeat-sales price index with its 95 % band:
@@ -198,9 +293,9 @@ class PropertyAccessor:
         0  2009  119          0.10
         1  2010  104          0.15
         """
-        from propertykit.frames import epc_trend
+        from propertykit import frames
 
-        return epc_trend(self._df, **kwargs)
+        return frames.epc_trend(self._df, **kwargs)
 
     def epc_trend_chart(self, **kwargs: Any) -> go.Figure:
         """EPC band shares over time as 100 % stacked bars, with mean efficiency:
@@ -234,6 +329,23 @@ class PropertyAccessor:
         from propertykit.views.maps import property_map
 
         return property_map(self._df, **kwargs)
+
+    def comparables_map(self, subject: str | Mapping[str, Any], **kwargs: Any) -> go.Figure:
+        """The subject among its comparable sales, coloured by price per m², with the searched
+        circle: :func:`propertykit.views.valuation.comparables_map`.
+
+        Examples
+        --------
+        >>> import propertykit as pk
+        >>> from propertykit.sandbox.data import generate_records
+        >>> df = pk.frame(generate_records(3000))
+        >>> figure = df.pk.comparables_map("PK00000007", as_of="2025-01-01", basemap="outline")
+        >>> figure.data[-1].name
+        'Subject'
+        """
+        from propertykit.views.valuation import comparables_map
+
+        return comparables_map(self._df, subject, **kwargs)
 
     def to_parquet(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
         """A Parquet dataset, one folder per outcode: :func:`propertykit.views.export.to_parquet`.

@@ -19,8 +19,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from propertykit import frames
 from propertykit.errors import InvalidInput
-from propertykit.frames import EPC_TREND_MIN_COUNT, epc_trend
+from propertykit.frames import EPC_TREND_MIN_COUNT
 from propertykit.views import figures as shared
 from propertykit.views.figures import BANDS, EPC_COLOURS, TEMPLATE
 
@@ -83,7 +84,7 @@ def epc_trend_chart(
         freq, by = trend.attrs.get("freq", freq), trend.attrs.get("by", by)
         min_count = trend.attrs.get("min_count", min_count)
     else:
-        trend = epc_trend(df, freq=freq, by=by, min_count=min_count)
+        trend = frames.epc_trend(df, freq=freq, by=by, min_count=min_count)
     title = f"EPC ratings of certificates by {freq} lodged" + (
         f", by {shared.lower_first(shared.label(by))}" if by else ""
     )

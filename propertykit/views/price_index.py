@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb, qualitative
 
-from propertykit.frames import price_index
+from propertykit import frames
 from propertykit.views import figures as shared
 from propertykit.views.figures import TEMPLATE
 
@@ -56,7 +56,7 @@ def index_chart(
     'Repeat-sales price index, 100 in 1995 (2,149 pairs of sales of the same home)'
     """
     sales = shared.sales(df)
-    table = price_index(sales, freq=freq, by=by, min_pairs=min_pairs)
+    table = frames.price_index(sales, freq=freq, by=by, min_pairs=min_pairs)
     title = "Repeat-sales price index" + (
         f" by {shared.lower_first(shared.label(by))}" if by else ""
     )

@@ -30,12 +30,15 @@ from propertykit.config import VERSION
 from propertykit.errors import InvalidInput
 from propertykit.text import visible
 from propertykit.views import figures as shared
-from propertykit.views import maps, plots, static, street
+from propertykit.views import maps, plots, static, street, valuation
 
 if TYPE_CHECKING:
     from xyzservices import TileProvider
 
-__all__ = ["build_report", "write_report"]
+__all__ = ["EVIDENCE", "build_report", "write_report"]
+
+#: The heading of the section a ``subject=`` adds.
+EVIDENCE = "Comparable evidence"
 
 _PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 _STYLE = """
@@ -74,6 +77,8 @@ def build_report(
     generated_at: datetime | None = None,
     tiles: str | TileProvider | None = None,
     attribution: str | None = None,
+    subject: str | Mapping[str, Any] | None = None,
+    as_of: Any = None,
 ) -> str:
     """Build the report as one complete HTML document (plotly.js embedded once, no network).
 
@@ -100,11 +105,23 @@ def build_report(
         a note in the report: the report is always written.
     attribution
         The credit the tile server asks for (OpenStreetMap's and a provider's are known).
+    subject
+        A property to value: a ``propertyId`` of ``df`` or a mapping (``lat``, ``lng``,
+        ``floorAreaSqM``, ``propertyType``, optionally ``beds``). Adds a "Comparable evidence"
+        section first: the value range, the comparables table, their map, the index used and
+        the caveats in plain words (:mod:`~propertykit.views.valuation`).
+    as_of
+        The valuation date for ``subject`` (default: the day after the frame's latest sale).
 
     Returns
     -------
     str
         The HTML document.
+
+    Raises
+    ------
+    InvalidInput
+        ``subject`` is not a property of the frame, or lacks what a valuation needs.
 
     Examples
     --------
@@ -118,7 +135,11 @@ def build_report(
     when = (generated_at or datetime.now(UTC)).astimezone(UTC)
     df = shared.for_display(df)  # pounds in the report, whatever the served unit
     notes: list[str] = []
+    evidence = _evidence(df, subject, as_of) if subject is not None else None
     figures = _figures(df, notes)
+    if evidence is not None:
+        found = valuation.comparables_map(df, evidence.place, basemap="outline", evidence=evidence)
+        figures.insert(0, (EVIDENCE, found))
     credit = _bake_streets(figures, tiles, attribution, notes) if tiles is not None else None
     charts = []
     for position, (heading, figure) in enumerate(figures):
@@ -129,6 +150,8 @@ def build_report(
             div_id=f"pk-figure-{position}",
             default_height="480px",
         )
+        if heading == EVIDENCE and evidence is not None:
+            body = valuation.evidence_html(evidence) + body
         charts.append(f'<section class="card"><h2>{html.escape(heading)}</h2>{body}</section>')
     if not figures:
         charts.append(
@@ -181,7 +204,8 @@ def write_report(
     tiles, attribution
         Street tiles under the maps, baked in now (see :func:`build_report`).
     **kwargs
-        Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``).
+        Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``,
+        ``subject`` and ``as_of`` for the comparable evidence of one property).
 
     Returns
     -------
@@ -244,6 +268,16 @@ def _bake_streets(
 
 
 # --- content --------------------------------------------------------------------------------
+
+
+def _evidence(
+    df: pd.DataFrame, subject: str | Mapping[str, Any], as_of: Any
+) -> valuation.ComparableEvidence:
+    """The subject's evidence. What its index warns of (too few pairs) is said in the section's
+    caveats, in plain words, so the warnings themselves are not repeated as notes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return valuation.comparable_evidence(df, subject, as_of=as_of)
 
 
 def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:

@@ -1,5 +1,5 @@
-"""widgets — ipywidgets forms over a :class:`propertykit.Client`: look properties up, buy title
-deeds.
+"""widgets — ipywidgets forms over a :class:`propertykit.Client`: look properties up, value one
+from its comparable sales, buy title deeds.
 
 >>> import propertykit as pk
 >>> form = pk.widgets.LookupForm(client)  # in a notebook, a cell ending in `form` shows it
@@ -20,5 +20,6 @@ from __future__ import annotations
 
 from propertykit.widgets.lookup_form import RECORD_ATTRIBUTES, LookupForm
 from propertykit.widgets.purchase_form import PurchaseForm
+from propertykit.widgets.valuation_form import ValuationForm
 
-__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "PurchaseForm"]
+__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "PurchaseForm", "ValuationForm"]

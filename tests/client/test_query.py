@@ -6,8 +6,11 @@ with nothing sent.
 
 from __future__ import annotations
 
+import json
 import math
+import threading
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pandas as pd
@@ -372,3 +375,175 @@ def test_bad_input_is_refused_with_nothing_sent(profiled_sandbox, make_client, a
         client.query(area, **kwargs)
     assert sb.requests == [] and sb.credits_charged == 0
     assert client.usage.requests_sent == 0
+
+
+# -- condition groups: the grammar of the service's own SDK ------------------------------------
+
+
+def where(*conditions: dict[str, Any], operator: str = "AND") -> list[dict[str, Any]]:
+    """One query group of one group holding ``conditions`` (as the SDK's builder makes them)."""
+    return [{"operator": operator, "groups": [{"conditions": list(conditions)}]}]
+
+
+def cond(field: str, comparator: str, value: Any) -> dict[str, Any]:
+    return {"field": field, "comparator": comparator, "value": value}
+
+
+CONDITION_CASES: list[tuple[str, list[dict[str, Any]], Callable[[pd.Series, int], bool]]] = [
+    ("eq", where(cond("roomDetails.beds", "eq", 3)), lambda r, f: r["roomDetails.beds"] == 3),
+    ("ne", where(cond("propertyType", "ne", "flat")), lambda r, f: r["propertyType"] != "flat"),
+    ("gt money", where(cond("pricing.estimatedSaleValue", "gt", 400_000)),
+     lambda r, f: r["pricing.estimatedSaleValue"] > 400_000 * f),
+    ("gte and lte", where(cond("floorAreaSqM", "gte", 80), cond("floorAreaSqM", "lte", 90)),
+     lambda r, f: 80 <= r["floorAreaSqM"] <= 90),
+    ("lt date", where(cond("epc.validFrom", "lt", "2012-01-01")),
+     lambda r, f: r["epc.validFrom"] < pd.Timestamp("2012-01-01")),
+    ("in", where(cond("epc.currentEnergyRating", "in", ["A", "B"])),
+     lambda r, f: r["epc.currentEnergyRating"] in ("A", "B")),
+    ("nin", where(cond("tenure.type", "nin", ["freehold"])),
+     lambda r, f: r["tenure.type"] != "freehold"),
+    ("startswith", where(cond("address.postcode", "startswith", "ba1")),
+     lambda r, f: r["address.postcode"].startswith("BA1")),
+    ("contains", where(cond("address.displayAddress", "contains", "flat")),
+     lambda r, f: "flat" in r["address.displayAddress"].lower()),
+    ("endswith", where(cond("address.town", "endswith", "ford")),
+     lambda r, f: r["address.town"].lower().endswith("ford")),
+    ("regex", where(cond("address.outcode", "regex", "^(BA|DH)1$")),
+     lambda r, f: r["address.outcode"] in ("BA1", "DH1")),
+    ("flag", where(cond("tags.chainFree", "eq", True)), lambda r, f: bool(r["tags.chainFree"])),
+    ("OR of groups", [{"operator": "OR", "groups": [
+        {"conditions": [cond("roomDetails.beds", "eq", 1)]},
+        {"conditions": [cond("roomDetails.beds", "gte", 5),
+                        cond("propertyType", "eq", "detached")]},
+    ]}], lambda r, f: r["roomDetails.beds"] == 1
+        or (r["roomDetails.beds"] >= 5 and r["propertyType"] == "detached")),
+    ("items all hold", [*where(cond("roomDetails.beds", "eq", 2)),
+                        *where(cond("propertyType", "eq", "flat"))],
+     lambda r, f: r["roomDetails.beds"] == 2 and r["propertyType"] == "flat"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "holds"), [c[1:] for c in CONDITION_CASES], ids=[c[0] for c in CONDITION_CASES]
+)
+def test_each_condition_keeps_only_matching_homes(shared_sb, client, query, holds):
+    factor = FACTOR[shared_sb.profile]
+    sent = [
+        {**item, "groups": [{"conditions": [
+            {**c, "value": c["value"] * factor} if c["field"].startswith("pricing.") else c
+            for c in group["conditions"]]} for group in item["groups"]]}
+        for item in query
+    ]  # fmt: skip
+    df = client.query(UK, max_results=60, query=sent)
+    assert len(df) > 0, "the condition should match some synthetic homes"
+    assert all(holds(row, factor) for _, row in df.iterrows())
+
+
+def test_an_or_group_finds_what_either_side_finds(shared_sb, client):
+    area = {"type": "outcode", "value": "DH1"}
+    ones = client.query(area, query=where(cond("roomDetails.beds", "eq", 1)))
+    fours = client.query(area, query=where(cond("roomDetails.beds", "eq", 4)))
+    either = client.query(area, query=[{"operator": "OR", "groups": [
+        {"conditions": [cond("roomDetails.beds", "eq", 1)]},
+        {"conditions": [cond("roomDetails.beds", "eq", 4)]}]}])  # fmt: skip
+    assert len(ones) and len(fours)
+    assert set(either["propertyId"]) == set(ones["propertyId"]) | set(fours["propertyId"])
+
+
+def test_conditions_go_on_the_wire_as_the_sdk_sends_them(profile, tmp_path):
+    bodies: list[Any] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            answer = json.dumps({"success": True, "result": [], "totalSize": 0, "size": 0,
+                                 "hasMore": False, "nextOffset": 0}).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    query = where(cond("roomDetails.beds", "in", (2, 3)), cond("propertyType", "eq", "flat"))
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with pk.Client("pk_live_test", url, cache=False, progress=False, profile=profile) as c:
+            c.query({"type": "outcode", "value": "SW1A"}, query=query, page_size=10)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert bodies == [{
+        "area": [{"type": "outcode", "value": "SW1A"}],
+        "query": [{"operator": "AND", "groups": [{"conditions": [
+            {"field": "roomDetails.beds", "comparator": "in", "value": [2, 3]},
+            {"field": "propertyType", "comparator": "eq", "value": "flat"}]}]}],
+        "offset": 0, "limit": 10,
+    }]  # fmt: skip
+
+
+def test_the_client_and_the_sandbox_know_the_same_condition_fields():
+    from propertykit.client.query_conditions import COMPARATORS, CONDITION_FIELDS
+    from propertykit.sandbox import query_conditions as served
+
+    assert set(CONDITION_FIELDS) == set(served.FIELDS)
+    assert COMPARATORS == served.COMPARATORS
+    same_kind = {"int": "number", "number": "number", "date": "date", "datetime": "date",
+                 "flag": "flag", "text": "text", "category": "text", "level": "text"}  # fmt: skip
+    assert {n: same_kind[k] for n, k in CONDITION_FIELDS.items()} == served.FIELDS
+
+
+BAD_CONDITIONS: list[tuple[str, Any, str]] = [
+    ("not a list", {"operator": "AND", "groups": []}, r"query: must be a list"),
+    ("empty list", [], r"query: must be a list"),
+    ("unknown operator", [{"operator": "XOR", "groups": [{"conditions": [
+        cond("roomDetails.beds", "eq", 2)]}]}], r"query\[0\]\.operator"),
+    ("lower-case operator", [{"operator": "and", "groups": [{"conditions": [
+        cond("roomDetails.beds", "eq", 2)]}]}], r"'AND' or 'OR'"),
+    ("no groups", [{"operator": "AND", "groups": []}], r"query\[0\]\.groups"),
+    ("extra key", [{"operator": "AND", "groups": [], "not": True}], r"unknown key 'not'"),
+    ("no conditions", [{"operator": "AND", "groups": [{"conditions": []}]}], r"conditions"),
+    ("unknown field", where(cond("bedrooms", "eq", 2)), r"unknown field 'bedrooms'"),
+    ("misspelt field", where(cond("roomDetails.bed", "eq", 2)), r"roomDetails\.beds"),
+    ("sale history", where(cond("saleHistory", "eq", 2)), r"unknown field 'saleHistory'"),
+    ("unknown comparator", where(cond("roomDetails.beds", "between", [2, 3])),
+     r"unknown comparator 'between'"),
+    ("gt on text", where(cond("address.postcode", "gt", "BA1")), r"'gt' needs a number"),
+    ("contains on a number", where(cond("floorAreaSqM", "contains", "8")), r"needs a text"),
+    ("text for a number", where(cond("roomDetails.beds", "eq", "three")), r"takes a number"),
+    ("bool for a number", where(cond("roomDetails.beds", "eq", True)), r"takes a number"),
+    ("NaN", where(cond("floorAreaSqM", "gte", float("nan"))), r"takes a number"),
+    ("single value for in", where(cond("roomDetails.beds", "in", 2)), r"non-empty list"),
+    ("empty in", where(cond("roomDetails.beds", "in", [])), r"non-empty list"),
+    ("bad item in nin", where(cond("propertyType", "nin", ["flat", 3])), r"takes text"),
+    ("not a date", where(cond("epc.validFrom", "gte", "last year")), r"ISO 8601"),
+    ("text for a flag", where(cond("tags.auction", "eq", "yes")), r"true or false"),
+    ("bad regex", where(cond("address.town", "regex", "(unclosed")), r"regular expression"),
+    ("missing value", where({"field": "propertyType", "comparator": "eq"}), r"missing 'value'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "said"), [c[1:] for c in BAD_CONDITIONS], ids=[c[0] for c in BAD_CONDITIONS]
+)
+def test_bad_conditions_are_refused_in_words_with_nothing_sent(
+    profiled_sandbox, make_client, query, said
+):
+    sb = profiled_sandbox
+    client = make_client(sb)
+    with pytest.raises(pk.InvalidInput, match=said):
+        client.query(UK, query=query)
+    assert sb.requests == [] and sb.credits_charged == 0
+
+
+def test_named_filters_and_conditions_together_are_refused(profiled_sandbox, make_client):
+    sb = profiled_sandbox
+    with pytest.raises(pk.InvalidInput, match=r"not both"):
+        make_client(sb).query(UK, beds=[2], query=where(cond("roomDetails.beds", "eq", 2)))
+    assert sb.requests == []

@@ -56,7 +56,7 @@ EXPECTED = [
 EXPECTED_SALES = [
     ("propertyId", STR), ("date", "datetime64[us]"), ("price", "float64"), ("propertyType", CAT),
     ("newBuild", "boolean"), ("address.postcode", STR), ("address.outcode", STR),
-    ("address.town", STR), ("councilTax.localAuthority", STR),
+    ("address.town", STR), ("councilTax.localAuthority", STR), ("price_per_sqm", "float64"),
 ]  # fmt: skip
 EXPECTED_EPC = [
     ("propertyId", STR), ("currentEnergyRating", CAT), ("potentialEnergyRating", CAT),

@@ -1,4 +1,4 @@
-"""The four notebooks: committed without outputs, and each runs top to bottom on the sandbox.
+"""The five notebooks: committed without outputs, and each runs top to bottom on the sandbox.
 
 Each notebook starts its own sandbox inside its kernel (no key in the environment) and keeps
 its cache in a temporary folder. Executed with nbclient, which needs ``ipykernel``.
@@ -17,11 +17,12 @@ NAMES = (
     "02-price-and-epc-trends",
     "03-maps-for-reports",
     "04-title-deeds",
+    "05-valuation",
 )
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLOTLY = "application/vnd.plotly.v1+json"
 #: Notebooks whose last code cell shows a form.
-ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds"}
+ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds", "05-valuation"}
 #: What sets the service; with none of them set a notebook says it uses the sandbox.
 SERVICE_VARIABLES = (
     "PROPERTYKIT_API_KEY",

@@ -68,6 +68,25 @@ def test_cli_exits_cleanly_on_sigint_and_sigterm(
         requests.get(f"{url}/v1/property/health", timeout=5)
 
 
+def test_cli_realism_real_serves_the_real_shaped_world() -> None:
+    from propertykit.sandbox.data import generate_record
+
+    process, url, key = _start("--n-properties", "10", "--realism", "real")
+    try:
+        answer = requests.get(
+            f"{url}/v1/property/L00000007", headers={"x-api-key": key}, timeout=10
+        )
+        served = [sale["price"] for sale in answer.json()["result"][0]["saleHistory"]]
+        expected = [sale["price"] for sale in generate_record(7, realism="real")["saleHistory"]]
+        assert served == expected != [sale["price"] for sale in generate_record(7)["saleHistory"]]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
+
+
 def test_cli_fault_flags_make_the_first_requests_fail() -> None:
     process, url, key = _start("--fault", "error:2:status=502:body=text")
     try:

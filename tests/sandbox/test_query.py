@@ -108,3 +108,84 @@ def test_bad_queries_are_400_and_free(api: Api, body: Any, code: str):
 def test_query_needs_the_key_and_post(api: Api):
     assert api.post(PATH, key=None, json={"area": [WHOLE_UK]}).status_code == 401
     assert api.get(PATH).status_code == 403
+
+
+# -- condition groups (the grammar of Vepler's SDK), on both profiles ---------------------------
+
+
+def conditions(*items: dict[str, Any], operator: str = "AND") -> list[dict[str, Any]]:
+    return [{"operator": operator, "groups": [{"conditions": list(items)}]}]
+
+
+@pytest.fixture
+def profiled_api(profiled_sandbox: Any) -> Any:
+    client = Api(profiled_sandbox)
+    yield client
+    client.session.close()
+
+
+def test_condition_groups_are_served_on_both_profiles(profiled_api: Api):
+    factor = 100 if profiled_api.sb.profile == "vepler" else 1
+    query = conditions(
+        {"field": "roomDetails.beds", "comparator": "gte", "value": 4},
+        {"field": "pricing.estimatedSaleValue", "comparator": "lt", "value": 500_000 * factor},
+        {"field": "propertyType", "comparator": "in", "value": ["Detached", "semi-detached"]},
+    )
+    answer = profiled_api.post(PATH, json={"area": [WHOLE_UK], "query": query, "limit": 100})
+    assert answer.status_code == 200
+    found = answer.json()["result"]
+    assert found
+    for record in found:
+        assert record["roomDetails"]["beds"] >= 4
+        assert record["pricing"]["estimatedSaleValue"] < 500_000 * factor
+        assert record["propertyType"] in ("detached", "semi-detached")
+    expected = [
+        f"L{i:08d}"
+        for i in range(profiled_api.sb.n_properties)
+        if (r := profiled_api.sb.record(i))["roomDetails"]["beds"] >= 4
+        and r["pricing"]["estimatedSaleValue"] < 500_000 * factor
+        and r["propertyType"] in ("detached", "semi-detached")
+    ]
+    assert [r["locationId"] for r in found] == expected[:100]
+
+
+def test_a_record_without_the_field_matches_no_condition_on_it(shared_api: Api):
+    missing = [i for i in range(shared_api.sb.n_properties)
+               if shared_api.sb.record(i).get("floorAreaSqM") is None]  # fmt: skip
+    assert missing, "the sandbox leaves some floor areas out"
+    for comparator in ("ne", "nin"):
+        value = [1.0] if comparator == "nin" else 1.0
+        query = conditions({"field": "floorAreaSqM", "comparator": comparator, "value": value})
+        answer = shared_api.post(PATH, json={"area": [WHOLE_UK], "query": query, "limit": 1})
+        assert answer.json()["totalSize"] == shared_api.sb.n_properties - len(missing)
+
+
+BAD_CONDITIONS: list[tuple[str, Any, str]] = [
+    ("unknown field", conditions({"field": "bedrooms", "comparator": "eq", "value": 2}),
+     "query[0].groups[0].conditions[0].field: unknown field 'bedrooms'"),
+    ("unknown comparator",
+     conditions({"field": "roomDetails.beds", "comparator": "between", "value": [2, 3]}),
+     "unknown comparator 'between'"),
+    ("unknown operator", [{"operator": "XOR", "groups": [{"conditions": [
+        {"field": "roomDetails.beds", "comparator": "eq", "value": 2}]}]}],
+     "unknown operator 'XOR'"),
+    ("unknown key", [{"operator": "AND", "groups": [], "limit": 2}], "unknown key 'limit'"),
+    ("text for a number",
+     conditions({"field": "roomDetails.beds", "comparator": "eq", "value": "two"}),
+     "must be a number"),
+    ("gt on text", conditions({"field": "address.town", "comparator": "gt", "value": "B"}),
+     "'gt' does not apply to address.town"),
+    ("empty groups", [{"operator": "AND", "groups": []}], "query[0].groups: must be a non-empty"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "said"), [c[1:] for c in BAD_CONDITIONS], ids=[c[0] for c in BAD_CONDITIONS]
+)
+def test_bad_conditions_are_400_naming_what_is_not_known(profiled_api: Api, query: Any, said: str):
+    answer = profiled_api.post(PATH, json={"area": [WHOLE_UK], "query": query})
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["code"].lower() == "invalid_parameter"
+    assert said in error["message"]
+    assert profiled_api.sb.credits_charged == 0

@@ -1,0 +1,99 @@
+"""The truth a valuation method is checked against: a known price per m² over space.
+
+Under ``realism="real"`` (:func:`propertykit.sandbox.generate_records`, ``serve(realism=...)``)
+every home's value follows one surface: a region's price per m² today (its average price over
+85 m², from :data:`~propertykit.sandbox.tables.REGION_PRICES`), times a smooth wave over space
+(neighbourhoods some kilometres across, up to about a third dearer or cheaper), times the
+property type's premium, times ``(floor area / 85) ** -0.2`` (a larger home costs less per m²),
+moved back in time by :func:`~propertykit.sandbox.price_index.true_price_index`. Each home then
+has its own factor (log standard deviation :data:`HOME_SPREAD`), and each sale its noise (see
+:mod:`propertykit.sandbox.price_index`).
+
+:func:`true_value` gives what the surface says a home is worth on a day: the expected price of a
+typical home of its kind there, without its own factor or a sale's noise, which no method can
+know.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from propertykit.sandbox.price_index import log_level
+from propertykit.sandbox.tables import PROPERTY_TYPES, REGION_PRICES, TOWNS
+
+__all__ = ["HOME_SPREAD", "SIZE_ELASTICITY", "true_price_per_sqm", "true_value"]
+
+#: Log standard deviation of a home's own factor around the surface.
+HOME_SPREAD = 0.08
+#: How price per m² changes with floor area: ``(area / 85) ** SIZE_ELASTICITY``.
+SIZE_ELASTICITY = -0.2
+_TYPICAL_AREA = 85.0
+_TYPE_PREMIUM = {kind: factor for kind, _, _, _, factor, _ in PROPERTY_TYPES}
+_REGION_OF_TOWN = {town.name: town.region for town in TOWNS}
+_KM_PER_DEGREE = 111.32
+_TODAY = date(2025, 6, 1)  # propertykit.sandbox.data.REFERENCE_DATE (data imports this module)
+
+
+def _wave(lat: float, lng: float) -> float:
+    """The smooth part of the surface (log): neighbourhoods a few kilometres across."""
+    x = lng * _KM_PER_DEGREE * math.cos(math.radians(lat))
+    y = lat * _KM_PER_DEGREE
+    return 0.18 * math.sin(2 * math.pi * x / 4.5) * math.cos(
+        2 * math.pi * y / 3.7
+    ) + 0.1 * math.sin(2 * math.pi * (x + y) / 9.0)
+
+
+def true_price_per_sqm(
+    lat: float,
+    lng: float,
+    *,
+    region: str,
+    property_type: str,
+    floor_area: float,
+    on: date = _TODAY,
+) -> float:
+    """The surface's price per m² (pounds) of a typical home of this type and size, on a day.
+
+    Examples
+    --------
+    >>> round(true_price_per_sqm(51.5, -0.13, region="London", property_type="flat",
+    ...                          floor_area=60, on=date(2025, 1, 1)))
+    4592
+    """
+    if region not in REGION_PRICES:
+        raise ValueError(f"unknown region {region!r}; choose one of {', '.join(REGION_PRICES)}")
+    rate = REGION_PRICES[region][0] / _TYPICAL_AREA
+    rate *= math.exp(_wave(lat, lng)) * _TYPE_PREMIUM.get(property_type, 1.0)
+    rate *= (floor_area / _TYPICAL_AREA) ** SIZE_ELASTICITY
+    return float(rate * math.exp(log_level(region, on.year) - log_level(region, _TODAY.year)))
+
+
+def true_value(record: Mapping[str, Any], on: date = _TODAY) -> float:
+    """What the surface says the home of a sandbox ``record`` is worth on day ``on`` (pounds).
+
+    A real-mode record's sale on ``on`` is this times the home's own factor and the sale's
+    noise; ``nan`` when the record has no floor area.
+
+    Examples
+    --------
+    >>> from propertykit.sandbox.data import generate_record
+    >>> record = generate_record(7, realism="real")
+    >>> true_value(record) > 0
+    True
+    """
+    area = record.get("floorAreaSqM")
+    if area is None:
+        return math.nan
+    spatial = record["spatial"]
+    rate = true_price_per_sqm(
+        spatial["lat"],
+        spatial["lng"],
+        region=_REGION_OF_TOWN[record["address"]["town"]],
+        property_type=record["propertyType"],
+        floor_area=area,
+        on=on,
+    )
+    return float(rate * area)

@@ -1,0 +1,126 @@
+"""A subject's comparable sales: sold strictly before the date, of its kind and size, nearby,
+prices brought to the date by the index, the subject's own earlier sale flagged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import propertykit as pk
+from propertykit.errors import InvalidInput
+from propertykit.frames.comparables import COMPARABLE_COLUMNS, comparables
+from propertykit.sandbox.data import generate_records
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def df() -> pd.DataFrame:
+    return pk.frame(generate_records(6_000, realism="real"))
+
+
+@pytest.fixture(scope="module")
+def subject(df: pd.DataFrame) -> str:
+    """A home with at least 5 comparables within 4 km in the two years to July 2024."""
+    values = df.pk.valuation([f"PK{i:08d}" for i in range(200)], as_of="2024-07-01")
+    return str(values.loc[~values["thin"] & (values["radius_m"] <= 4000), "propertyId"].iloc[0])
+
+
+def a_subject_sold_twice(df: pd.DataFrame) -> tuple[str, pd.Timestamp]:
+    """A home with a floor area whose last sale (from 2022 on) follows an earlier one."""
+    sales = df.pk.sales()
+    counts = sales.groupby("propertyId")["date"].agg(["count", "max"])
+    sized = set(df.loc[df["floorAreaSqM"].notna() & df["spatial.lat"].notna(), "propertyId"])
+    chosen = counts[(counts["count"] >= 2) & (counts["max"] >= "2022-01-01")]
+    name = next(name for name in chosen.index if name in sized)
+    return name, chosen.loc[name, "max"]
+
+
+def test_comparables_are_sold_strictly_before_as_of_and_fit_the_subject(
+    df: pd.DataFrame, subject: str
+) -> None:
+    home = df.set_index("propertyId").loc[subject]
+    found = df.pk.comparables(subject, as_of="2024-07-01", months=24)
+    assert list(found.columns) == list(COMPARABLE_COLUMNS) and len(found) >= 5
+    assert (found["date"] < "2024-07-01").all() and (found["date"] >= "2022-07-01").all()
+    assert (found["propertyType"] == home["propertyType"]).all()
+    assert found["propertyId"].is_unique  # a home sold twice in the window counts once
+    ratio = found["floorAreaSqM"] / home["floorAreaSqM"]
+    assert ratio.between(1 / 1.35, 1.35).all()
+    assert (found["distance_m"] <= found.attrs["radius_m"]).all()
+    assert found["weight"].is_monotonic_decreasing
+    assert found.attrs["criteria"].startswith("sales of the same property type")
+    np.testing.assert_allclose(found["price_per_sqm"], found["price"] / found["floorAreaSqM"])
+
+
+def test_the_radius_widens_only_until_enough_are_found(df: pd.DataFrame, subject: str) -> None:
+    wide = df.pk.comparables(subject, as_of="2024-07-01")
+    fixed = df.pk.comparables(subject, as_of="2024-07-01", radius_m=100)
+    assert fixed.attrs["radius_m"] == 100 and (fixed["distance_m"] <= 100).all()
+    assert wide.attrs["radius_m"] > 100 and len(wide) >= 5
+
+
+def test_prices_are_brought_to_as_of_by_the_index_or_the_one_given(
+    df: pd.DataFrame, subject: str
+) -> None:
+    found = df.pk.comparables(subject, as_of="2024-07-01")
+    assert found.attrs["index"].startswith("the frame's repeat-sales index")
+    index = df.pk.price_index(freq="quarter")
+    level = index.set_index("period")["index"]
+    first = found.iloc[0]
+    moved = level[pd.Period("2024Q3", "Q")] / level[pd.Period(first["date"], "Q")]
+    assert found.attrs["index"].startswith("the frame's repeat-sales index, quarterly")
+    assert first["adjusted_price"] == pytest.approx(first["price"] * moved)
+    flat = pd.DataFrame({"period": pd.period_range("1995", "2025", freq="Y"), "index": 100.0})
+    unmoved = df.pk.comparables(subject, as_of="2024-07-01", index=flat)
+    assert unmoved.attrs["index"] == "the index given"
+    np.testing.assert_allclose(unmoved["adjusted_price"], unmoved["price"])
+
+
+def test_the_subjects_own_earlier_sale_counts_and_is_flagged(df: pd.DataFrame) -> None:
+    name, last = a_subject_sold_twice(df)
+    found = df.pk.comparables(name, as_of=last + pd.Timedelta(days=1), months=600, radius_m=50)
+    own = found[found["own_sale"]]
+    assert len(own) >= 1 and (own["propertyId"] == name).all() and (own["distance_m"] == 0).all()
+    at_the_sale = df.pk.comparables(name, as_of=last, months=600, radius_m=50)
+    assert (at_the_sale["date"] < last).all()  # the sale on as_of itself is not evidence
+
+
+def test_a_subject_given_as_a_mapping(df: pd.DataFrame) -> None:
+    subject = {"lat": 51.5, "lng": -0.13, "floorAreaSqM": 70, "beds": 2, "propertyType": "flat"}
+    found = df.pk.comparables(subject, as_of="2025-01-01")
+    assert len(found) and not found["own_sale"].any() and (found["propertyType"] == "flat").all()
+
+
+@pytest.mark.parametrize(
+    ("subject", "options", "message"),
+    [
+        ("PK99999999", {}, "not a propertyId of this frame"),
+        ({"lat": 51.5, "lng": -0.1, "propertyType": "flat"}, {}, "lacks floorAreaSqM"),
+        ({"lat": "north", "lng": -0.1, "floorAreaSqM": 50, "propertyType": "flat"}, {}, "lat"),
+        ("PK00000001", {"radius_m": -5}, "radius_m must be a positive number"),
+        ("PK00000001", {"months": 0}, "months must be a positive whole number"),
+        ("PK00000001", {"limit": 0}, "limit must be a positive whole number"),
+        ("PK00000001", {"as_of": "not a date"}, "as_of must be a date"),
+        ("PK00000001", {"index": pd.DataFrame({"x": [1]})}, "index must be a price index table"),
+        (
+            "PK00000001",
+            {"index": pd.DataFrame({"period": pd.PeriodIndex(["2020"] * 2, freq="Y"), "index": 1})},
+            "index must hold one index",
+        ),
+    ],
+)
+def test_bad_input_is_refused_naming_the_problem(
+    subject: object, options: dict[str, object], message: str
+) -> None:
+    small = pk.frame(generate_records(50))
+    with pytest.raises(InvalidInput, match=message):
+        comparables(small, subject, **options)  # type: ignore[arg-type]
+
+
+def test_a_subject_without_floor_area_is_refused_never_guessed() -> None:
+    small = pk.frame(generate_records(300))
+    name = small.loc[small["floorAreaSqM"].isna(), "propertyId"].iloc[0]
+    with pytest.raises(InvalidInput, match="no coordinates or floor area"):
+        comparables(small, name)

@@ -1,0 +1,167 @@
+"""Valuation recovers held-out sale prices of the sandbox's real-shaped world, with an 80 % range
+that holds about 8 real prices in 10, far better than the plain median of nearby sales."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import propertykit as pk
+from propertykit.errors import InvalidInput
+from propertykit.frames.valuation import valuation
+from propertykit.sandbox.data import generate_records
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@dataclass
+class HeldOut:
+    """A frame whose recent last sales were taken out, and those sales."""
+
+    df: pd.DataFrame
+    ids: list[str]
+    dates: list[str]
+    prices: np.ndarray
+
+
+@pytest.fixture(scope="module")
+def held_out() -> HeldOut:
+    """20,000 real-shaped homes; each last sale from June 2023 on is held out of the frame."""
+    records = generate_records(20_000, realism="real")
+    ids, dates, prices = [], [], []
+    for record in records:
+        history = record.get("saleHistory") or []
+        if history and history[-1]["date"] >= "2023-06-01":
+            ids.append(record["propertyId"])
+            dates.append(history[-1]["date"])
+            prices.append(history[-1]["price"])
+            record["saleHistory"] = history[:-1]
+    return HeldOut(pk.frame(records), ids, dates, np.array(prices, dtype=float))
+
+
+def plain_median(df: pd.DataFrame, ids: list[str], dates: list[str]) -> np.ndarray:
+    """The naive way: the median price of every sale within 1 km in the 24 months before."""
+    sales = df.pk.sales().merge(df[["propertyId", "spatial.lat", "spatial.lng"]], on="propertyId")
+    lat, lng = sales["spatial.lat"].to_numpy(), sales["spatial.lng"].to_numpy()
+    sold, price = sales["date"].to_numpy(), sales["price"].to_numpy()
+    places = df.set_index("propertyId").loc[ids, ["spatial.lat", "spatial.lng"]].to_numpy()
+    medians = []
+    for (here_lat, here_lng), day in zip(places, pd.to_datetime(dates), strict=True):
+        north = np.radians(lat - here_lat)
+        east = np.radians(lng - here_lng) * np.cos(np.radians(here_lat))
+        near = 6_371_000 * np.hypot(north, east) <= 1_000
+        recent = (sold < np.datetime64(day)) & (
+            sold >= np.datetime64(day - pd.DateOffset(months=24))
+        )
+        chosen = price[near & recent]
+        medians.append(np.median(chosen) if len(chosen) >= 5 else np.nan)
+    return np.array(medians)
+
+
+def test_held_out_prices_are_recovered_far_better_than_by_the_plain_median(
+    held_out: HeldOut,
+) -> None:
+    values = valuation(held_out.df, held_out.ids, as_of=held_out.dates)
+    valued = ~values["thin"].to_numpy()
+    estimate = values["estimate"].to_numpy()
+    error = np.abs(estimate / held_out.prices - 1)
+    inside = (values["lower"] <= held_out.prices) & (held_out.prices <= values["upper"])
+    naive = plain_median(held_out.df, held_out.ids, held_out.dates)
+    both = valued & np.isfinite(naive)
+    naive_error = np.abs(naive / held_out.prices - 1)
+    figures = {
+        "valued": f"{valued.sum()} of {len(valued)}",
+        "MdAPE": np.median(error[valued]),
+        "within 10 %": np.mean(error[valued] <= 0.1),
+        "within 20 %": np.mean(error[valued] <= 0.2),
+        "80 % range holds": inside[valued].mean(),
+        "plain median MdAPE (same homes)": np.median(naive_error[both]),
+        "valuation MdAPE (same homes)": np.median(error[both]),
+        "plain median within 10 %": np.mean(naive_error[both] <= 0.1),
+        "plain median within 20 %": np.mean(naive_error[both] <= 0.2),
+    }
+    print(
+        "\n"
+        + "\n".join(
+            f"{name}: {value if isinstance(value, str) else round(value, 3)}"
+            for name, value in figures.items()
+        )
+    )
+    assert valued.sum() > len(valued) / 2
+    assert figures["MdAPE"] < 0.15 and figures["within 20 %"] > 0.6
+    assert figures["valuation MdAPE (same homes)"] * 2 < figures["plain median MdAPE (same homes)"]
+    assert 0.72 <= figures["80 % range holds"] <= 0.88
+    assert values["thin"].equals(values["estimate"].isna())  # a thin subject has no estimate
+
+
+def test_thin_subjects_get_no_estimate_never_a_guess(held_out: HeldOut) -> None:
+    values = valuation(held_out.df, held_out.ids[:300], as_of=held_out.dates[:300])
+    thin = values[values["thin"]]
+    assert len(thin) and thin["estimate"].isna().all() and thin["lower"].isna().all()
+    few = thin["method"] == "too few comparables"
+    assert few.any() and (thin.loc[few, "comparables"] < 5).all()
+    assert (thin.loc[~few, "method"] == "no coordinates or floor area").all()
+    assert (values.loc[~values["thin"], "comparables"] >= 5).all()
+
+
+def test_one_row_per_subject_in_the_order_asked_same_as_one_at_a_time(held_out: HeldOut) -> None:
+    ids = held_out.ids[10:14][::-1]
+    together = valuation(held_out.df, ids, as_of="2025-06-01")
+    assert list(together["propertyId"]) == ids
+    assert (together["as_of"] == pd.Timestamp("2025-06-01")).all()
+    for position, subject in enumerate(ids):
+        alone = valuation(held_out.df, subject, as_of="2025-06-01")
+        pd.testing.assert_series_equal(alone.iloc[0], together.iloc[position], check_names=False)
+
+
+def test_a_subject_described_by_a_mapping_is_valued_like_the_property(held_out: HeldOut) -> None:
+    row = held_out.df.set_index("propertyId").loc[held_out.ids[0]]
+    described = {
+        "lat": row["spatial.lat"],
+        "lng": row["spatial.lng"],
+        "floorAreaSqM": row["floorAreaSqM"],
+        "beds": row["roomDetails.beds"],
+        "propertyType": row["propertyType"],
+    }
+    by_id = valuation(held_out.df, [held_out.ids[0]], as_of="2025-06-01")
+    by_mapping = valuation(held_out.df, [described], as_of="2025-06-01")
+    assert pd.isna(by_mapping["propertyId"].iloc[0])
+    if not by_id["thin"].iloc[0]:  # its own earlier sale weighs more when it is known as its own
+        assert by_mapping["estimate"].iloc[0] == pytest.approx(by_id["estimate"].iloc[0], rel=0.15)
+
+
+def test_every_property_of_the_frame_by_default_and_the_unusable_counted() -> None:
+    df = pk.frame(generate_records(2_000))
+    values = df.pk.valuation(as_of="2025-01-01")
+    lacking = df["floorAreaSqM"].isna() | df["spatial.lat"].isna()
+    assert len(values) == int((~lacking).sum())
+    assert values.attrs["left_out"]["properties without coordinates or floor area"] == int(
+        lacking.sum()
+    )
+    assert values.attrs["left_out"]["sales of properties without a floor area"] > 0
+    # too few of its own sales to calibrate the range: the normal quantile, and said
+    assert values.attrs["band"]["scale"] == pytest.approx(1.2816, abs=1e-4)
+    assert "not checked on data" in values.attrs["band"]["how"]
+
+
+@pytest.mark.parametrize(
+    ("subjects", "options", "message"),
+    [
+        (["PK99999999"], {}, "not a propertyId of this frame: 'PK99999999'"),
+        ([{"lat": 51.5, "lng": -0.1}], {}, "lacks floorAreaSqM, propertyType"),
+        (["PK00000001", "PK00000002"], {"as_of": ["2024-01-01"]}, "1 dates for 2 subjects"),
+        (["PK00000001"], {"radius_m": 0}, "radius_m must be a positive number"),
+        (["PK00000001"], {"months": -3}, "months must be a positive whole number"),
+        (["PK00000001"], {"min_comparables": 0}, "min_comparables must be"),
+        ([42], {}, "must be a propertyId or a mapping"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_problem(
+    subjects: list[object], options: dict[str, object], message: str
+) -> None:
+    df = pk.frame(generate_records(50))
+    with pytest.raises(InvalidInput, match=message):
+        valuation(df, subjects, **options)  # type: ignore[arg-type]
