@@ -38,7 +38,14 @@ import pandas as pd
 from propertykit.errors import InvalidInput
 from propertykit.frames.evidence import Evidence, Subjects, gather_evidence, read_subjects
 
-__all__ = ["COMPARABLE_COLUMNS", "RADII_M", "comparables", "find_comparables"]
+__all__ = [
+    "COMPARABLE_COLUMNS",
+    "RADII_M",
+    "check_search",
+    "comparables",
+    "criteria_text",
+    "find_comparables",
+]
 
 #: Columns of :func:`comparables`, in order.
 COMPARABLE_COLUMNS = (
@@ -124,7 +131,7 @@ def comparables(
     >>> list(found.columns[:4]), bool((found["date"] < "2025-01-01").all())
     (['propertyId', 'date', 'price', 'adjusted_price'], True)
     """
-    _check_search(radius_m, months, limit, min_comparables)
+    check_search(radius_m, months, limit, min_comparables)
     evidence = gather_evidence(df, index=index)
     subjects = read_subjects(df, [subject], evidence, as_of)
     if not subjects.usable[0]:
@@ -169,7 +176,13 @@ def comparables(
 
 
 def criteria_text(radius_m: float | None, months: int, min_comparables: int, limit: int) -> str:
-    """The comparables' criteria in plain words."""
+    """The comparables' criteria in plain words.
+
+    Examples
+    --------
+    >>> criteria_text(500, 24, 5, 20)[:46]
+    'sales of the same property type, sold in the 2'
+    """
     where = (
         f"within {radius_m:,.0f} m"
         if radius_m is not None
@@ -182,7 +195,17 @@ def criteria_text(radius_m: float | None, months: int, min_comparables: int, lim
     )
 
 
-def _check_search(radius_m: float | None, months: int, limit: int, min_comparables: int) -> None:
+def check_search(radius_m: float | None, months: int, limit: int, min_comparables: int) -> None:
+    """Refuse, naming it, a radius that is not a positive number, or months, limit or
+    min_comparables that are not positive whole numbers.
+
+    Examples
+    --------
+    >>> check_search(None, 0, 20, 5)
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: months must be a positive whole number, got 0
+    """
     if radius_m is not None and not (_is_number(radius_m) and radius_m > 0):
         raise InvalidInput(f"radius_m must be a positive number of metres, got {radius_m!r}")
     for name, value in (("months", months), ("limit", limit), ("min_comparables", min_comparables)):
@@ -202,7 +225,20 @@ def find_comparables(
     min_comparables: int,
     limit: int,
 ) -> Matches:
-    """Every subject's comparables at once, the best ``limit`` each, grouped by subject."""
+    """Every subject's comparables at once, the best ``limit`` each, grouped by subject.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.frames.evidence import gather_evidence, read_subjects
+    >>> from propertykit.sandbox.data import generate_records
+    >>> df = pk.frame(generate_records(3000))
+    >>> evidence = gather_evidence(df)
+    >>> subjects = read_subjects(df, ["PK00000010", "PK00000011"], evidence, "2025-01-01")
+    >>> found = find_comparables(evidence, subjects, None, 24, 5, 20)
+    >>> sorted(set(found.subject.tolist())), found.radius.tolist()  # the second is thin
+    ([0], [8000.0, 8000.0])
+    """
     import shapely
 
     count = len(subjects.as_of)
