@@ -113,9 +113,12 @@ def comparables(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COMPARABLE_COLUMNS`, highest ``weight`` first. ``attrs``: ``subject``,
-        ``as_of``, ``radius_m`` (searched), ``criteria`` (in plain words), ``index`` (which
-        index adjusted the prices) and ``left_out`` (sales that could not be compared, by reason).
+        Columns :data:`COMPARABLE_COLUMNS`, highest ``weight`` first. ``attrs``: ``subject``
+        (its ``propertyId``, or ``None``), ``subject_details`` (``lat``, ``lng``,
+        ``floorAreaSqM``, ``beds``, ``propertyType``: for a map or a report), ``as_of``,
+        ``radius_m`` (searched), ``months``, ``criteria`` (in plain words), ``index`` (which
+        index adjusted the prices) and ``left_out`` (sales that could not be compared, by
+        reason).
 
     Raises
     ------
@@ -165,6 +168,13 @@ def comparables(
     table = table.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
     table.attrs = {
         "subject": subjects.property_id[0],
+        "subject_details": {
+            "lat": float(subjects.lat[0]),
+            "lng": float(subjects.lng[0]),
+            "floorAreaSqM": float(subjects.area[0]),
+            "beds": None if np.isnan(subjects.beds[0]) else int(subjects.beds[0]),
+            "propertyType": _kind_name(evidence, subjects, 0),
+        },
         "as_of": pd.Timestamp(as_of_day, unit="D"),
         "radius_m": float(matches.radius[0]),
         "months": months,
@@ -173,6 +183,14 @@ def comparables(
         "left_out": dict(evidence.left_out),
     }
     return table
+
+
+def _kind_name(evidence: Evidence, subjects: Subjects, position: int) -> str | None:
+    code = int(subjects.kind[position])
+    if code >= 0:
+        return str(evidence.kinds[code])
+    given = subjects.kind_text[position] if subjects.kind_text is not None else None
+    return None if given is None else str(given)
 
 
 def criteria_text(radius_m: float | None, months: int, min_comparables: int, limit: int) -> str:

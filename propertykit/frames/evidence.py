@@ -73,6 +73,7 @@ class Subjects:
     beds: np.ndarray
     kind: np.ndarray  # code into the evidence's kinds; -1 for a type no sale has
     usable: np.ndarray
+    kind_text: np.ndarray | None = None  # the type as given
 
 
 def gather_evidence(df: pd.DataFrame, *, index: pd.DataFrame | None = None) -> Evidence:
@@ -250,7 +251,8 @@ def read_subjects(
     kind = evidence.kinds.get_indexer(pd.Index(kind_text, dtype=object))
     usable = np.isfinite(lat) & np.isfinite(lng) & np.isfinite(area) & (area > 0)
     usable &= pd.notna(kind_text)
-    return Subjects(ids, read_as_of(as_of, count, evidence), lat, lng, area, beds, kind, usable)
+    as_of_days = read_as_of(as_of, count, evidence)
+    return Subjects(ids, as_of_days, lat, lng, area, beds, kind, usable, kind_text)
 
 
 def _number(subject: Mapping[str, Any], name: str) -> float:
