@@ -38,7 +38,14 @@ import pandas as pd
 from propertykit.errors import InvalidInput
 from propertykit.frames.evidence import Evidence, Subjects, gather_evidence, read_subjects
 
-__all__ = ["COMPARABLE_COLUMNS", "RADII_M", "comparables", "find_comparables"]
+__all__ = [
+    "COMPARABLE_COLUMNS",
+    "RADII_M",
+    "check_search",
+    "comparables",
+    "criteria_text",
+    "find_comparables",
+]
 
 #: Columns of :func:`comparables`, in order.
 COMPARABLE_COLUMNS = (
@@ -106,9 +113,12 @@ def comparables(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COMPARABLE_COLUMNS`, highest ``weight`` first. ``attrs``: ``subject``,
-        ``as_of``, ``radius_m`` (searched), ``criteria`` (in plain words), ``index`` (which
-        index adjusted the prices) and ``left_out`` (sales that could not be compared, by reason).
+        Columns :data:`COMPARABLE_COLUMNS`, highest ``weight`` first. ``attrs``: ``subject``
+        (its ``propertyId``, or ``None``), ``subject_details`` (``lat``, ``lng``,
+        ``floorAreaSqM``, ``beds``, ``propertyType``: for a map or a report), ``as_of``,
+        ``radius_m`` (searched), ``months``, ``criteria`` (in plain words), ``index`` (which
+        index adjusted the prices) and ``left_out`` (sales that could not be compared, by
+        reason).
 
     Raises
     ------
@@ -124,7 +134,7 @@ def comparables(
     >>> list(found.columns[:4]), bool((found["date"] < "2025-01-01").all())
     (['propertyId', 'date', 'price', 'adjusted_price'], True)
     """
-    _check_search(radius_m, months, limit, min_comparables)
+    check_search(radius_m, months, limit, min_comparables)
     evidence = gather_evidence(df, index=index)
     subjects = read_subjects(df, [subject], evidence, as_of)
     if not subjects.usable[0]:
@@ -158,6 +168,13 @@ def comparables(
     table = table.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
     table.attrs = {
         "subject": subjects.property_id[0],
+        "subject_details": {
+            "lat": float(subjects.lat[0]),
+            "lng": float(subjects.lng[0]),
+            "floorAreaSqM": float(subjects.area[0]),
+            "beds": None if np.isnan(subjects.beds[0]) else int(subjects.beds[0]),
+            "propertyType": _kind_name(evidence, subjects, 0),
+        },
         "as_of": pd.Timestamp(as_of_day, unit="D"),
         "radius_m": float(matches.radius[0]),
         "months": months,
@@ -168,8 +185,22 @@ def comparables(
     return table
 
 
+def _kind_name(evidence: Evidence, subjects: Subjects, position: int) -> str | None:
+    code = int(subjects.kind[position])
+    if code >= 0:
+        return str(evidence.kinds[code])
+    given = subjects.kind_text[position] if subjects.kind_text is not None else None
+    return None if given is None else str(given)
+
+
 def criteria_text(radius_m: float | None, months: int, min_comparables: int, limit: int) -> str:
-    """The comparables' criteria in plain words."""
+    """The comparables' criteria in plain words.
+
+    Examples
+    --------
+    >>> criteria_text(500, 24, 5, 20)[:46]
+    'sales of the same property type, sold in the 2'
+    """
     where = (
         f"within {radius_m:,.0f} m"
         if radius_m is not None
@@ -182,7 +213,17 @@ def criteria_text(radius_m: float | None, months: int, min_comparables: int, lim
     )
 
 
-def _check_search(radius_m: float | None, months: int, limit: int, min_comparables: int) -> None:
+def check_search(radius_m: float | None, months: int, limit: int, min_comparables: int) -> None:
+    """Refuse, naming it, a radius that is not a positive number, or months, limit or
+    min_comparables that are not positive whole numbers.
+
+    Examples
+    --------
+    >>> check_search(None, 0, 20, 5)
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: months must be a positive whole number, got 0
+    """
     if radius_m is not None and not (_is_number(radius_m) and radius_m > 0):
         raise InvalidInput(f"radius_m must be a positive number of metres, got {radius_m!r}")
     for name, value in (("months", months), ("limit", limit), ("min_comparables", min_comparables)):
@@ -202,7 +243,20 @@ def find_comparables(
     min_comparables: int,
     limit: int,
 ) -> Matches:
-    """Every subject's comparables at once, the best ``limit`` each, grouped by subject."""
+    """Every subject's comparables at once, the best ``limit`` each, grouped by subject.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.frames.evidence import gather_evidence, read_subjects
+    >>> from propertykit.sandbox.data import generate_records
+    >>> df = pk.frame(generate_records(3000))
+    >>> evidence = gather_evidence(df)
+    >>> subjects = read_subjects(df, ["PK00000010", "PK00000011"], evidence, "2025-01-01")
+    >>> found = find_comparables(evidence, subjects, None, 24, 5, 20)
+    >>> sorted(set(found.subject.tolist())), found.radius.tolist()  # the second is thin
+    ([0], [8000.0, 8000.0])
+    """
     import shapely
 
     count = len(subjects.as_of)

@@ -73,10 +73,20 @@ class Subjects:
     beds: np.ndarray
     kind: np.ndarray  # code into the evidence's kinds; -1 for a type no sale has
     usable: np.ndarray
+    kind_text: np.ndarray | None = None  # the type as given
 
 
 def gather_evidence(df: pd.DataFrame, *, index: pd.DataFrame | None = None) -> Evidence:
-    """The frame's sales with their property's location, size, bedrooms and type."""
+    """The frame's sales with their property's location, size, bedrooms and type.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> evidence = gather_evidence(pk.frame(generate_records(300)))
+    >>> len(evidence.day) > 0, list(evidence.left_out)
+    (True, ['sales of properties without a floor area'])
+    """
     if "saleHistory" not in df.columns or "propertyId" not in df.columns:
         raise InvalidInput(
             "comparables need the property frame (pk.frame of the records), with "
@@ -183,7 +193,17 @@ def read_subjects(
     as_of: Any,
 ) -> Subjects:
     """Subjects as arrays: ids looked up in the frame (all at once), mappings read; ``as_of``
-    one per subject."""
+    one per subject.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> df = pk.frame(generate_records(300))
+    >>> flat = {"lat": 51.5, "lng": -0.1, "floorAreaSqM": 60, "propertyType": "flat"}
+    >>> read_subjects(df, ["PK00000001", flat], gather_evidence(df), "2025-01-01").usable.tolist()
+    [True, True]
+    """
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
     count = len(subjects)
     ids = np.empty(count, dtype=object)
@@ -231,7 +251,8 @@ def read_subjects(
     kind = evidence.kinds.get_indexer(pd.Index(kind_text, dtype=object))
     usable = np.isfinite(lat) & np.isfinite(lng) & np.isfinite(area) & (area > 0)
     usable &= pd.notna(kind_text)
-    return Subjects(ids, read_as_of(as_of, count, evidence), lat, lng, area, beds, kind, usable)
+    as_of_days = read_as_of(as_of, count, evidence)
+    return Subjects(ids, as_of_days, lat, lng, area, beds, kind, usable, kind_text)
 
 
 def _number(subject: Mapping[str, Any], name: str) -> float:
@@ -247,7 +268,16 @@ def _number(subject: Mapping[str, Any], name: str) -> float:
 
 def read_as_of(as_of: Any, count: int, evidence: Evidence) -> np.ndarray:
     """One valuation day per subject (days since 1970): one date for all, or one each;
-    ``None``: the day after the latest sale."""
+    ``None``: the day after the latest sale.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> evidence = gather_evidence(pk.frame(generate_records(50)))
+    >>> read_as_of(["2025-01-01", "2025-01-02"], 2, evidence).tolist()
+    [20089, 20090]
+    """
     if as_of is None:
         latest = int(evidence.day.max()) + 1 if len(evidence.day) else 0
         return np.full(count, latest, dtype=np.int64)

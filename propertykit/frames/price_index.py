@@ -20,9 +20,10 @@ slope: interval weights only when it is positive and significant (a t statistic 
 and ``"equal"`` force one. ``attrs["weights"]`` says which was used, per group, and why.
 
 Outlier pairs (a transfer between relatives, a share sold, a typo) pull a least-squares index
-however it is weighted. After stage 1, pairs whose residual lies beyond
-:data:`_OUTLIER_CUTOFF` robust standard deviations (1.4826 x the median absolute residual) get
-a Huber weight (cutoff / distance) rather than a full one; ``attrs["weights"]`` counts them.
+however it is weighted. After stage 1, pairs whose residual lies beyond 2.5 robust standard
+deviations (1.4826 x the median absolute residual) get a Huber weight (cutoff / distance)
+rather than a full one (:mod:`~propertykit.frames.pair_weights`); ``attrs["weights"]`` counts
+them.
 
 It stays fast on a million sales: pairs come from one sort by (group, property, day), and the
 dummies are never built: the normal equations, a P x P matrix for P periods, are summed
@@ -43,6 +44,12 @@ import numpy as np
 import pandas as pd
 
 from propertykit.errors import FewPairsWarning, InvalidInput, outside_stacklevel
+from propertykit.frames.pair_weights import (
+    SIGNIFICANT_T,
+    huber_weights,
+    line_with_t,
+    weights_said,
+)
 
 __all__ = ["FREQUENCIES", "WEIGHTS", "FewPairsWarning", "price_index"]
 
@@ -55,9 +62,6 @@ _DAYS_PER_YEAR = 365.25
 _DISPERSION_FLOOR = 0.05
 #: The ``weights`` a price index accepts.
 WEIGHTS = ("auto", "interval", "equal")
-_SIGNIFICANT_T = 1.959963984540054  # a slope this many standard errors above 0 is "growing"
-#: Residuals beyond this many robust standard deviations get a Huber weight below 1.
-_OUTLIER_CUTOFF = 2.5
 
 
 @dataclass
@@ -201,7 +205,7 @@ def price_index(
         "left_out": account.left_out,
         "merged": [_named(item, freq) for item in account.merged],
         "groups_left_out": account.groups_left_out,
-        "weights": _weights_said(weights, robust, account.weights),
+        "weights": weights_said(weights, robust, account.weights),
     }
     _warn(table.attrs, min_pairs)
     return table
@@ -341,13 +345,13 @@ def _three_stages(
     residuals = log_ratio - (levels[two] - levels[one])
     damping = ones
     if robust:
-        damping = _huber(residuals)
+        damping = huber_weights(residuals)
         if (damping < 1).any():
             levels, _ = _solve(one, two, log_ratio, damping, size)
             residuals = log_ratio - (levels[two] - levels[one])
     squared = damping * residuals**2  # an outlier's square would tilt the line
-    slope, intercept, t = _line(years, squared)
-    grows = slope > 0 and t >= _SIGNIFICANT_T
+    slope, intercept, t = line_with_t(years, squared)
+    grows = slope > 0 and t >= SIGNIFICANT_T
     used = "interval" if asked == "interval" or (asked == "auto" and grows) else "equal"
     weights = damping
     if used == "interval" and squared.mean() > 0:  # else the pairs agree exactly: equal
@@ -369,17 +373,6 @@ def _three_stages(
     return levels, errors, choice
 
 
-def _huber(residuals: np.ndarray) -> np.ndarray:
-    """Huber weights: 1 within :data:`_OUTLIER_CUTOFF` robust standard deviations, falling as
-    cutoff / distance beyond."""
-    spread = 1.4826 * float(np.median(np.abs(residuals - np.median(residuals))))
-    if spread <= 0:
-        return np.ones(len(residuals))
-    distance = np.abs(residuals) / (_OUTLIER_CUTOFF * spread)
-    damped: np.ndarray = np.minimum(1.0, 1.0 / np.maximum(distance, 1e-12))
-    return damped
-
-
 def _solve(
     one: np.ndarray, two: np.ndarray, log_ratio: np.ndarray, weights: np.ndarray, size: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -397,55 +390,6 @@ def _solve(
     levels = np.zeros(size)
     levels[1:] = inverse @ right[1:]
     return levels, inverse
-
-
-def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Slope, intercept and the slope's t statistic (heteroskedasticity-robust, HC1) of the
-    least-squares line through ``(x, y)``."""
-    centred = x - x.mean()
-    spread = float(centred @ centred)
-    if spread <= 0:
-        return 0.0, float(y.mean()), 0.0
-    slope = float(centred @ (y - y.mean())) / spread
-    intercept = float(y.mean()) - slope * float(x.mean())
-    residuals = y - intercept - slope * x
-    correction = len(x) / max(len(x) - 2, 1)
-    variance = correction * float((centred**2) @ (residuals**2)) / spread**2
-    t = slope / np.sqrt(variance) if variance > 0 else (np.inf if slope > 0 else 0.0)
-    return slope, intercept, float(t)
-
-
-def _weights_said(asked: str, robust: bool, groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """``attrs["weights"]``: the choice, machine-readable, and the reason in plain words."""
-    used_set = {choice["used"] for choice in groups.values()}
-    used = used_set.pop() if len(used_set) == 1 else ("mixed" if used_set else "equal")
-    outliers = sum(choice["outlier_pairs"] for choice in groups.values())
-    if asked != "auto":
-        reason = f"{asked} weights, as asked"
-    elif used == "interval":
-        reason = "interval weights: the pairs' dispersion grows with the time between the two sales"
-    elif used == "equal":
-        reason = (
-            "equal weights: the pairs' dispersion does not grow significantly with the time "
-            "between the two sales (quick resales vary as much or more), so interval weights "
-            "would rest on a wrong assumption"
-        )
-    else:
-        growing = [name for name, choice in groups.items() if choice["used"] == "interval"]
-        reason = (
-            f"interval weights in {len(growing)} of {len(groups)} groups, where the pairs' "
-            "dispersion grows with the time between the two sales; equal weights elsewhere"
-        )
-    if robust and outliers:
-        reason += f"; {outliers:,} outlying pairs given less weight"
-    return {
-        "asked": asked,
-        "used": used,
-        "reason": reason,
-        "robust": robust,
-        "outlier_pairs": outliers,
-        "groups": groups,
-    }
 
 
 def _named(item: dict[str, Any], freq: str) -> dict[str, Any]:

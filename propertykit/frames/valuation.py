@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from propertykit.frames.comparables import _check_search, criteria_text, find_comparables
+from propertykit.frames.comparables import check_search, criteria_text, find_comparables
 from propertykit.frames.evidence import Evidence, Subjects, gather_evidence, read_subjects
 
 __all__ = ["CALIBRATION_SALES", "VALUATION_COLUMNS", "valuation"]
@@ -98,7 +98,7 @@ def valuation(
     >>> list(values.columns[:5]), list(values["propertyId"])
     (['propertyId', 'as_of', 'estimate', 'lower', 'upper'], ['PK00000042', 'PK00000007'])
     """
-    _check_search(radius_m, months, limit, min_comparables)
+    check_search(radius_m, months, limit, min_comparables)
     evidence = gather_evidence(df, index=index)
     left_out = dict(evidence.left_out)
     if subjects is None:

@@ -77,7 +77,9 @@ Title deeds
 Data
     Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox.data`): money in
     whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the
-    records.
+    records. ``serve(realism="real")`` shapes sale prices like real ones: a known price-per-m²
+    surface (:mod:`propertykit.sandbox.valuation`), dispersion falling with the time held,
+    outlier sales, homes out in the country (:mod:`propertykit.sandbox.price_index`).
 Faults
     ``inject_fault`` makes the next matching requests answer a 5xx (body as a JSON object, a JSON
     string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body

@@ -50,7 +50,7 @@ from propertykit.sandbox.tables import (
     TOWNS,
     Town,
 )
-from propertykit.sandbox.valuation import HOME_SPREAD, true_price_per_sqm
+from propertykit.sandbox.valuation import real_place, real_value
 
 __all__ = [
     "PROVIDERS",
@@ -360,14 +360,15 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
 
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
     if realism == "real":  # streams of their own, so every other field stays as it was
-        lat, lng = _real_place(random.Random(f"propertykit:{seed}:{index}:place"), lat, lng)
-        value_now = _real_value(
+        lat, lng = real_place(random.Random(f"propertykit:{seed}:{index}:place"), lat, lng)
+        value_now = real_value(
             random.Random(f"propertykit:{seed}:{index}:value"),
             lat=lat,
             lng=lng,
             region=town.region,
             kind=kind,
             floor_area=floor_area,
+            today=REFERENCE_DATE,
         )
     estimated_sale = _nearest(value_now, 1000)
     estimated_rent = _nearest(value_now * (0.038 + rand() * 0.02) / 12, 10)
@@ -454,26 +455,3 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     ['L00000000', 'L00000001']
     """
     return [generate_record(index, seed, realism=realism) for index in range(n)]
-
-
-_COUNTRY_SHARE = 1 / 16  # homes out in the country under realism="real"
-
-
-def _real_place(draws: random.Random, lat: float, lng: float) -> tuple[float, float]:
-    """Where a real-mode home stands: in town as drawn, or (one in sixteen) 6-20 km out."""
-    if draws.random() >= _COUNTRY_SHARE:
-        return lat, lng
-    distance_km, angle = draws.uniform(6, 20), draws.uniform(0, 2 * math.pi)
-    lat += distance_km * math.sin(angle) / 111.32
-    lng += distance_km * math.cos(angle) / (111.32 * math.cos(math.radians(lat)))
-    return int(lat * 1e6) / 1e6, int(lng * 1e6) / 1e6
-
-
-def _real_value(
-    draws: random.Random, *, lat: float, lng: float, region: str, kind: str, floor_area: float
-) -> float:
-    """A real-mode home's value today: the surface's, times its own factor."""
-    typical = true_price_per_sqm(
-        lat, lng, region=region, property_type=kind, floor_area=floor_area, on=REFERENCE_DATE
-    )
-    return typical * floor_area * math.exp(draws.gauss(0.0, HOME_SPREAD))

@@ -17,6 +17,7 @@ know.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
@@ -24,7 +25,14 @@ from typing import Any
 from propertykit.sandbox.price_index import log_level
 from propertykit.sandbox.tables import PROPERTY_TYPES, REGION_PRICES, TOWNS
 
-__all__ = ["HOME_SPREAD", "SIZE_ELASTICITY", "true_price_per_sqm", "true_value"]
+__all__ = [
+    "HOME_SPREAD",
+    "SIZE_ELASTICITY",
+    "real_place",
+    "real_value",
+    "true_price_per_sqm",
+    "true_value",
+]
 
 #: Log standard deviation of a home's own factor around the surface.
 HOME_SPREAD = 0.08
@@ -97,3 +105,47 @@ def true_value(record: Mapping[str, Any], on: date = _TODAY) -> float:
         on=on,
     )
     return float(rate * area)
+
+
+_COUNTRY_SHARE = 1 / 16  # homes out in the country under realism="real"
+
+
+def real_place(draws: random.Random, lat: float, lng: float) -> tuple[float, float]:
+    """Where a real-mode home stands: in town as drawn, or (one in sixteen) 6-20 km out.
+
+    Examples
+    --------
+    >>> real_place(random.Random(1), 51.5, -0.1)
+    (51.5, -0.1)
+    """
+    if draws.random() >= _COUNTRY_SHARE:
+        return lat, lng
+    distance_km, angle = draws.uniform(6, 20), draws.uniform(0, 2 * math.pi)
+    lat += distance_km * math.sin(angle) / 111.32
+    lng += distance_km * math.cos(angle) / (111.32 * math.cos(math.radians(lat)))
+    return int(lat * 1e6) / 1e6, int(lng * 1e6) / 1e6
+
+
+def real_value(
+    draws: random.Random,
+    *,
+    lat: float,
+    lng: float,
+    region: str,
+    kind: str,
+    floor_area: float,
+    today: date,
+) -> float:
+    """A real-mode home's value today: the surface's, times its own factor.
+
+    Examples
+    --------
+    >>> value = real_value(random.Random(1), lat=51.5, lng=-0.1, region="London", kind="flat",
+    ...                    floor_area=60, today=date(2025, 6, 1))
+    >>> 200_000 < value < 600_000
+    True
+    """
+    typical = true_price_per_sqm(
+        lat, lng, region=region, property_type=kind, floor_area=floor_area, on=today
+    )
+    return typical * floor_area * math.exp(draws.gauss(0.0, HOME_SPREAD))

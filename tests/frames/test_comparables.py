@@ -91,6 +91,7 @@ def test_a_subject_given_as_a_mapping(df: pd.DataFrame) -> None:
     subject = {"lat": 51.5, "lng": -0.13, "floorAreaSqM": 70, "beds": 2, "propertyType": "flat"}
     found = df.pk.comparables(subject, as_of="2025-01-01")
     assert len(found) and not found["own_sale"].any() and (found["propertyType"] == "flat").all()
+    assert found.attrs["subject"] is None and found.attrs["subject_details"] == subject
 
 
 @pytest.mark.parametrize(
