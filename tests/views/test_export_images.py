@@ -8,15 +8,14 @@ except under ``CI=true`` where they fail.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 import pytest
 from PIL import Image
 
@@ -28,7 +27,6 @@ from propertykit.views import bake_tiles, price_trend, property_map
 from propertykit.views.basemap import LAND, SEA
 from propertykit.views.figures import EPC_COLOURS
 from propertykit.views.static import system_browser, use_system_browser
-from tests._system import require
 from tests.test_packaging import _environment_requirements, _requirement
 from tests.views.tile_server import TileServer, tile_colour
 
@@ -43,14 +41,22 @@ def properties() -> pd.DataFrame:
     return frame(generate_records(150))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def browser() -> Iterator[None]:
-    require(importlib.util.find_spec("kaleido") is not None, "pip install 'propertykit[export]'")
-    try:
-        system_browser()
-    except pk.ConfigError as error:
-        require(False, str(error))
-    yield
+@pytest.fixture(autouse=True)
+def _one_browser(image_export: str) -> str:
+    """Every test here draws with the session's Kaleido server (tests/conftest.py)."""
+    return image_export
+
+
+def _kaleido_browsers() -> set[int]:
+    """The browsers Kaleido runs for this process: Chrome started by a Python process of ours
+    (its driver's wrapper; Playwright's browser hangs under node instead)."""
+    return {
+        process.pid
+        for process in psutil.Process().children(recursive=True)
+        if "chrom" in process.name().lower()
+        and (parent := process.parent()) is not None
+        and parent.name().lower().startswith("python")
+    }
 
 
 def _png(figure: object) -> np.ndarray:
@@ -105,10 +111,19 @@ def test_charts_export_to_svg_and_pdf(properties: pd.DataFrame, tmp_path: Path) 
     assert (tmp_path / "trend.pdf").read_bytes()[:5] == b"%PDF-"
 
 
-def test_kaleido_is_pointed_at_the_system_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_images_are_drawn_by_one_system_browser_and_the_environment_is_left_alone(
+    image_export: str, properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    path = use_system_browser()
-    assert os.environ["BROWSER_PATH"] == path and os.access(path, os.X_OK)
+    before = dict(os.environ)
+    path = use_system_browser()  # the server runs already: kept as it is
+    assert path == image_export == system_browser() and os.access(path, os.X_OK)
+    assert dict(os.environ) == before
+    figure = price_trend(properties)
+    figure.write_image(tmp_path / "one.png", width=WIDTH, height=HEIGHT)
+    running = _kaleido_browsers()
+    figure.write_image(tmp_path / "two.png", width=WIDTH, height=HEIGHT)
+    assert len(running) == 1 and _kaleido_browsers() == running  # no browser per image
     monkeypatch.setenv("BROWSER_PATH", "/nowhere/chrome")
     with pytest.raises(pk.ConfigError, match="apt-get install chromium"):
         system_browser()
