@@ -16,18 +16,16 @@ notebook). At each width the test checks, by the boxes the browser drew:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import nbformat
 import pytest
 
-from tests._browser import chromium
-from tests.e2e.conftest import PAGE_LIMIT_MS, run_all_cells, serve_lab
+from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, run_all_cells
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Browser, Locator, Page
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -94,16 +92,15 @@ LINES_OF = """
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("layout")
+def lab(jupyter_lab: Lab) -> str:
+    """The form's notebook on the session's JupyterLab server: its URL."""
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
     )
-    path = folder / "lookup-form.ipynb"
+    path = jupyter_lab.root / "lookup-form.ipynb"
     nbformat.write(notebook, path)
-    with serve_lab(path, folder) as url:
-        yield url
+    return jupyter_lab.open(path)
 
 
 def screenshot(page: Page, form: Locator, name: str) -> None:
@@ -121,11 +118,13 @@ def cut_in(form: Locator) -> list[str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_lookup_form_reads_whole_at_ordinary_widths(lab: str, width: int) -> None:
+def test_the_lookup_form_reads_whole_at_ordinary_widths(
+    lab: str, browser: Browser, width: int
+) -> None:
     from playwright.sync_api import expect
 
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+    with browser.new_context(viewport={"width": width, "height": 900}) as context:
+        page = context.new_page()
         ids_box = page.locator("textarea[placeholder^='Location ids']")
         run_all_cells(page, lab, ids_box)
         form = page.locator(".jp-OutputArea-output").filter(has=ids_box)
