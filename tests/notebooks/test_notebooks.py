@@ -1,11 +1,14 @@
 """The four notebooks: committed without outputs, and each runs top to bottom on the sandbox.
 
 Each notebook starts its own sandbox inside its kernel (no key in the environment) and keeps
-its cache in a temporary folder. Executed with nbclient, which needs ``ipykernel``.
+its cache in a temporary folder. Executed with nbclient (the ``run_notebook`` fixture, one kernel
+per notebook), which needs ``ipykernel``. What a notebook does with a service set only by half
+is checked here in this process, by running its set-up cell (the code the kernel would run first).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -81,14 +84,20 @@ def execute(name: str, workdir: Path) -> nbformat.NotebookNode:
     return notebook
 
 
+@pytest.fixture
+def run_notebook() -> Callable[[str, Path], nbformat.NotebookNode]:
+    """Runs a notebook top to bottom in a new kernel (seconds each: the test is ``slow``)."""
+    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
+    return execute
+
+
 def outputs(notebook: nbformat.NotebookNode) -> list[dict]:
     return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
-    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
-    notebook = execute(name, sandbox_environment)
+def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment, run_notebook):
+    notebook = run_notebook(name, sandbox_environment)
     shown = outputs(notebook)
     assert not [o for o in shown if o.output_type == "error"]
     stderr = "".join(o.get("text", "") for o in shown if o.get("name") == "stderr")
@@ -123,14 +132,23 @@ def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment):
 def test_a_service_half_set_stops_the_notebook_and_never_falls_back_to_the_sandbox(
     name, setting, sandbox_environment, monkeypatch
 ):
-    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
-    from nbclient.exceptions import CellExecutionError
+    import tempfile
+
+    import propertykit as pk
 
     variables, named = setting
     for variable, value in variables.items():
         monkeypatch.setenv(variable, value)
-    with pytest.raises(CellExecutionError, match="ConfigError") as stopped:
-        execute(name, sandbox_environment)  # the set-up cell stops: the sandbox is never started
+    monkeypatch.setattr(tempfile, "tempdir", str(sandbox_environment))  # its WORK folder
+    monkeypatch.chdir(sandbox_environment)
+    started: list[object] = []
+    monkeypatch.setattr(pk.sandbox.Sandbox, "start", lambda self: started.append(self))
+    setup = next(cell for cell in read(name).cells if cell.cell_type == "code")
+    namespace: dict[str, object] = {"__name__": "__notebook__"}
+    with pytest.raises(pk.ConfigError) as stopped:
+        exec(compile(setup.source, f"{name}.ipynb: set-up cell", "exec"), namespace)
+    assert started == [] and namespace.get("sb") is None, "fell back to the sandbox"
     shown = str(stopped.value)
-    assert named in shown.split("ConfigError", 1)[1], "the error names what to set"
+    assert named in shown, "the error names what to set"
     assert "pk_live_x" not in shown
+    assert "client" not in namespace  # the set-up cell stopped: nothing below it can run
