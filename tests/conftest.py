@@ -23,8 +23,6 @@ shared; a test asking for one is marked by the root ``conftest.py`` (see ``MARKE
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +34,7 @@ from propertykit import sandbox as sandbox_module
 from propertykit.client import Client
 from propertykit.sandbox import Sandbox
 from tests._browser import chromium
+from tests._system import NewProcess
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -136,25 +135,6 @@ def image_export() -> Iterator[str]:
     import kaleido
 
     kaleido.stop_sync_server(silence_warnings=True)
-
-
-class NewProcess:
-    """Runs ``python`` in a new process, as a user's shell would (see :func:`new_process`)."""
-
-    def run(
-        self, *args: str, timeout: float = 120, **kwargs: Any
-    ) -> subprocess.CompletedProcess[str]:
-        """``python *args`` to the end; its output captured as text."""
-        kwargs.setdefault("capture_output", True)
-        return subprocess.run(
-            [sys.executable, *args], text=True, timeout=timeout, check=False, **kwargs
-        )
-
-    def start(self, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
-        """``python *args`` started; its output piped as text (stop it yourself)."""
-        kwargs.setdefault("stdout", subprocess.PIPE)
-        kwargs.setdefault("stderr", subprocess.PIPE)
-        return subprocess.Popen([sys.executable, *args], text=True, **kwargs)
 
 
 @pytest.fixture
