@@ -16,6 +16,9 @@ shared; a test asking for one is marked by the root ``conftest.py`` (see ``MARKE
 ``image_export``
     Kaleido's persistent image server on the same system Chromium: ``fig.write_image`` and
     ``fig.to_image`` reuse one browser instead of starting one per image.
+``system_chromium``
+    The system Chromium's path, for a test whose code starts it itself (``print_pdf``, a report
+    written as PDF): a browser start per call, so the test is ``slow``.
 ``new_process``
     Runs Python (or ``python -m propertykit``) in a new process: seconds of start-up each.
 """
@@ -115,6 +118,16 @@ def browser() -> Iterator[Browser]:
     """One headless Chromium (Playwright) for the session; open and close contexts, not it."""
     with chromium() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def system_chromium() -> str:
+    """The system Chromium (skips, or fails under CI=true, without it or Playwright)."""
+    from tests._browser import require_browser
+    from tests._system import CHROMIUM
+
+    require_browser()
+    return CHROMIUM
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,11 +49,21 @@ def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
             dashboard_address=":0",  # None still means port 8787, taken by any other cluster
             silence_logs=False,
         )
+    # Not the process's default scheduler: other tests (propertykit.dask's examples) that land
+    # on this pytest-xdist worker compute on their own, with their own sandbox's key.
+    dask_client = DaskClient(cluster, timeout=60, set_as_default=False)
     try:
-        with DaskClient(cluster, timeout=60) as dask_client:
-            yield dask_client
+        yield dask_client
     finally:
+        dask_client.close(timeout=60)
         cluster.close(timeout=60)
+
+
+@pytest.fixture(autouse=True)
+def _on_the_cluster(cluster: Any) -> Iterator[None]:
+    """Every test here computes on the session's cluster (its current Dask client)."""
+    with cluster.as_current():
+        yield
 
 
 @pytest.fixture

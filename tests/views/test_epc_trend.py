@@ -98,9 +98,9 @@ def certificates() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def sandbox_frame() -> pd.DataFrame:
-    """20,000 sandbox records (about 1,200 certificates per year lodged)."""
-    return pk.frame(generate_records(20_000))
+def sandbox_frame(world_frame: pd.DataFrame) -> pd.DataFrame:
+    """20,000 sandbox records (about 1,200 certificates per year lodged): tests/views/conftest."""
+    return world_frame
 
 
 @pytest.fixture(scope="module")
