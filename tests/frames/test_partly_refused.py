@@ -17,15 +17,15 @@ from propertykit.sandbox.data import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 
-# 520 records: nine blocks of 64 (small_blocks), the last one short.
-COUNT = 520
+# 130 records: nine blocks of 16 (small_blocks), the last one short.
+COUNT = 130
 
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 64 records, so that a few hundred records span many blocks: what Arrow refuses
+    """Blocks of 16 records, so that a hundred records span many blocks: what Arrow refuses
     in one is read apart in every later one, whose values must all still be read."""
-    monkeypatch.setattr(reading, "BLOCK", 64)
+    monkeypatch.setattr(reading, "BLOCK", 16)
 
 
 def as_served(values: pd.Series) -> list[Any]:
@@ -83,18 +83,18 @@ def test_leaves_refused_late_in_objects_lists_and_records(tidy: list[dict[str, A
     records[late]["saleHistory"][-1]["price"] = "n/a"
     records[with_history[-2]]["saleHistory"] = ""  # Arrow reads it as an empty list
     records[with_history[-1]]["saleHistory"] = [{"price": "1", "date": 5}, "", None, 3]
-    records[460]["marketStatus"] = "for sale"  # an object that is none, late
-    records[470]["marketStatus"]["forSale"] = True
-    records[480]["tenure"] = ""
-    records[490]["tags"] = {"newBuild": "true", "auction": 0}
-    records[500] = None
-    records[501] = 7
+    records[115]["marketStatus"] = "for sale"  # an object that is none, late
+    records[117]["marketStatus"]["forSale"] = True
+    records[120]["tenure"] = ""
+    records[122]["tags"] = {"newBuild": "true", "auction": 0}
+    records[125] = None
+    records[126] = 7
     same_as_one_by_one(records)
 
 
 def test_one_odd_value_in_each_refused_leaf_of_every_block(tidy: list[dict[str, Any]]) -> None:
     records = copy.deepcopy(tidy)
-    for start in (0, 64, 192, 448):
+    for start in (0, 16, 48, 112):
         records[start + 5]["pricing"]["estimatedSaleValue"] = " 250000 "
         records[start + 7]["yearBuilt"] = "c. 1930"
         records[start + 9]["epc"]["currentEnergyRating"] = "c"
