@@ -19,7 +19,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import nbformat
 import pytest
 
 from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, run_all_cells
@@ -94,6 +93,8 @@ LINES_OF = """
 @pytest.fixture(scope="module")
 def lab(jupyter_lab: Lab) -> str:
     """The form's notebook on the session's JupyterLab server: its URL."""
+    import nbformat  # not at collection: it takes seconds to import
+
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},

@@ -8,11 +8,15 @@ is checked here in this process, by running its set-up cell (the code the kernel
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
 import pytest
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = (
@@ -37,6 +41,8 @@ CELL_TIMEOUT = 180
 
 
 def read(name: str) -> nbformat.NotebookNode:
+    import nbformat  # not at collection: it takes seconds to import
+
     return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
 
 
@@ -46,6 +52,8 @@ def test_every_notebook_is_there():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_committed_without_outputs(name):
+    import nbformat
+
     notebook = read(name)
     nbformat.validate(notebook)
     for cell in notebook.cells:
@@ -143,10 +151,11 @@ def test_a_service_half_set_stops_the_notebook_and_never_falls_back_to_the_sandb
     monkeypatch.chdir(sandbox_environment)
     started: list[object] = []
     monkeypatch.setattr(pk.sandbox.Sandbox, "start", lambda self: started.append(self))
-    setup = next(cell for cell in read(name).cells if cell.cell_type == "code")
+    cells = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())["cells"]
+    setup = "".join(next(cell for cell in cells if cell["cell_type"] == "code")["source"])
     namespace: dict[str, object] = {"__name__": "__notebook__"}
     with pytest.raises(pk.ConfigError) as stopped:
-        exec(compile(setup.source, f"{name}.ipynb: set-up cell", "exec"), namespace)
+        exec(compile(setup, f"{name}.ipynb: set-up cell", "exec"), namespace)
     assert started == [] and namespace.get("sb") is None, "fell back to the sandbox"
     shown = str(stopped.value)
     assert named in shown, "the error names what to set"

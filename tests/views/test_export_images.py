@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import psutil
 import pytest
 from PIL import Image
 
@@ -47,15 +46,34 @@ def _one_browser(image_export: str) -> str:
     return image_export
 
 
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process of the machine: its parent and its name (Linux's /proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # ended meanwhile
+            continue
+        name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :]
+        found[int(stat.parent.name)] = (int(rest.split()[1]), name)
+    return found
+
+
 def _kaleido_browsers() -> set[int]:
     """The browsers Kaleido runs for this process: Chrome started by a Python process of ours
     (its driver's wrapper; Playwright's browser hangs under node instead)."""
+    processes = _processes()
+    ours, todo = set(), [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        children = [pid for pid, (ppid, _) in processes.items() if ppid == parent]
+        ours.update(children)
+        todo += children
     return {
-        process.pid
-        for process in psutil.Process().children(recursive=True)
-        if "chrom" in process.name().lower()
-        and (parent := process.parent()) is not None
-        and parent.name().lower().startswith("python")
+        pid
+        for pid in ours
+        if "chrom" in processes[pid][1].lower()
+        and processes.get(processes[pid][0], (0, ""))[1].startswith("python")
     }
 
 
