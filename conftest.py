@@ -63,6 +63,10 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "jupyter_lab": ("e2e", "slow"),
     "new_process": ("slow",),
     "run_notebook": ("slow",),
+    "each_alone": ("slow",),  # frames every record of a batch by itself (tests/frames)
+    "world_frame": ("slow",),  # 20,000 generated records (tests/views/conftest.py)
+    "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
+    "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
 }
 #: The pytest-xdist group of the tests using each fixture started once per session: one worker
 #: runs them all, so the program starts once (JupyterLab's tests need the browser too).

@@ -5,6 +5,7 @@ sandbox, and the README fits on a screen (``make check`` builds the site with
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,27 +70,34 @@ RUNNABLE = [
 ]
 
 
+@pytest.fixture
+def page_sandbox() -> Iterator[Sandbox]:
+    """A fresh sandbox for one page's examples; running a whole page takes seconds (``slow``)."""
+    with Sandbox(seed=0).start() as sb:
+        yield sb
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("page", RUNNABLE, ids=_name)
 def test_every_python_block_runs_against_the_sandbox(
-    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page_sandbox: Sandbox
 ) -> None:
     """A page's blocks run in order in one namespace, in an empty folder, with the environment
     pointing ``pk.Client()`` at a fresh sandbox (as a reader's would point at the service)."""
-    with Sandbox(seed=0).start() as sb:
-        for name in _SERVICE_VARIABLES:
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("PROPERTYKIT_API_KEY", sb.api_key)
-        monkeypatch.setenv("PROPERTYKIT_BASE_URL", sb.url)
-        monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
-        monkeypatch.chdir(tmp_path)
-        namespace: dict[str, object] = {"__name__": "__docs__"}
-        ran = 0
-        for block in read_blocks(page):
-            if block.language == "python" and block.runs:
-                exec(compile(block.code, f"{_name(page)}:{block.line}", "exec"), namespace)
-                ran += 1
-        assert ran
+    sb = page_sandbox
+    for name in _SERVICE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROPERTYKIT_API_KEY", sb.api_key)
+    monkeypatch.setenv("PROPERTYKIT_BASE_URL", sb.url)
+    monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    ran = 0
+    for block in read_blocks(page):
+        if block.language == "python" and block.runs:
+            exec(compile(block.code, f"{_name(page)}:{block.line}", "exec"), namespace)
+            ran += 1
+    assert ran
 
 
 def test_the_readme_fits_on_a_screen_and_its_links_resolve() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import pickle
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -43,9 +44,9 @@ def untidy() -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def alone(untidy: list[Any]) -> list[pd.DataFrame]:
+def alone(untidy: list[Any], each_alone: Callable[..., list[pd.DataFrame]]) -> list[pd.DataFrame]:
     """The frame of each record read by itself."""
-    return [pk.frame([record], money_unit="major") for record in untidy]
+    return each_alone(untidy, money_unit="major")
 
 
 def test_sales_of_a_batch_read_in_blocks_are_the_sales_of_its_records(

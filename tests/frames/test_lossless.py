@@ -10,6 +10,7 @@ import random
 import re
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -236,7 +237,9 @@ def test_a_sale_price_without_meaning_is_counted_and_a_bad_sale_date_warns_in_sa
     assert set(sales.pk.unparsed()["value"]) == {"n/a", "spring 2019"}
 
 
-def test_a_big_untidy_batch_reads_as_its_records_read_one_by_one() -> None:
+def test_a_big_untidy_batch_reads_as_its_records_read_one_by_one(
+    each_alone: Callable[..., list[pd.DataFrame]],
+) -> None:
     """Blocks, narrowing to the refused leaves and the Arrow path agree with reading alone."""
     generator = random.Random(3)
     records = generate_records(175, seed=4)
@@ -257,7 +260,7 @@ def test_a_big_untidy_batch_reads_as_its_records_read_one_by_one() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         together = pk.frame(records)
-        alone = [pk.frame([record]) for record in records]
+        alone = each_alone(records)
     for column in together.columns:
         if column in ("spatial.boundary", "saleHistory"):
             continue

@@ -8,12 +8,15 @@ is checked here in this process, by running its set-up cell (the code the kernel
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from tests._system import require
 
 if TYPE_CHECKING:
     import nbformat
@@ -95,7 +98,10 @@ def execute(name: str, workdir: Path) -> nbformat.NotebookNode:
 @pytest.fixture
 def run_notebook() -> Callable[[str, Path], nbformat.NotebookNode]:
     """Runs a notebook top to bottom in a new kernel (seconds each: the test is ``slow``)."""
-    pytest.importorskip("ipykernel", reason="pip install ipykernel (a dev dependency)")
+    require(
+        importlib.util.find_spec("ipykernel") is not None,
+        "pip install ipykernel (a dev dependency)",
+    )
     return execute
 
 

@@ -40,12 +40,6 @@ def properties() -> pd.DataFrame:
     return frame(generate_records(150))
 
 
-@pytest.fixture(autouse=True)
-def _one_browser(image_export: str) -> str:
-    """Every test here draws with the session's Kaleido server (tests/conftest.py)."""
-    return image_export
-
-
 def _processes() -> dict[int, tuple[int, str]]:
     """Every process of the machine: its parent and its name (Linux's /proc)."""
     found = {}
@@ -92,7 +86,7 @@ def _share(pixels: np.ndarray, colour: str | tuple[int, int, int], tolerance: in
 
 
 def test_a_map_exports_to_png_with_land_sea_and_epc_colours(
-    properties: pd.DataFrame, tmp_path: Path
+    properties: pd.DataFrame, tmp_path: Path, image_export: str
 ) -> None:
     figure = property_map(properties, color="epc.currentEnergyRating", basemap="outline")
     figure.write_image(tmp_path / "map.png", width=WIDTH, height=HEIGHT)
@@ -104,7 +98,7 @@ def test_a_map_exports_to_png_with_land_sea_and_epc_colours(
 
 
 def test_a_street_map_exports_to_png_with_its_tiles(
-    properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, image_export: str
 ) -> None:
     monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path))
     with TileServer() as tiles:
@@ -118,7 +112,9 @@ def test_a_street_map_exports_to_png_with_its_tiles(
     assert _share(pixels, SEA) < 0.01  # the outline's sea made way for them
 
 
-def test_charts_export_to_svg_and_pdf(properties: pd.DataFrame, tmp_path: Path) -> None:
+def test_charts_export_to_svg_and_pdf(
+    properties: pd.DataFrame, tmp_path: Path, image_export: str
+) -> None:
     figure = price_trend(properties)
     figure.write_image(tmp_path / "trend.svg", width=WIDTH, height=HEIGHT)
     figure.write_image(tmp_path / "trend.pdf", width=WIDTH, height=HEIGHT)
