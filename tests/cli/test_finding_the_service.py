@@ -85,6 +85,7 @@ def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(
     # The README's real-service setup, offline so that nothing leaves the machine: the lookup
     # goes to the (empty) cache of Vepler's address and stops there; no sandbox answers it.
     done, out = _report(
+        new_process,
         tmp_path,
         "--ids",
         "L00000001",
@@ -101,7 +102,12 @@ def test_offline_with_a_key_and_no_address_is_one_line_and_no_report(
     new_process: NewProcess, tmp_path: Path
 ) -> None:
     done, out = _report(
-        tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_1", PROPERTYKIT_OFFLINE="1"
+        new_process,
+        tmp_path,
+        "--ids",
+        "L00000001",
+        PROPERTYKIT_API_KEY="abc_live_1",
+        PROPERTYKIT_OFFLINE="1",
     )
     assert "no service address" in _one_error_line(done)
     assert not out.exists()
@@ -112,6 +118,7 @@ def test_a_named_service_is_used_as_pk_client_would(
 ) -> None:
     # A sandbox served on purpose, named like any service: not "the local sandbox" to the CLI.
     done, out = _report(
+        new_process,
         tmp_path,
         "--ids",
         "L00000001",
