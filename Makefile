@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast test-latest check lab sandbox bench clean system-deps
+.PHONY: demo test suite test-fast test-latest check lab sandbox bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,13 +25,22 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(DEMO_STAMP)
 	$(BIN)/propertykit demo
 
-test: check system-deps
-	$(BIN)/python -m pytest
+# Everything, on both cores: `check` and the whole suite side by side (make -j2), the suite on
+# two pytest-xdist workers. `--dist loadgroup` keeps the tests of each program started once per
+# session (the browser with Kaleido and JupyterLab, the Dask cluster, the 20,000-record frame) on
+# one worker, so each starts once; conftest.py gives those groups, and the markers, by fixture.
+test: $(STAMP) system-deps
+	@$(MAKE) --no-print-directory -j2 --output-sync=line check suite
+
+# The suite alone (`make test` runs it beside `check`).
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup
+suite: $(STAMP)
+	$(PYTEST)
 
 # The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
-# conftest.py), on both cores: under two minutes on a quiet machine. `make test` runs them all.
+# conftest.py by the fixtures a test uses), on both cores. `make test` runs them all.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not slow and not e2e and not redis and not dask"
+	$(PYTEST) -m "not slow and not e2e and not redis and not dask"
 
 # The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
 # upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.

@@ -22,8 +22,12 @@ land there), with ``PROPERTYKIT_CACHE_DIR`` inside that temporary folder too. Te
 (``tests/``) are not affected: the fixture returns at once for anything but a docstring example.
 
 Markers (``slow``, ``e2e``, ``redis``, ``dask``; see pyproject.toml) are given here, by folder and
-by the fixtures and helpers a test uses, so that ``make test-fast`` can leave them out without
-each test module saying so: see :func:`pytest_collection_modifyitems`.
+by the fixtures a test uses (directly or through other fixtures), never by a list of tests, so
+that ``make test-fast`` can leave them out without each test module saying so: a test that asks
+for the session's browser, Kaleido, JupyterLab or a new Python process is ``slow``. The same
+fixtures put their tests in one pytest-xdist group each (``--dist loadgroup``, as ``make test``
+runs), so one worker starts the browser, the cluster or JupyterLab once for all of them. See
+:func:`pytest_collection_modifyitems`.
 """
 
 from __future__ import annotations
@@ -43,67 +47,54 @@ ROOT = Path(__file__).resolve().parent
 #: Markers by folder (relative to the repository): everything collected under it gets them.
 MARKED_FOLDERS: dict[str, tuple[str, ...]] = {
     "tests/e2e": ("e2e", "slow"),
-    "tests/notebooks": ("slow",),
     "tests/team": ("redis",),
     "tests/on_dask": ("dask",),
     "propertykit/dask": ("dask",),
 }
-#: Markers by the fixtures a test asks for (directly or through other fixtures).
+#: Markers by the fixtures a test asks for (directly or through other fixtures); the fixtures
+#: that start a program of seconds (tests/conftest.py, tests/e2e/conftest.py) make a test slow.
 MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "redis_server": ("redis",),
     "redis_url": ("redis",),
     "cluster": ("dask",),
+    "browser": ("slow",),
+    "image_export": ("slow",),
+    "system_chromium": ("slow",),
+    "jupyter_lab": ("e2e", "slow"),
+    "new_process": ("slow",),
+    "run_notebook": ("slow",),
+    "each_alone": ("slow",),  # frames every record of a batch by itself (tests/frames)
+    "world_frame": ("slow",),  # 20,000 generated records (tests/views/conftest.py)
+    "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
+    "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
 }
-#: Modules of helpers that make a test slow wherever it is (a real Chromium).
-SLOW_HELPERS = ("tests._browser",)
-#: Modules that, imported by a test module, make its tests slow: they start new processes (the
-#: command line, a killed kernel), each paying Python's and pandas' start-up of seconds.
-SLOW_MODULES = ("subprocess",)
-#: Single tests of many seconds (whole demos, command lines in a new process, killed processes,
-#: large generated batches), by node id prefix: those over 8 s in a `make test-fast` run on a
-#: loaded 2-core machine (about 1 s of CPU or more each).
-SLOW_TESTS: tuple[str, ...] = (
-    "tests/views/test_export_images.py::",  # Kaleido drives a real Chromium
-    "propertykit/views/static.py::",  # the examples print with a real Chromium
-    "tests/frames/test_blocks.py::",
-    "tests/cli/test_demo_and_report.py::test_demo_second_run_sends_no_request_and_spends_no_credit",
-    "tests/cli/test_demo_and_report.py::test_demo_starts_cold_unless_asked_to_keep_the_cache",
-    "tests/client/test_replay_kept.py::test_a_kept_form_is_never_used_once_its_response_changed",
-    "tests/client/test_replay_kept.py::test_threads_sharing_one_client_fetch_keep_and_replay_together",
-    "tests/deeds/test_crash.py::test_killed_after_sending_then_new_client_does_not_charge_again",
-    "tests/deeds/test_crash.py::test_killed_before_sending_then_new_client_buys_once_with_the_same_key",
-    "tests/deeds/test_crash.py::test_killed_by_another_process_while_waiting_for_the_answer",
-    "tests/deeds/test_never_charged_twice.py::test_every_purchase_is_charged_at_most_once_and_its_money_state_matches_the_ledger",
-    "tests/frames/test_blocks.py::test_sales_of_a_batch_read_in_blocks_are_the_sales_of_its_records",
-    "tests/frames/test_bodies.py::test_untidy_bodies_frame_exactly_as_their_decoded_records",
-    "tests/frames/test_json.py::test_the_collector_does_not_run_during_a_decode",
-    "tests/frames/test_sifting.py::test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew",
-    "tests/frames/test_sifting.py::test_untidy_bodies_give_their_records_frame_warnings_and_unparsed_values",
-    "tests/frames/test_lossless.py::test_a_big_untidy_batch_reads_as_its_records_read_one_by_one",
-    "tests/frames/test_lossless.py::test_every_value_is_coerced_or_counted_and_kept_raw",
-    "tests/frames/test_partly_refused.py::test_a_batch_read_a_block_at_a_time_is_one_array_as_a_tidy_one_is",
-    "tests/frames/test_partly_refused.py::test_dates_arrow_refuses_read_as_pandas_reads_them_the_rest_as_before",
-    "tests/frames/test_partly_refused.py::test_leaves_refused_late_in_objects_lists_and_records",
-    "tests/frames/test_partly_refused.py::test_odd_values_in_the_first_and_last_record_only",
-    "tests/frames/test_partly_refused.py::test_one_odd_value_in_each_refused_leaf_of_every_block",
-    "tests/frames/test_stored_form.py::test_an_untidy_body_is_kept_only_where_it_frames_exactly",
-    "tests/frames/test_untidy.py::test_frame_sales_and_epc_never_raise_and_keep_their_rows",
-    "tests/hostile/test_cli.py::test_python_dash_m_propertykit_is_the_command",
-    "tests/hostile/test_cli.py::test_report_of_a_dot_dot_id_sends_nothing",
-    "tests/hostile/test_cli.py::test_report_on_success_false_fails_in_one_line",
-    "tests/hostile/test_limits.py::test_a_gzip_bomb_in_an_error_answer_stops_at_the_cap_too",
-    "tests/hostile/test_limits.py::test_a_gzip_bomb_stops_at_the_cap_without_eating_memory",
-    "tests/sandbox/test_cli.py::test_cli_exits_cleanly_on_sigint_and_sigterm",
-    "tests/sandbox/test_cli.py::test_cli_fault_flags_make_the_first_requests_fail",
-    "tests/sandbox/test_cli.py::test_cli_health_is_401_without_key_and_200_with_the_printed_one",
-    "tests/sandbox/test_cli.py::test_cli_refuses_a_port_out_of_range_in_one_line",
-    "tests/sandbox/test_cli.py::test_cli_refuses_an_unknown_fault_kind",
-    "tests/sandbox/test_profiles.py::test_the_cli_serves_the_vepler_profile",
-)
+#: The pytest-xdist group of the tests using each fixture started once per session: one worker
+#: runs them all, so the program starts once (JupyterLab's tests need the browser too).
+XDIST_GROUPS: dict[str, str] = {
+    "browser": "browser",
+    "image_export": "browser",
+    "jupyter_lab": "browser",
+    "cluster": "dask",
+    "world_frame": "world",  # 20,000 generated records (tests/views/conftest.py)
+}
+#: What a docstring example calls that drives a real browser (it has no fixtures to say so).
+BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")
+
+
+def _fixtures(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(getattr(item, "fixturenames", ()))
+
+
+def _drives_a_browser(item: pytest.Item) -> bool:
+    """A docstring example that calls one of :data:`BROWSER_CALLS`."""
+    if not isinstance(item, pytest.DoctestItem) or item.dtest is None:
+        return False
+    source = "".join(example.source for example in item.dtest.examples)
+    return any(call in source for call in BROWSER_CALLS)
 
 
 def markers_for(item: pytest.Item) -> set[str]:
-    """The markers ``item`` gets from its folder, its fixtures and the helpers it uses."""
+    """The markers ``item`` gets from its folder and the fixtures it uses."""
     path = Path(str(item.path)).resolve()
     try:
         where = path.relative_to(ROOT).as_posix()
@@ -113,18 +104,18 @@ def markers_for(item: pytest.Item) -> set[str]:
     for folder, names in MARKED_FOLDERS.items():
         if where == folder or where.startswith(folder + "/"):
             found.update(names)
-    for fixture in getattr(item, "fixturenames", ()):
+    for fixture in _fixtures(item):
         found.update(MARKED_FIXTURES.get(fixture, ()))
-    module = getattr(item, "module", None)
-    if module is not None and any(
-        getattr(value, "__module__", None) in SLOW_HELPERS
-        or getattr(value, "__name__", None) in SLOW_MODULES
-        for value in vars(module).values()
-    ):
-        found.add("slow")
-    if item.nodeid.startswith(SLOW_TESTS):
+    if _drives_a_browser(item):
         found.add("slow")
     return found
+
+
+def xdist_group_for(item: pytest.Item) -> str | None:
+    """The pytest-xdist group of ``item``: that of the first session program it uses."""
+    if _drives_a_browser(item):
+        return "browser"
+    return next((XDIST_GROUPS[f] for f in _fixtures(item) if f in XDIST_GROUPS), None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -132,6 +123,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for name in sorted(markers_for(item) - {mark.name for mark in item.iter_markers()}):
             item.add_marker(name)
+        group = xdist_group_for(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 #: The names backed by the sandbox; an example that binds one itself (``as sb``, ``client =``)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+from typing import Any
 
 import pytest
 
@@ -41,3 +44,22 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+class NewProcess:
+    """Runs ``python`` in a new process, as a user's shell would (see :func:`new_process`)."""
+
+    def run(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        """``python *args`` to the end (``subprocess.run``'s keywords); output captured as text,
+        within 120 s unless ``timeout`` says otherwise."""
+        for name, value in (("capture_output", True), ("text", True), ("timeout", 120)):
+            kwargs.setdefault(name, value)
+        kwargs.setdefault("check", False)
+        return subprocess.run([sys.executable, *args], **kwargs)
+
+    def start(self, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+        """``python *args`` started (``subprocess.Popen``'s keywords); output piped as text."""
+        for name, value in (("stdout", subprocess.PIPE), ("stderr", subprocess.PIPE)):
+            kwargs.setdefault(name, value)
+        kwargs.setdefault("text", True)
+        return subprocess.Popen([sys.executable, *args], **kwargs)

@@ -5,6 +5,22 @@ faults). ``fresh_sandbox`` is a new server per test, free to steer; ``profiled_s
 same once per profile (``spec``, ``vepler``), for the contract tests that must hold for both.
 All use the wall clock unless a test calls ``set_now``. ``make_client`` builds clients on a
 temporary cache (with the sandbox's profile), with sleeping recorded (in ``sleeps``), not done.
+
+Things that take seconds to start are started once per session (per pytest-xdist worker) and
+shared; a test asking for one is marked by the root ``conftest.py`` (see ``MARKED_FIXTURES``):
+
+``browser``
+    One headless Chromium under Playwright. Open pages in a context of your own
+    (:func:`tests._browser.open_offline`, or ``browser.new_context()``) and close it afterwards;
+    never close the browser.
+``image_export``
+    Kaleido's persistent image server on the same system Chromium: ``fig.write_image`` and
+    ``fig.to_image`` reuse one browser instead of starting one per image.
+``system_chromium``
+    The system Chromium's path, for a test whose code starts it itself (``print_pdf``, a report
+    written as PDF): a browser start per call, so the test is ``slow``.
+``new_process``
+    Runs Python (or ``python -m propertykit``) in a new process: seconds of start-up each.
 """
 
 from __future__ import annotations
@@ -12,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -20,6 +36,11 @@ from hypothesis import settings
 from propertykit import sandbox as sandbox_module
 from propertykit.client import Client, Clock
 from propertykit.sandbox import Sandbox
+from tests._browser import chromium
+from tests._system import NewProcess
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 # Hypothesis: no per-example deadline (a shared 2-core machine's timing is not behaviour under
 # test). Locally every run explores new examples; under CI=true the examples are derandomized, so
@@ -90,3 +111,46 @@ def make_client(sleeps: list[float], cache_file: Path) -> Iterator[Callable[...,
     yield make
     for client in made:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium (Playwright) for the session; open and close contexts, not it."""
+    with chromium() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def system_chromium() -> str:
+    """The system Chromium (skips, or fails under CI=true, without it or Playwright)."""
+    from tests._browser import require_browser
+    from tests._system import CHROMIUM
+
+    require_browser()
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def image_export() -> Iterator[str]:
+    """Kaleido's persistent image server on the system's Chromium, for the session; its path."""
+    import importlib.util
+
+    import propertykit as pk
+    from propertykit.views.static import use_system_browser
+    from tests._system import require
+
+    require(importlib.util.find_spec("kaleido") is not None, "pip install 'propertykit[export]'")
+    try:
+        path = use_system_browser()
+    except pk.ConfigError as error:
+        require(False, str(error))
+    yield path
+    import kaleido
+
+    kaleido.stop_sync_server(silence_warnings=True)
+
+
+@pytest.fixture
+def new_process() -> NewProcess:
+    """Python in a new process (``.run(...)``, ``.start(...)``): a test using it is ``slow``."""
+    return NewProcess()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import propertykit as pk
+from tests._system import NewProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,16 +138,11 @@ def test_every_warning_shares_one_base_users_can_filter() -> None:
     assert issubclass(pk.PropertyKitWarning, UserWarning)
 
 
-def test_import_leaves_maps_charts_and_widgets_unloaded_until_used() -> None:
+def test_import_leaves_maps_charts_and_widgets_unloaded_until_used(new_process: NewProcess) -> None:
     # `import propertykit` in a notebook should not pay for geopandas, plotly or ipywidgets.
-    import subprocess
-    import sys
-
     probe = (
         "import sys, propertykit; "
         "print(sorted(m for m in ('geopandas', 'plotly', 'ipywidgets') if m in sys.modules))"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    loaded = new_process.run("-c", probe, check=True).stdout.strip()
     assert loaded == "[]"

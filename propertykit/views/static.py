@@ -7,10 +7,11 @@ drive the Chrome or Chromium already installed (Debian: ``apt-get install chromi
 Which browser
     ``BROWSER_PATH`` when set (the variable Kaleido's browser driver, choreographer, reads
     first), else the first of ``chromium``, ``chromium-browser``, ``google-chrome``,
-    ``google-chrome-stable`` and ``chrome`` on the ``PATH``. Kaleido finds such a browser on the
-    ``PATH`` by itself; :func:`use_system_browser` sets ``BROWSER_PATH`` to the one found here
-    (when unset), so Kaleido and the PDF report use the same browser. :func:`print_pdf` calls
-    it; call it yourself before ``fig.write_image`` to pin Kaleido to that browser.
+    ``google-chrome-stable`` and ``chrome`` on the ``PATH``. Kaleido finds such a browser by
+    itself, and starts a new one for every image; :func:`use_system_browser` starts Kaleido's
+    persistent image server on the browser found here instead, so every ``fig.write_image``
+    after it reuses one browser, the one the PDF report uses. The path is handed to Kaleido and
+    Playwright directly: nothing here changes ``os.environ``.
 
 The PDF
     :func:`print_pdf` opens a self-contained HTML page in headless Chromium with the network cut
@@ -26,6 +27,7 @@ import importlib.util
 import os
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -87,16 +89,42 @@ def system_browser() -> str:
 
 
 def use_system_browser() -> str:
-    """Point Kaleido at the system's browser (``BROWSER_PATH``, if unset) and return its path.
+    """Keep one system browser open for every ``fig.write_image`` of this process; its path.
+
+    Starts Kaleido's persistent image server (``kaleido.start_sync_server``) on
+    :func:`system_browser`, so images stop paying a browser start each and are drawn by the
+    browser the PDF report uses. It is started with the options plotly passes with each image
+    (``plotly.io.defaults``: plotly.js, MathJax, headers), so images come out as without it;
+    Kaleido still says "The kopts argument is ignored if using a server" (a ``UserWarning``) for
+    each image, as plotly passes them again. A server already running (started by you or an
+    earlier call) is kept as it is. ``kaleido.stop_sync_server()`` closes it; it closes by
+    itself when Python exits. The environment is left alone.
+
+    Raises
+    ------
+    propertykit.ConfigError
+        When Kaleido (the ``export`` extra) or a browser is missing.
 
     Examples
     --------
-    >>> import os
-    >>> use_system_browser() == os.environ["BROWSER_PATH"]
+    >>> use_system_browser() == system_browser()
     True
     """
     path = system_browser()
-    os.environ.setdefault("BROWSER_PATH", path)
+    if importlib.util.find_spec("kaleido") is None:
+        raise ConfigError(
+            "Writing images needs Kaleido: pip install 'propertykit[export]' "
+            "(it drives your installed Chrome or Chromium; no browser is downloaded)"
+        )
+    import kaleido
+    from plotly.io import defaults
+
+    options = {
+        name: value
+        for name in ("plotlyjs", "mathjax", "headers")
+        if (value := getattr(defaults, name, None))
+    }
+    kaleido.start_sync_server(path=path, silence_warnings=True, **options)
     return path
 
 
@@ -136,7 +164,7 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
     from playwright.sync_api import Error as BrowserError
     from playwright.sync_api import sync_playwright
 
-    browser_path = use_system_browser()
+    browser_path = system_browser()
     refused: list[str] = []
 
     def stay_local(route: Route) -> None:
@@ -146,9 +174,15 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
             refused.append(route.request.url)
             route.abort("internetdisconnected")
 
-    try:
+    def run() -> None:
         with sync_playwright() as playwright:
             _print(playwright, browser_path, page, target, timeout, stay_local)
+
+    # In a thread of its own: Playwright's sync API refuses a thread with an event loop running
+    # (a notebook's) or another Playwright open (a caller's own browser).
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="propertykit-pdf") as pool:
+            pool.submit(run).result()
     except BrowserError as error:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ConfigError(

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from propertykit.sandbox import Sandbox
+from tests._system import NewProcess
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -25,18 +25,14 @@ _SERVICE_VARIABLES = (
 
 
 def _report(
-    tmp_path: Path, *args: str, **env: str
+    new_process: NewProcess, tmp_path: Path, *args: str, **env: str
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     """``propertykit report --out <tmp>/report.html ARGS`` with exactly ``env`` set."""
     environment = {k: v for k, v in os.environ.items() if k not in _SERVICE_VARIABLES}
     environment.update(env, PROPERTYKIT_CACHE_DIR=str(tmp_path / "cache"))
     out = tmp_path / "report.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "propertykit", "report", "--out", str(out), *args],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=100,
+    done = new_process.run(
+        "-m", "propertykit", "report", "--out", str(out), *args, env=environment, timeout=100
     )
     return done, out
 
@@ -50,8 +46,12 @@ def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_a_key_without_an_address_is_one_line_and_no_report(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_123456")
+def test_a_key_without_an_address_is_one_line_and_no_report(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
+    done, out = _report(
+        new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_123456"
+    )
     line = _one_error_line(done)
     assert "no service address" in line
     assert "PROPERTYKIT_BASE_URL" in line and "--sandbox" in line
@@ -59,24 +59,33 @@ def test_a_key_without_an_address_is_one_line_and_no_report(tmp_path: Path) -> N
     assert not out.exists()
 
 
-def test_an_address_without_a_key_is_one_line_and_no_report(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--ids", "L00000001", PROPERTYKIT_BASE_URL="http://127.0.0.1:9/")
+def test_an_address_without_a_key_is_one_line_and_no_report(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
+    done, out = _report(
+        new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_BASE_URL="http://127.0.0.1:9/"
+    )
     line = _one_error_line(done)
     assert "no API key" in line and "PROPERTYKIT_API_KEY" in line
     assert not out.exists()
 
 
-def test_a_profile_without_a_key_is_one_line_and_no_report(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--ids", "L00000001", PROPERTYKIT_PROFILE="vepler")
+def test_a_profile_without_a_key_is_one_line_and_no_report(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
+    done, out = _report(new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_PROFILE="vepler")
     line = _one_error_line(done)
     assert "No API key" in line and "VEPLER_API_KEY" in line
     assert not out.exists()
 
 
-def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(tmp_path: Path) -> None:
+def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
     # The README's real-service setup, offline so that nothing leaves the machine: the lookup
     # goes to the (empty) cache of Vepler's address and stops there; no sandbox answers it.
     done, out = _report(
+        new_process,
         tmp_path,
         "--ids",
         "L00000001",
@@ -89,17 +98,27 @@ def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(tmp_path: Path) -> None
     assert not out.exists()
 
 
-def test_offline_with_a_key_and_no_address_is_one_line_and_no_report(tmp_path: Path) -> None:
+def test_offline_with_a_key_and_no_address_is_one_line_and_no_report(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
     done, out = _report(
-        tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_1", PROPERTYKIT_OFFLINE="1"
+        new_process,
+        tmp_path,
+        "--ids",
+        "L00000001",
+        PROPERTYKIT_API_KEY="abc_live_1",
+        PROPERTYKIT_OFFLINE="1",
     )
     assert "no service address" in _one_error_line(done)
     assert not out.exists()
 
 
-def test_a_named_service_is_used_as_pk_client_would(tmp_path: Path, sandbox: Sandbox) -> None:
+def test_a_named_service_is_used_as_pk_client_would(
+    new_process: NewProcess, tmp_path: Path, sandbox: Sandbox
+) -> None:
     # A sandbox served on purpose, named like any service: not "the local sandbox" to the CLI.
     done, out = _report(
+        new_process,
         tmp_path,
         "--ids",
         "L00000001",
@@ -112,32 +131,34 @@ def test_a_named_service_is_used_as_pk_client_would(tmp_path: Path, sandbox: San
     assert f"from {sandbox.url}" in out.read_text()
 
 
-def test_sandbox_when_asked_says_so(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--sandbox", "--ids", "L00000001", "L00000002")
+def test_sandbox_when_asked_says_so(new_process: NewProcess, tmp_path: Path) -> None:
+    done, out = _report(new_process, tmp_path, "--sandbox", "--ids", "L00000001", "L00000002")
     assert done.returncode == 0, done.stderr
     assert "using the local sandbox" in done.stderr
     assert "2 properties)" in done.stdout
     assert "the propertykit sandbox" in out.read_text()
 
 
-def test_unknown_ids_are_printed_and_left_out(tmp_path: Path) -> None:
-    done, _ = _report(tmp_path, "--sandbox", "--ids", "L00000001", "NOPE123", "L99999999")
+def test_unknown_ids_are_printed_and_left_out(new_process: NewProcess, tmp_path: Path) -> None:
+    done, _ = _report(
+        new_process, tmp_path, "--sandbox", "--ids", "L00000001", "NOPE123", "L99999999"
+    )
     assert done.returncode == 0, done.stderr
     assert "2 ids returned no record: NOPE123, L99999999" in done.stderr
     assert "1 property)" in done.stdout
     assert "Warning" not in done.stderr  # said once, in plain words, not as a traceback line
 
 
-def test_only_unknown_ids_write_no_report(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--sandbox", "--ids", "L99999999")
+def test_only_unknown_ids_write_no_report(new_process: NewProcess, tmp_path: Path) -> None:
+    done, out = _report(new_process, tmp_path, "--sandbox", "--ids", "L99999999")
     assert done.returncode == 1
     assert "1 id returned no record: L99999999" in done.stderr
     assert "no report written" in done.stderr
     assert not out.exists()
 
 
-def test_sample_past_the_sandbox_names_the_most(tmp_path: Path) -> None:
-    done, out = _report(tmp_path, "--sample", "6000")
+def test_sample_past_the_sandbox_names_the_most(new_process: NewProcess, tmp_path: Path) -> None:
+    done, out = _report(new_process, tmp_path, "--sample", "6000")
     assert done.returncode == 1
     assert "the sandbox has 5,000 properties" in done.stderr
     assert not out.exists()

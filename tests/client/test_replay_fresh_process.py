@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -46,7 +44,9 @@ CHILD = textwrap.dedent(
 
 
 @pytest.mark.timeout(180)
-def test_a_fresh_process_replays_the_batches_another_kept_without_parsing_json(tmp_path):
+def test_a_fresh_process_replays_the_batches_another_kept_without_parsing_json(
+    tmp_path, new_process
+):
     cache = tmp_path / "cache.sqlite"
     with pk.sandbox.serve() as sb:
         ids = sb.location_ids[:230]  # 5 batches
@@ -55,10 +55,9 @@ def test_a_fresh_process_replays_the_batches_another_kept_without_parsing_json(t
         sb.reset_log()
         env = dict(os.environ, PROPERTYKIT_API_KEY=sb.api_key, PYTHONHASHSEED="random")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, sb.url, str(cache), json.dumps(ids)],
-            capture_output=True, text=True, env=env, cwd=ROOT, timeout=150, check=False,
-        )  # fmt: skip
+        done = new_process.run(
+            "-c", CHILD, sb.url, str(cache), json.dumps(ids), env=env, cwd=ROOT, timeout=150
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         seen = json.loads(done.stdout.strip().splitlines()[-1])
         assert sb.requests == []

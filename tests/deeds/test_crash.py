@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from propertykit.sandbox import Sandbox
+from tests._system import NewProcess
 
 from .conftest import BuyerFactory, charges, purchase_posts
 
@@ -39,7 +39,7 @@ CHILD = textwrap.dedent(
 
 
 def child_command(sb: Sandbox, journal: Path, title: str, die_in: str) -> list[str]:
-    return [sys.executable, "-c", CHILD, sb.url, str(journal), title, die_in]
+    return ["-c", CHILD, sb.url, str(journal), title, die_in]
 
 
 def child_env(sb: Sandbox) -> dict[str, str]:
@@ -47,6 +47,7 @@ def child_env(sb: Sandbox) -> dict[str, str]:
 
 
 def run_child(
+    new_process: NewProcess,
     sb: Sandbox,
     journal: Path,
     title: str,
@@ -54,25 +55,24 @@ def run_child(
     die_in: str = "propertykit.deeds.journal.Journal.record_outcome",
 ) -> subprocess.CompletedProcess[str]:
     """Run a buying kernel that SIGKILLs itself on entering ``die_in``."""
-    return subprocess.run(
-        child_command(sb, journal, title, die_in),
-        env=child_env(sb),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    return new_process.run(
+        *child_command(sb, journal, title, die_in), env=child_env(sb), timeout=60
     )
 
 
 @pytest.mark.parametrize("delivery_delay", [0.0, 3600.0], ids=["delivered", "delivering"])
 def test_killed_after_sending_then_new_client_does_not_charge_again(
-    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path, delivery_delay: float
+    fresh_sandbox: Sandbox,
+    make_buyer: BuyerFactory,
+    new_process: NewProcess,
+    tmp_path: Path,
+    delivery_delay: float,
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[40]
     sb.set_delivery_delay(delivery_delay)
     journal = tmp_path / "title-deeds.jsonl"
 
-    child = run_child(sb, journal, title)
+    child = run_child(new_process, sb, journal, title)
 
     assert child.returncode == -signal.SIGKILL, child.stderr
     assert "survived" not in child.stdout
@@ -95,12 +95,16 @@ def test_killed_after_sending_then_new_client_does_not_charge_again(
 
 
 def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
-    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, new_process: NewProcess, tmp_path: Path
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[41]
     journal = tmp_path / "title-deeds.jsonl"
     child = run_child(
-        sb, journal, title, die_in="propertykit.deeds.transport.HttpPurchaseTransport.send_purchase"
+        new_process,
+        sb,
+        journal,
+        title,
+        die_in="propertykit.deeds.transport.HttpPurchaseTransport.send_purchase",
     )
     assert child.returncode == -signal.SIGKILL, child.stderr
     assert purchase_posts(sb, title) == 0
@@ -116,19 +120,13 @@ def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
 
 
 def test_killed_by_another_process_while_waiting_for_the_answer(
-    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, new_process: NewProcess, tmp_path: Path
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[42]
     # The sandbox charges, then holds the answer back: the child is waiting when it is killed.
     sb.inject_fault("slow_after_charge", delay=20, path_contains=f"/{title}/purchase")
     journal = tmp_path / "title-deeds.jsonl"
-    child = subprocess.Popen(
-        child_command(sb, journal, title, die_in=""),
-        env=child_env(sb),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = new_process.start(*child_command(sb, journal, title, die_in=""), env=child_env(sb))
     try:
         for _ in range(1200):  # wait (at most ~60 s) for the charge, not for a set time
             if charges(sb, title) or child.poll() is not None:

@@ -1,8 +1,11 @@
-"""A JupyterLab server for the browser tests, and how to run a notebook's cells in it.
+"""One JupyterLab server for every browser test here, and how to run a notebook's cells in it.
 
-The server listens on 127.0.0.1 (a free port, a random token) over a temporary root holding one
-notebook; its kernels run in the same process group and stop with it. Playwright drives Debian's
-``/usr/bin/chromium`` (:mod:`tests._browser`); nothing leaves the machine.
+``jupyter_lab`` is started once per session (per pytest-xdist worker; the root ``conftest.py``
+keeps its tests in one xdist group, so one server in all) and listens on 127.0.0.1 (a free
+port, a random token) over a temporary root; ``jupyter_lab.open(notebook)`` copies a notebook
+there and gives its URL. Its kernels run in the server's process group and stop with it.
+Playwright drives Debian's ``/usr/bin/chromium`` (the session's ``browser``,
+:mod:`tests._browser`); nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
 
 from tests._browser import require_browser
 from tests._system import free_port, require
@@ -47,9 +53,33 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) ->
     raise RuntimeError(f"JupyterLab did not answer in time:\n{log.read_text(errors='replace')}")
 
 
+@dataclass(frozen=True)
+class Lab:
+    """A running JupyterLab server (see :func:`jupyter_lab`)."""
+
+    base: str
+    token: str
+    root: Path
+
+    def open(self, notebook: Path) -> str:
+        """Copy ``notebook`` into the server's root; the URL that opens it (token included), in a
+        workspace of its own: no tab another test left open comes back beside it."""
+        if notebook.parent != self.root:
+            shutil.copy(notebook, self.root / notebook.name)
+        workspace = secrets.token_hex(4)
+        return f"{self.base}/lab/workspaces/{workspace}/tree/{notebook.name}?token={self.token}"
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """One JupyterLab server for the session: ``.open(notebook)`` gives a notebook's URL."""
+    with serve_lab(tmp_path_factory.mktemp("jupyterlab")) as lab:
+        yield lab
+
+
 @contextlib.contextmanager
-def serve_lab(notebook: Path, tmp_path: Path) -> Iterator[str]:
-    """A JupyterLab server over a temporary folder holding ``notebook``; its URL with token."""
+def serve_lab(tmp_path: Path) -> Iterator[Lab]:
+    """A JupyterLab server over an empty folder in ``tmp_path``."""
     require_browser()
     require(
         importlib.util.find_spec("jupyterlab") is not None,
@@ -57,7 +87,6 @@ def serve_lab(notebook: Path, tmp_path: Path) -> Iterator[str]:
     )
     root = tmp_path / "lab"
     root.mkdir()
-    shutil.copy(notebook, root / notebook.name)
     env = {
         key: value
         for key, value in os.environ.items()
@@ -99,7 +128,7 @@ def serve_lab(notebook: Path, tmp_path: Path) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(f"{base}/api/status?token={token}", process, log)
-        yield f"{base}/lab/tree/{notebook.name}?token={token}"
+        yield Lab(base, token, root)
     finally:
         stop(process)
 

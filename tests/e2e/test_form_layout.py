@@ -20,18 +20,15 @@ git, for a person to judge; their folder is printed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import nbformat
 import pytest
 
-from tests._browser import chromium
-from tests.e2e.conftest import PAGE_LIMIT_MS, run_all_cells, serve_lab
+from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, run_all_cells
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Browser, Locator, Page
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -139,16 +136,17 @@ CHART = """
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("layout")
+def lab(jupyter_lab: Lab) -> str:
+    """The form's notebook on the session's JupyterLab server: its URL."""
+    import nbformat  # not at collection: it takes seconds to import
+
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
     )
-    path = folder / "lookup-form.ipynb"
+    path = jupyter_lab.root / "lookup-form.ipynb"
     nbformat.write(notebook, path)
-    with serve_lab(path, folder) as url:
-        yield url
+    return jupyter_lab.open(path)
 
 
 @pytest.fixture(scope="module")
@@ -255,6 +253,7 @@ def check_chart(
 )
 def test_the_lookup_form_reads_whole_as_a_person_sees_it(
     lab: str,
+    browser: Browser,
     screenshots: Path,
     size: str,
     width: int,
@@ -263,8 +262,8 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
 ) -> None:
     from playwright.sync_api import expect
 
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    with browser.new_context(viewport={"width": width, "height": HEIGHT}) as context:
+        page = context.new_page()
         ids_box = page.locator("textarea[placeholder^='Location ids']")
         run_all_cells(page, lab, ids_box)
         news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question

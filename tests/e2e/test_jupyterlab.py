@@ -1,6 +1,6 @@
 """End to end: JupyterLab in headless Debian Chromium runs the quick start; the form fetches rows.
 
-A JupyterLab server (:func:`tests.e2e.conftest.serve_lab`) serves a copy of
+The session's JupyterLab server (:func:`tests.e2e.conftest.jupyter_lab`) serves a copy of
 ``notebooks/01-quickstart.ipynb``: Run All Cells, type ids into the lookup form, press Fetch, and
 the table rows appear. The notebook starts its own sandbox in the kernel; nothing leaves the
 machine.
@@ -11,13 +11,15 @@ skips with a reason saying how to enable it, except under ``CI=true``, where it 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests._browser import chromium
-from tests.e2e.conftest import PAGE_LIMIT_MS, run_all_cells, serve_lab
+from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, run_all_cells
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -25,19 +27,15 @@ QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "01-quickstart.
 IDS = ("L00000001", "L00000002", "L00000003")
 
 
-@pytest.fixture
-def lab(tmp_path: Path) -> Iterator[str]:
-    with serve_lab(QUICKSTART, tmp_path) as url:
-        yield url
-
-
-def test_quickstart_in_jupyterlab_fetches_into_the_table(lab: str) -> None:
+def test_quickstart_in_jupyterlab_fetches_into_the_table(
+    jupyter_lab: Lab, browser: Browser
+) -> None:
     from playwright.sync_api import expect
 
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with browser.new_context(viewport={"width": 1400, "height": 1000}) as context:
+        page = context.new_page()
         ids_box = page.locator("textarea[placeholder^='Location ids']")
-        run_all_cells(page, lab, ids_box)
+        run_all_cells(page, jupyter_lab.open(QUICKSTART), ids_box)
 
         ids_box.fill(", ".join(IDS))
         ids_box.press("Tab")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -21,3 +22,14 @@ def records() -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def df(records: list[dict[str, Any]]) -> pd.DataFrame:
     return frame(records)
+
+
+@pytest.fixture(scope="session")
+def each_alone() -> Callable[..., list[pd.DataFrame]]:
+    """The frame of each record read by itself (``frame([record], **options)``): the oracle of
+    the batch tests, a frame call per record, so a test using it is ``slow`` (conftest.py)."""
+
+    def frames(records: list[Any], **options: Any) -> list[pd.DataFrame]:
+        return [frame([record], **options) for record in records]
+
+    return frames

@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 
 from propertykit.config import Endpoints
 from propertykit.errors import NotRecordsWarning
+from propertykit.frames import UnparsedValuesWarning
 from propertykit.frames import bodies as _bodies
-from propertykit.frames.tables import frame
+from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
 from propertykit.jsonio import records_of
 from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
-from tests.frames.test_untidy import untidy_records
+from tests.frames.test_untidy import untidy_records, valid_sales
 
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
@@ -140,29 +141,52 @@ def test_a_body_that_is_not_one_json_value_raises_valueerror(body: bytes | str) 
         frame([body])
 
 
-@st.composite
-def untidy_bodies(draw: st.DrawFn) -> list[bytes]:
-    records = draw(untidy_records())
-    size = draw(st.integers(min_value=1, max_value=4))
-    indent = draw(st.sampled_from([None, 1]))
-    bodies = envelopes(records, size=size, indent=indent)
-    if draw(st.booleans()) and records:
-        bodies.append(json.dumps(copy.deepcopy(records)).encode())  # a bare list as well
-    return bodies
-
-
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(untidy_bodies())
-def test_untidy_bodies_frame_exactly_as_their_decoded_records(bodies: list[bytes]) -> None:
-    left_out: list[Any] = []
-    records = decoded(bodies, left_out)
+def _framed(data: list[Any]) -> tuple[pd.DataFrame, list[tuple[type[Warning], str]]]:
+    """The frame of ``data``, and every warning it gave (category, message)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        df = frame(bodies, money_unit="major")
-    counted = [str(w.message) for w in caught if w.category is NotRecordsWarning]
+        df = frame(data, money_unit="major")
+    return df, [(w.category, str(w.message)) for w in caught]
+
+
+def _unparsed(said: list[tuple[type[Warning], str]]) -> list[str]:
+    return sorted(message for category, message in said if category is UnparsedValuesWarning)
+
+
+# The one property that untidy data frames record by record (it was three: this one, and those of
+# test_leafwise.py and test_untidy.py, each drawing the same untidy records).
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    untidy_records(),
+    st.integers(min_value=1, max_value=4),
+    st.sampled_from([None, 1]),
+    st.booleans(),
+)
+def test_untidy_bodies_frame_exactly_as_their_decoded_records(
+    records: list[Any], size: int, indent: int | None, bare: bool
+) -> None:
+    # Records, however untidy, never make frame, sales or EPC raise, and each keeps its row.
+    table, _ = _framed(records)
+    assert list(table.columns[: len(COLUMNS)]) == list(COLUMNS)  # then any field not named
+    assert len(table) == len(records)
+    assert len(explode_sales(table)) == valid_sales(records)
+    assert len(epc_table(table, today="2025-06-01")) == len(records)
+
+    # Their pages (and, maybe, a bare list as well) frame exactly as the records decoded from
+    # them: the same frame, the same values left unparsed, the same warnings about them.
+    bodies = envelopes(records, size=size, indent=indent)
+    if bare and records:
+        bodies.append(json.dumps(copy.deepcopy(records)).encode())
+    left_out: list[Any] = []
+    decoded_records = decoded(bodies, left_out)
+    df, said = _framed(bodies)
+    want, said_too = _framed(decoded_records)
+    counted = [message for category, message in said if category is NotRecordsWarning]
     # every item left out is counted, once, whichever route read the bodies
     assert [c.split(" item")[0] for c in counted] == ([f"{len(left_out):,}"] if left_out else [])
-    pd.testing.assert_frame_equal(df, frame(records, money_unit="major"))
+    pd.testing.assert_frame_equal(df, want)
+    assert df.attrs.get("unparsed") == want.attrs.get("unparsed")
+    assert _unparsed(said) == _unparsed(said_too)
 
 
 @settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])

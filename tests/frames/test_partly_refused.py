@@ -4,6 +4,7 @@ Arrow's cast reads but in part: the frame is what its records give one by one.""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,15 @@ from propertykit.sandbox.data import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 
-# 520 records: nine blocks of 64 (small_blocks), the last one short.
-COUNT = 520
+# 130 records: nine blocks of 16 (small_blocks), the last one short.
+COUNT = 130
 
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 64 records, so that a few hundred records span many blocks: what Arrow refuses
+    """Blocks of 16 records, so that a hundred records span many blocks: what Arrow refuses
     in one is read apart in every later one, whose values must all still be read."""
-    monkeypatch.setattr(reading, "BLOCK", 64)
+    monkeypatch.setattr(reading, "BLOCK", 16)
 
 
 def as_served(values: pd.Series) -> list[Any]:
@@ -40,10 +41,12 @@ def as_served(values: pd.Series) -> list[Any]:
     ]
 
 
-def same_as_one_by_one(records: list[Any]) -> pd.DataFrame:
+def same_as_one_by_one(
+    records: list[Any], each_alone: Callable[..., list[pd.DataFrame]]
+) -> pd.DataFrame:
     """The frame of ``records``, checked against the frames of each record alone."""
     together = pk.frame(records, money_unit="major")
-    alone = [pk.frame([record], money_unit="major") for record in records]
+    alone = each_alone(records, money_unit="major")
     one_by_one = pd.concat(alone, ignore_index=True)
     for column in together.columns:
         got = as_served(together[column].astype(object))
@@ -64,18 +67,22 @@ def tidy() -> list[dict[str, Any]]:
     return generate_records(COUNT, seed=21)
 
 
-def test_odd_values_in_the_first_and_last_record_only(tidy: list[dict[str, Any]]) -> None:
+def test_odd_values_in_the_first_and_last_record_only(
+    tidy: list[dict[str, Any]], each_alone: Callable[..., list[pd.DataFrame]]
+) -> None:
     records = copy.deepcopy(tidy)
     records[0]["roomDetails"]["beds"] = "3"
     records[0]["lastUpdated"] = "2024-01-02"
     records[-1]["roomDetails"]["beds"] = "many"
     records[-1]["floorAreaSqM"] = "unknown"  # a leaf first refused in the last block
-    df = same_as_one_by_one(records)
+    df = same_as_one_by_one(records, each_alone)
     assert df["roomDetails.beds"].iloc[0] == 3 and pd.isna(df["roomDetails.beds"].iloc[-1])
     assert ("floorAreaSqM", "unknown") in [(c, v) for _, c, v in df.attrs["unparsed"]]
 
 
-def test_leaves_refused_late_in_objects_lists_and_records(tidy: list[dict[str, Any]]) -> None:
+def test_leaves_refused_late_in_objects_lists_and_records(
+    tidy: list[dict[str, Any]], each_alone: Callable[..., list[pd.DataFrame]]
+) -> None:
     records: list[Any] = copy.deepcopy(tidy)
     with_history = [i for i, r in enumerate(records) if r.get("saleHistory")]
     early, late = with_history[2], with_history[-3]
@@ -83,32 +90,34 @@ def test_leaves_refused_late_in_objects_lists_and_records(tidy: list[dict[str, A
     records[late]["saleHistory"][-1]["price"] = "n/a"
     records[with_history[-2]]["saleHistory"] = ""  # Arrow reads it as an empty list
     records[with_history[-1]]["saleHistory"] = [{"price": "1", "date": 5}, "", None, 3]
-    records[460]["marketStatus"] = "for sale"  # an object that is none, late
-    records[470]["marketStatus"]["forSale"] = True
-    records[480]["tenure"] = ""
-    records[490]["tags"] = {"newBuild": "true", "auction": 0}
-    records[500] = None
-    records[501] = 7
-    same_as_one_by_one(records)
+    records[115]["marketStatus"] = "for sale"  # an object that is none, late
+    records[117]["marketStatus"]["forSale"] = True
+    records[120]["tenure"] = ""
+    records[122]["tags"] = {"newBuild": "true", "auction": 0}
+    records[125] = None
+    records[126] = 7
+    same_as_one_by_one(records, each_alone)
 
 
-def test_one_odd_value_in_each_refused_leaf_of_every_block(tidy: list[dict[str, Any]]) -> None:
+def test_one_odd_value_in_each_refused_leaf_of_every_block(
+    tidy: list[dict[str, Any]], each_alone: Callable[..., list[pd.DataFrame]]
+) -> None:
     records = copy.deepcopy(tidy)
-    for start in (0, 64, 192, 448):
+    for start in (0, 16, 48, 112):
         records[start + 5]["pricing"]["estimatedSaleValue"] = " 250000 "
         records[start + 7]["yearBuilt"] = "c. 1930"
         records[start + 9]["epc"]["currentEnergyRating"] = "c"
-    same_as_one_by_one(records)
+    same_as_one_by_one(records, each_alone)
 
 
 def test_a_batch_read_a_block_at_a_time_is_one_array_as_a_tidy_one_is(
-    tidy: list[dict[str, Any]],
+    tidy: list[dict[str, Any]], each_alone: Callable[..., list[pd.DataFrame]]
 ) -> None:
     """The blocks are joined: an odd value does not leave the user text and list columns in a
     chunk per block, each of their operations a loop over those chunks."""
     records = copy.deepcopy(tidy)
     records[3]["roomDetails"]["beds"] = "3"  # Arrow refuses it: read a block at a time
-    for df in (pk.frame(tidy), same_as_one_by_one(records)):
+    for df in (pk.frame(tidy), same_as_one_by_one(records, each_alone)):
         for column in ("propertyId", "address.postcode", "saleHistory"):
             assert df[column].array.__arrow_array__().num_chunks == 1, column
 

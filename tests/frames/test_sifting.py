@@ -14,15 +14,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from propertykit.frames import UnparsedValuesWarning
 from propertykit.frames import bodies as _bodies
 from propertykit.frames.bodies import CHUNK_BYTES, ENVELOPE_FIELDS
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
-from tests.frames.test_untidy import untidy_records
 
 POOL = generate_records(300, seed=21)
 
@@ -239,15 +236,6 @@ def test_envelope_fields_asked_for_come_back_exact_from_untidy_bodies() -> None:
         "total": [None, 300, None],  # offset is in no envelope: left out, as Arrow leaves it
         "result": [100, 100, 100],
     }
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(untidy_records(), st.integers(min_value=1, max_value=4))
-def test_untidy_bodies_give_their_records_frame_warnings_and_unparsed_values(
-    records: list[Any], size: int
-) -> None:
-    objects = [r for r in records if isinstance(r, dict)]  # others go down the json route
-    assert_same_as_records(envelopes(objects, size=size) if objects else [b'{"result": []}'])
 
 
 def test_a_field_an_object_in_an_odd_record_and_null_in_a_tidy_one_is_one_field() -> None:

@@ -8,23 +8,18 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import propertykit as pk
+from tests._system import NewProcess
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def _cache_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "propertykit", "cache", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def _cache_cli(new_process: NewProcess, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return new_process.run("-m", "propertykit", "cache", *arguments, timeout=60)
 
 
 def test_a_file_that_is_not_a_database_is_named_with_its_fix_and_left_alone(
@@ -72,14 +67,16 @@ def test_a_damaged_file_found_mid_lookup_raises_and_sends_nothing(sandbox, tmp_p
     assert path.read_bytes() == damaged  # not replaced behind the user's back
 
 
-def test_cache_clear_removes_a_file_it_cannot_read_when_asked(tmp_path: Path) -> None:
+def test_cache_clear_removes_a_file_it_cannot_read_when_asked(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
     path = tmp_path / "http_cache.sqlite"
     path.write_bytes(b"not a database at all\n" * 100)
-    info = _cache_cli("info", "--path", str(path))
+    info = _cache_cli(new_process, "info", "--path", str(path))
     assert info.returncode == 1
     assert "propertykit cache clear" in info.stderr and str(path) in info.stderr
     assert path.exists()
-    cleared = _cache_cli("clear", "--path", str(path))
+    cleared = _cache_cli(new_process, "clear", "--path", str(path))
     assert cleared.returncode == 0, cleared.stderr
     assert f"Removed {path}" in cleared.stdout
     assert not path.exists()

@@ -4,35 +4,33 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import propertykit as pk
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL
+from tests._system import NewProcess
 from tests.hostile._servers import KEY, hostile, send
 
 
-def run_command(args: list[str], url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run_command(
+    new_process: NewProcess, args: list[str], url: str, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.update(
         {ENV_BASE_URL: url, ENV_API_KEY: KEY, "PROPERTYKIT_CACHE_DIR": str(tmp_path / "cache")}
     )
-    return subprocess.run(
-        [sys.executable, "-m", "propertykit", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=tmp_path,
-    )
+    return new_process.run("-m", "propertykit", *args, timeout=60, env=env, cwd=tmp_path)
 
 
 @pytest.mark.timeout(90)
-def test_report_on_success_false_fails_in_one_line(tmp_path) -> None:
+def test_report_on_success_false_fails_in_one_line(new_process: NewProcess, tmp_path: Path) -> None:
     body = {"success": False, "error": "maintenance\nwindow"}
     with hostile(lambda handler, seen: send(handler, 200, body)) as server:
-        result = run_command(["report", "--ids", "L1", "--out", "r.html"], server.url, tmp_path)
+        result = run_command(
+            new_process, ["report", "--ids", "L1", "--out", "r.html"], server.url, tmp_path
+        )
     assert result.returncode != 0  # before: exit 0, a report of "0 properties"
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -44,9 +42,11 @@ def test_report_on_success_false_fails_in_one_line(tmp_path) -> None:
 
 
 @pytest.mark.timeout(90)
-def test_report_of_a_dot_dot_id_sends_nothing(tmp_path) -> None:
+def test_report_of_a_dot_dot_id_sends_nothing(new_process: NewProcess, tmp_path: Path) -> None:
     with hostile(lambda handler, seen: send(handler, 200, {"result": []})) as server:
-        result = run_command(["report", "--ids", "..", "--out", "r.html"], server.url, tmp_path)
+        result = run_command(
+            new_process, ["report", "--ids", "..", "--out", "r.html"], server.url, tmp_path
+        )
         assert server.requests == []
     assert result.returncode != 0
     assert result.stderr.startswith("propertykit: error: ")
@@ -54,7 +54,7 @@ def test_report_of_a_dot_dot_id_sends_nothing(tmp_path) -> None:
 
 
 @pytest.mark.timeout(90)
-def test_python_dash_m_propertykit_is_the_command(tmp_path) -> None:
-    result = run_command(["--version"], "http://127.0.0.1:9", tmp_path)
-    assert result.returncode == 0
-    assert result.stdout.startswith("propertykit ")
+def test_python_dash_m_propertykit_is_the_command(new_process: NewProcess, tmp_path: Path) -> None:
+    result = run_command(new_process, ["--version"], "http://127.0.0.1:9", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"propertykit {pk.__version__}"

@@ -18,7 +18,6 @@ import logging
 import os
 import re
 import shutil
-import sys
 import unicodedata
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -318,13 +317,12 @@ def test_the_deeds_list_shows_a_journal_holding_outside_text_spelled_out(tmp_pat
     assert_no_control_from_outside(out)
 
 
-@pytest.mark.slow  # a new Python process
 @pytest.mark.timeout(180)
-def test_the_real_command_shows_warnings_and_output_spelled_out(service, tmp_path) -> None:
+def test_the_real_command_shows_warnings_and_output_spelled_out(
+    service, tmp_path, new_process
+) -> None:
     """As a user runs it: the poisoned records make a report, and Python's own warning display
     (a real stderr) prints what had no clear meaning, spelled out."""
-    import subprocess
-
     env = dict(os.environ)
     env.update(
         {
@@ -334,10 +332,14 @@ def test_the_real_command_shows_warnings_and_output_spelled_out(service, tmp_pat
             "PYTHONWARNINGS": "default",
         }
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "propertykit", "report", "--ids", *IDS[:12], "--out", "r.html"],
-        capture_output=True,
-        text=True,
+    done = new_process.run(
+        "-m",
+        "propertykit",
+        "report",
+        "--ids",
+        *IDS[:12],
+        "--out",
+        "r.html",
         timeout=150,
         env=env,
         cwd=tmp_path,
@@ -377,14 +379,13 @@ def test_the_report_shows_outside_text_escaped(frame, tmp_path) -> None:
     assert ORDINARY in page  # a person's text, kept as it is
 
 
-@pytest.mark.slow  # a real Chromium
-def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path) -> None:
-    from tests._browser import chromium, wait_for_plotly
+def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path, browser) -> None:
+    from tests._browser import wait_for_plotly
 
     path = write_report(frame, tmp_path / "r.html")
     dialogs: list[str] = []
-    with chromium() as browser:
-        page = browser.new_page()
+    with browser.new_context() as context:
+        page = context.new_page()
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(path.as_uri(), wait_until="load")  # the report needs nothing from a network
         wait_for_plotly(page)
@@ -397,15 +398,12 @@ def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path) -> None:
     assert injected == [0, 0, True]  # no live tag; the text itself is on the page
 
 
-@pytest.mark.slow  # printed by a real Chromium
 @pytest.mark.timeout(300)
-def test_the_pdf_report_prints_outside_text_as_text(frame, tmp_path) -> None:
+def test_the_pdf_report_prints_outside_text_as_text(frame, tmp_path, system_chromium) -> None:
     import subprocess
 
-    from tests._browser import require_browser
     from tests._system import require
 
-    require_browser()
     require(shutil.which("pdftotext") is not None, "poppler-utils not installed (pdftotext)")
     pdf = write_report(frame.head(12), tmp_path / "r.pdf")
     text = subprocess.run(

@@ -1,15 +1,20 @@
-"""Fixtures of the Dask tests: one sandbox and one real LocalCluster (2 worker processes).
+"""Fixtures of the Dask tests: one sandbox and one real LocalCluster (2 worker processes), each
+started once per session (the root ``conftest.py`` keeps the tests that use them in one
+pytest-xdist group, so one of each in all).
 
 The workers are separate processes started after ``PROPERTYKIT_API_KEY`` is set to the
 sandbox's key, so they read it from their environment, as on a real cluster: the key is never
 sent to them. Each test gets its own cache (a fresh SQLite file or an emptied Redis) and starts
-with the sandbox's request log empty, so ``dask_sandbox.requests`` counts what that test paid.
+with the sandbox as new for what it may look at: its request log empty (so ``sb.requests``
+counts what that test paid), its balance full and no latency. Nothing a test leaves on the
+workers is read by another: every test computes on its own cache and budget names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,15 +23,18 @@ from propertykit.config import ENV_API_KEY
 from propertykit.sandbox import Sandbox
 from tests.team.conftest import redis_server, redis_url  # noqa: F401  (a real redis-server)
 
+#: The sandbox's balance, given back before each test.
+BALANCE = 1_000_000
 
-@pytest.fixture(scope="module")
+
+@pytest.fixture(scope="session")
 def dask_sandbox() -> Iterator[Sandbox]:
-    """A sandbox for this module's tests (10,000 properties)."""
-    with sandbox_module.serve(n_properties=10_000) as sb:
+    """A sandbox for the Dask tests (10,000 properties); no daily cap to run into together."""
+    with sandbox_module.serve(n_properties=10_000, balance=BALANCE, daily_cap=10**12) as sb:
         yield sb
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
     """A ``distributed.Client`` on a LocalCluster of 2 worker processes, 1 thread each."""
     from distributed import Client as DaskClient
@@ -41,16 +49,28 @@ def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
             dashboard_address=":0",  # None still means port 8787, taken by any other cluster
             silence_logs=False,
         )
+    # Not the process's default scheduler: other tests (propertykit.dask's examples) that land
+    # on this pytest-xdist worker compute on their own, with their own sandbox's key.
+    dask_client = DaskClient(cluster, timeout=60, set_as_default=False)
     try:
-        with DaskClient(cluster, timeout=60) as dask_client:
-            yield dask_client
+        yield dask_client
     finally:
+        dask_client.close(timeout=60)
         cluster.close(timeout=60)
+
+
+@pytest.fixture(autouse=True)
+def _on_the_cluster(cluster: Any) -> Iterator[None]:
+    """Every test here computes on the session's cluster (its current Dask client)."""
+    with cluster.as_current():
+        yield
 
 
 @pytest.fixture
 def sb(dask_sandbox: Sandbox, cluster: object) -> Iterator[Sandbox]:
-    """The module's sandbox, its request log emptied for this test (latency back to 0 after)."""
+    """The session's Dask sandbox: log emptied, balance full, no latency for this test."""
+    dask_sandbox.set_latency(0.0)
+    dask_sandbox.set_balance(BALANCE)
     dask_sandbox.reset_log()
     yield dask_sandbox
     dask_sandbox.set_latency(0.0)

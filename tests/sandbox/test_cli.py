@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -12,15 +11,11 @@ import requests
 
 from propertykit.cli.sandbox import parse_fault
 from propertykit.errors import InvalidInput
+from tests._system import NewProcess
 
 
-def _start(*extra: str) -> tuple[subprocess.Popen[str], str, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "propertykit", "sandbox", "--port", "0", *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _start(new_process: NewProcess, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
+    process = new_process.start("-m", "propertykit", "sandbox", "--port", "0", *extra)
     assert process.stdout is not None
     url = key = ""
     for line in process.stdout:  # the command flushes each line
@@ -34,8 +29,8 @@ def _start(*extra: str) -> tuple[subprocess.Popen[str], str, str]:
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
-    process, url, key = _start("--seed", "3")
+def served(new_process: NewProcess) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    process, url, key = _start(new_process, "--seed", "3")
     yield process, url, key
     if process.poll() is None:
         process.kill()
@@ -68,10 +63,10 @@ def test_cli_exits_cleanly_on_sigint_and_sigterm(
         requests.get(f"{url}/v1/property/health", timeout=5)
 
 
-def test_cli_realism_real_serves_the_real_shaped_world() -> None:
+def test_cli_realism_real_serves_the_real_shaped_world(new_process: NewProcess) -> None:
     from propertykit.sandbox.data import generate_record
 
-    process, url, key = _start("--n-properties", "10", "--realism", "real")
+    process, url, key = _start(new_process, "--n-properties", "10", "--realism", "real")
     try:
         answer = requests.get(
             f"{url}/v1/property/L00000007", headers={"x-api-key": key}, timeout=10
@@ -87,8 +82,8 @@ def test_cli_realism_real_serves_the_real_shaped_world() -> None:
                 stream.close()
 
 
-def test_cli_fault_flags_make_the_first_requests_fail() -> None:
-    process, url, key = _start("--fault", "error:2:status=502:body=text")
+def test_cli_fault_flags_make_the_first_requests_fail(new_process: NewProcess) -> None:
+    process, url, key = _start(new_process, "--fault", "error:2:status=502:body=text")
     try:
         statuses = [
             requests.get(
@@ -126,26 +121,16 @@ def test_parse_fault_refuses_what_it_cannot_read(text: str) -> None:
         parse_fault(text)
 
 
-def test_cli_refuses_an_unknown_fault_kind() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "propertykit", "sandbox", "--fault", "explode"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def test_cli_refuses_an_unknown_fault_kind(new_process: NewProcess) -> None:
+    result = new_process.run("-m", "propertykit", "sandbox", "--fault", "explode", timeout=60)
     assert result.returncode == 1
     assert "explode" in result.stderr
 
 
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("port", ["99999", "-1"])
-def test_cli_refuses_a_port_out_of_range_in_one_line(port: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "propertykit", "sandbox", "--port", port],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def test_cli_refuses_a_port_out_of_range_in_one_line(new_process: NewProcess, port: str) -> None:
+    result = new_process.run("-m", "propertykit", "sandbox", "--port", port, timeout=60)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"propertykit: error: sandbox: --port must be 0-65535, got {port}"

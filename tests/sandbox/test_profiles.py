@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -104,12 +102,9 @@ def test_an_unknown_profile_is_refused():
         sandbox.Sandbox(profile="zoopla")
 
 
-def test_the_cli_serves_the_vepler_profile():
-    process = subprocess.Popen(
-        [sys.executable, "-m", "propertykit", "sandbox", "--port", "0", "--profile", "vepler"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+def test_the_cli_serves_the_vepler_profile(new_process):
+    process = new_process.start(
+        "-m", "propertykit", "sandbox", "--port", "0", "--profile", "vepler"
     )
     try:
         assert process.stdout is not None

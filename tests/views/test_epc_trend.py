@@ -92,15 +92,15 @@ def certificates_table(count: int, seed: int = 0) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def certificates() -> pd.DataFrame:
+def drift_certificates() -> pd.DataFrame:
     """200,000 of the sandbox's certificates: about 12,500 per year lodged."""
     return certificates_table(200_000)
 
 
 @pytest.fixture(scope="module")
-def sandbox_frame() -> pd.DataFrame:
-    """20,000 sandbox records (about 1,200 certificates per year lodged)."""
-    return pk.frame(generate_records(20_000))
+def sandbox_frame(world_frame: pd.DataFrame) -> pd.DataFrame:
+    """20,000 sandbox records (about 1,200 certificates per year lodged): tests/views/conftest."""
+    return world_frame
 
 
 @pytest.fixture(scope="module")
@@ -133,13 +133,14 @@ def test_sandbox_records_carry_the_certificates_of_the_drift_generator() -> None
 
 
 @pytest.mark.timeout(600)
-def test_shares_per_year_are_recovered_within_two_points(certificates: pd.DataFrame) -> None:
+def test_shares_per_year_are_recovered_within_two_points(drift_certificates: pd.DataFrame) -> None:
     """Every year with 300 certificates or more: each band's share within 2 points of the truth.
 
     A share's sampling error is sqrt(p (1 - p) / n): 2.8 points for p = 0.4 at n = 300, so 2
     points can only be promised for samples far larger than 300 a year; here every year holds
     about 12,500 certificates (0.44 points), so 2 points is over four standard errors.
     """
+    certificates = drift_certificates
     trend = epc_trend(certificates, min_count=300, pool=False)
     assert trend["label"].tolist() == [str(year) for year in range(2009, 2025)]
     assert (trend["n"] >= 300).all()
@@ -155,7 +156,10 @@ def test_shares_per_year_are_recovered_within_two_points(certificates: pd.DataFr
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("by", ["region", "type"])
-def test_each_region_and_type_follows_its_own_drift(certificates: pd.DataFrame, by: str) -> None:
+def test_each_region_and_type_follows_its_own_drift(
+    drift_certificates: pd.DataFrame, by: str
+) -> None:
+    certificates = drift_certificates
     trend = epc_trend(certificates, by=by, min_count=300)
     assert len(trend) == 16 * certificates[by].nunique() and not trend["pooled"].any()
     for row in trend.itertuples():

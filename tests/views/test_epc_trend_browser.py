@@ -9,7 +9,6 @@ tests skip, except under ``CI=true`` where they fail.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ import propertykit as pk
 from propertykit.frames.epc_trend import EpcTrendWarning
 from propertykit.sandbox.data import generate_records
 from propertykit.views.figures import EPC_COLOURS
-from tests._browser import OfflinePage, chromium, open_offline, wait_for_plotly
+from tests._browser import OfflinePage, open_offline, wait_for_plotly
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -49,12 +48,6 @@ def rgb(colour: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     df = pk.frame(generate_records(3000))
     with warnings.catch_warnings():
@@ -66,6 +59,7 @@ def drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     wait_for_plotly(opened.page)
     assert not opened.problems and not opened.blocked
     result: dict[str, Any] = opened.page.evaluate(DRAWN_JS.strip())
+    opened.page.context.close()
     return result
 
 

@@ -8,11 +8,9 @@ except under ``CI=true`` where they fail.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +26,6 @@ from propertykit.views import bake_tiles, price_trend, property_map
 from propertykit.views.basemap import LAND, SEA
 from propertykit.views.figures import EPC_COLOURS
 from propertykit.views.static import system_browser, use_system_browser
-from tests._system import require
 from tests.test_packaging import _environment_requirements, _requirement
 from tests.views.tile_server import TileServer, tile_colour
 
@@ -43,14 +40,35 @@ def properties() -> pd.DataFrame:
     return frame(generate_records(150))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def browser() -> Iterator[None]:
-    require(importlib.util.find_spec("kaleido") is not None, "pip install 'propertykit[export]'")
-    try:
-        system_browser()
-    except pk.ConfigError as error:
-        require(False, str(error))
-    yield
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process of the machine: its parent and its name (Linux's /proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # ended meanwhile
+            continue
+        name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :]
+        found[int(stat.parent.name)] = (int(rest.split()[1]), name)
+    return found
+
+
+def _kaleido_browsers() -> set[int]:
+    """The browsers Kaleido runs for this process: Chrome started by a Python process of ours
+    (its driver's wrapper; Playwright's browser hangs under node instead)."""
+    processes = _processes()
+    ours, todo = set(), [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        children = [pid for pid, (ppid, _) in processes.items() if ppid == parent]
+        ours.update(children)
+        todo += children
+    return {
+        pid
+        for pid in ours
+        if "chrom" in processes[pid][1].lower()
+        and processes.get(processes[pid][0], (0, ""))[1].startswith("python")
+    }
 
 
 def _png(figure: object) -> np.ndarray:
@@ -68,7 +86,7 @@ def _share(pixels: np.ndarray, colour: str | tuple[int, int, int], tolerance: in
 
 
 def test_a_map_exports_to_png_with_land_sea_and_epc_colours(
-    properties: pd.DataFrame, tmp_path: Path
+    properties: pd.DataFrame, tmp_path: Path, image_export: str
 ) -> None:
     figure = property_map(properties, color="epc.currentEnergyRating", basemap="outline")
     figure.write_image(tmp_path / "map.png", width=WIDTH, height=HEIGHT)
@@ -80,7 +98,7 @@ def test_a_map_exports_to_png_with_land_sea_and_epc_colours(
 
 
 def test_a_street_map_exports_to_png_with_its_tiles(
-    properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, image_export: str
 ) -> None:
     monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path))
     with TileServer() as tiles:
@@ -94,7 +112,9 @@ def test_a_street_map_exports_to_png_with_its_tiles(
     assert _share(pixels, SEA) < 0.01  # the outline's sea made way for them
 
 
-def test_charts_export_to_svg_and_pdf(properties: pd.DataFrame, tmp_path: Path) -> None:
+def test_charts_export_to_svg_and_pdf(
+    properties: pd.DataFrame, tmp_path: Path, image_export: str
+) -> None:
     figure = price_trend(properties)
     figure.write_image(tmp_path / "trend.svg", width=WIDTH, height=HEIGHT)
     figure.write_image(tmp_path / "trend.pdf", width=WIDTH, height=HEIGHT)
@@ -105,10 +125,19 @@ def test_charts_export_to_svg_and_pdf(properties: pd.DataFrame, tmp_path: Path) 
     assert (tmp_path / "trend.pdf").read_bytes()[:5] == b"%PDF-"
 
 
-def test_kaleido_is_pointed_at_the_system_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_images_are_drawn_by_one_system_browser_and_the_environment_is_left_alone(
+    image_export: str, properties: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    path = use_system_browser()
-    assert os.environ["BROWSER_PATH"] == path and os.access(path, os.X_OK)
+    before = dict(os.environ)
+    path = use_system_browser()  # the server runs already: kept as it is
+    assert path == image_export == system_browser() and os.access(path, os.X_OK)
+    assert dict(os.environ) == before
+    figure = price_trend(properties)
+    figure.write_image(tmp_path / "one.png", width=WIDTH, height=HEIGHT)
+    running = _kaleido_browsers()
+    figure.write_image(tmp_path / "two.png", width=WIDTH, height=HEIGHT)
+    assert len(running) == 1 and _kaleido_browsers() == running  # no browser per image
     monkeypatch.setenv("BROWSER_PATH", "/nowhere/chrome")
     with pytest.raises(pk.ConfigError, match="apt-get install chromium"):
         system_browser()

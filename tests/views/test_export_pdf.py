@@ -27,7 +27,6 @@ from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 from propertykit.views import build_report, write_report
 from propertykit.views.static import print_pdf
-from tests._browser import require_browser
 from tests._system import require
 from tests.views.tile_server import TileServer
 
@@ -40,7 +39,6 @@ POPPLER = ("pdfinfo", "pdftotext", "pdftoppm", "pdfimages")
 
 
 def _require_tools() -> None:
-    require_browser()
     require(
         all(shutil.which(tool) for tool in POPPLER),
         "poppler-utils not installed (pdfinfo, pdftoppm): apt-get install poppler-utils "
@@ -60,7 +58,7 @@ class Printed:
 
 
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory: pytest.TempPathFactory) -> Printed:
+def printed(tmp_path_factory: pytest.TempPathFactory, system_chromium: str) -> Printed:
     """One report of 150 sandbox properties with street tiles, as PDF and as HTML."""
     _require_tools()
     folder = tmp_path_factory.mktemp("pdf")
@@ -131,7 +129,9 @@ def test_figures_are_vectors_and_only_street_tiles_are_images(printed: Printed) 
     assert "London" in text  # place names are text, not pixels
 
 
-def test_report_command_writes_a_pdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_command_writes_a_pdf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system_chromium: str
+) -> None:
     _require_tools()
     monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache"))
     out = tmp_path / "report.pdf"
@@ -159,7 +159,9 @@ def test_print_styles_keep_cards_whole_and_pages_a4() -> None:
     assert re.search(r"@media print \{[^@]*section\.card \{[^}]*break-inside: avoid", page)
 
 
-def test_a_page_that_reaches_for_the_network_is_not_printed(tmp_path: Path) -> None:
+def test_a_page_that_reaches_for_the_network_is_not_printed(
+    tmp_path: Path, system_chromium: str
+) -> None:
     _require_tools()
     page = tmp_path / "page.html"
     page.write_text('<h1>Hi</h1><img src="http://192.0.2.1/logo.png">')
@@ -169,7 +171,7 @@ def test_a_page_that_reaches_for_the_network_is_not_printed(tmp_path: Path) -> N
 
 
 def test_a_browser_that_cannot_print_is_said_in_plain_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system_chromium: str
 ) -> None:
     _require_tools()
     monkeypatch.setenv("BROWSER_PATH", "/bin/false")

@@ -24,9 +24,9 @@ REGIONS = {town.local_authority: town.region for town in TOWNS}
 
 
 @pytest.fixture(scope="module")
-def world_sales() -> pd.DataFrame:
-    """The sales of 20,000 sandbox homes, with each home's region."""
-    sales = pk.frame(generate_records(20_000)).pk.sales()
+def world_sales(world_frame: pd.DataFrame) -> pd.DataFrame:
+    """The sales of 20,000 sandbox homes (tests/views/conftest.py), with each home's region."""
+    sales = world_frame.pk.sales()
     return sales.assign(region=sales["councilTax.localAuthority"].map(REGIONS))
 
 

@@ -7,7 +7,6 @@ collide at 800 px, tick labels that repeat) is checked in headless Chromium.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ import propertykit as pk
 from propertykit.sandbox.data import generate_records
 from propertykit.views.maps import property_map
 from propertykit.views.plots import epc_chart, epc_price_chart
-from tests._browser import chromium, open_offline, wait_for_plotly
+from tests._browser import open_offline, wait_for_plotly
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -150,12 +149,6 @@ LABELS_JS = """
   return {boxes, points, ticks};
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
-        yield running
 
 
 def drawn(browser: Browser, figure: go.Figure, folder: Path, width: int) -> dict[str, Any]:

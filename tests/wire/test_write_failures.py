@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -52,15 +51,14 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_answers_that_cannot_be_written_are_returned_counted_and_said_once(tmp_path):
+def test_answers_that_cannot_be_written_are_returned_counted_and_said_once(tmp_path, new_process):
     cache = tmp_path / "cache.sqlite"
     with pk.sandbox.serve() as sb:
         ids = sb.location_ids[:1] + sb.location_ids[50:200]  # then 3 batches of 50
         env = dict(os.environ, PROPERTYKIT_API_KEY=sb.api_key)
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, sb.url, str(cache), json.dumps(ids)],
-            capture_output=True, text=True, env=env, timeout=150, check=False,
-        )  # fmt: skip
+        done = new_process.run(
+            "-c", CHILD, sb.url, str(cache), json.dumps(ids), env=env, timeout=150
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         seen = json.loads(done.stdout.strip().splitlines()[-1])
         assert seen["ids"] == ids[1:]  # every record paid for came back

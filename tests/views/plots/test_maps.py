@@ -13,6 +13,7 @@ import pytest
 from propertykit.errors import InvalidInput, PropertyKitWarning
 from propertykit.views import basemap, plots
 from propertykit.views.maps import EPC_COLOURS, property_map
+from tests._system import NewProcess
 
 DATA = ("scatter", "scattergl")
 
@@ -267,10 +268,9 @@ def test_colouring_by_a_missing_column_is_invalid_input(properties: pd.DataFrame
         property_map(properties, color="colour")
 
 
-def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas() -> None:
-    import subprocess
-    import sys
-
+def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas(
+    new_process: NewProcess,
+) -> None:
     import propertykit.views
 
     assert propertykit.views.property_map is property_map
@@ -280,9 +280,7 @@ def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas() ->
         "df = pk.frame(pk.sandbox.generate_records(20)); df.pk.price_trend(); df.pk.epc_chart(); "
         "print('geopandas' in sys.modules, 'shapely' in sys.modules, 'plotly' in sys.modules)"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
-    ).stdout.strip()
+    loaded = new_process.run("-c", probe, check=True).stdout.strip()
     assert loaded == "False False True"
 
 

@@ -6,7 +6,6 @@ profile (pounds); the rendered price trend and report must read the same in both
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +14,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.views import write_report
-from tests._browser import chromium, open_offline, wait_for_plotly
+from tests._browser import open_offline, wait_for_plotly
 
 #: Every test here talks to a local server: none may hang.
 pytestmark = pytest.mark.timeout(180)
@@ -34,12 +33,6 @@ AXIS_JS = """
   };
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

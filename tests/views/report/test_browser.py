@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from propertykit.views import write_report
-from tests._browser import OfflinePage, chromium, open_offline, wait_for_plotly
+from tests._browser import OfflinePage, open_offline, wait_for_plotly
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -60,15 +60,9 @@ async (png) => {
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def opened(
     browser: Browser, tmp_path_factory: pytest.TempPathFactory, properties: pd.DataFrame
-) -> OfflinePage:
+) -> Iterator[OfflinePage]:
     """report.html written to disk, opened from file:// with no network, every figure drawn."""
     path = write_report(
         properties,
@@ -78,7 +72,8 @@ def opened(
     )
     page = open_offline(browser, path.as_uri())
     wait_for_plotly(page.page)
-    return page
+    yield page
+    page.page.context.close()
 
 
 def test_no_console_errors_or_exceptions(opened: OfflinePage) -> None:
