@@ -126,7 +126,9 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
     """
     offline = env_flag(ENV_OFFLINE)
     host = urlsplit(url).netloc
-    session = _session(str(cache_dir() / TILE_CACHE_FILE))
+    # The basemap's question ("does the server answer now?") stores nothing and makes no file in
+    # the user's cache folder; a tile for a map goes through the tile cache.
+    session = _session("probe", "memory") if fresh else _session(str(cache_dir() / TILE_CACHE_FILE))
     limit = TILE_SECONDS if seconds is None else max(min(seconds, TILE_SECONDS), 0.0)
     limits = CallLimits(deadline=time.monotonic() + limit, max_body_bytes=MAX_TILE_BYTES)
     with call_limits(limits):
@@ -304,11 +306,11 @@ def _header_size(body: bytes) -> tuple[str, int, int] | None:
 
 
 @cache
-def _session(path: str) -> CachedSession:
+def _session(path: str, backend: str = "sqlite") -> CachedSession:
     """One cached session per tile-cache file (so a changed cache directory gets its own)."""
     session = CachedSession(
         path,
-        backend="sqlite",
+        backend=backend,
         expire_after=TILE_EXPIRE_AFTER,
         allowable_codes=(200,),
         allowable_methods=("GET",),

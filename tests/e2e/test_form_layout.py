@@ -358,13 +358,19 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
         toggle.click()
         expect(form.locator("button", has_text="Show the main columns")).to_be_visible()
         scroll = form.locator(".pk-scroll")
+        # The wide table is drawn a moment after the toggle's label changes: wait for it to
+        # overflow its box (a timeout here means it never scrolls).
+        page.wait_for_function(
+            "el => el.scrollWidth > el.clientWidth",
+            arg=scroll.element_handle(),
+            timeout=PAGE_LIMIT_MS,
+        )
         panel = box_of(form.locator(".widget-tab-contents").last)
         scroll_box = box_of(scroll)
         assert scroll_box["width"] <= panel["width"] + 1, (
             f"the table's scroll box is {scroll_box['width']:.0f} px wide in a "
             f"{panel['width']:.0f} px panel"
         )
-        assert scroll.evaluate("el => el.scrollWidth > el.clientWidth"), "it does not scroll"
         headings = form.locator("table.propertykit-table th").all_inner_texts()
         assert "EPC: current energy rating" in headings
         assert not [h for h in headings if "." in h], "code names as headings"
