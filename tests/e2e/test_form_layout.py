@@ -358,12 +358,12 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
         toggle.click()
         expect(form.locator("button", has_text="Show the main columns")).to_be_visible()
         scroll = form.locator(".pk-scroll")
-        # The wide table is drawn a moment after the toggle's label changes: wait for it to
-        # overflow its box (a timeout here means it never scrolls).
+        # The wide table replaces the narrow one a moment after the toggle's label changes (a
+        # new element): wait for the box then on the page to overflow (a timeout: it never scrolls).
         page.wait_for_function(
-            "el => el.scrollWidth > el.clientWidth",
-            arg=scroll.element_handle(),
-            timeout=PAGE_LIMIT_MS,
+            "() => Array.from(document.querySelectorAll('.pk-scroll'))"
+            ".some(el => el.isConnected && el.scrollWidth > el.clientWidth)",
+            timeout=15_000,
         )
         panel = box_of(form.locator(".widget-tab-contents").last)
         scroll_box = box_of(scroll)
