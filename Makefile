@@ -29,8 +29,9 @@ demo: $(DEMO_STAMP)
 # two pytest-xdist workers. `--dist loadgroup` keeps the tests of each program started once per
 # session (the browser with Kaleido and JupyterLab, the Dask cluster, the 20,000-record frame) on
 # one worker, so each starts once; conftest.py gives those groups, and the markers, by fixture.
+# Output is not synced: the suite's progress shows as it goes, check's few lines among it.
 test: $(STAMP) system-deps
-	@$(MAKE) --no-print-directory -j2 --output-sync=line check suite
+	@$(MAKE) --no-print-directory -j2 check suite
 
 # The suite alone (`make test` runs it beside `check`).
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import propertykit as pk
+from propertykit.config import ENV_LOCK_LEASE
 from tests._system import free_port, require
 
 PASSWORD = "s3cret-redis-pw"
@@ -109,8 +110,11 @@ def test_redis_unreachable_at_start_raises_naming_it_and_sends_nothing(
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_redis_stopped_mid_call_then_back_pays_only_for_batches_not_stored(
-    fresh_sandbox, own_redis: RedisProcess, how: signal.Signals
+    fresh_sandbox, own_redis: RedisProcess, how: signal.Signals, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The batch locks of the stopped call come back with Redis (its append-only file); they
+    # lapse after the lease, shortened here from 30 s so the test waits 2 s, not 30.
+    monkeypatch.setenv(ENV_LOCK_LEASE, "2")
     sb = fresh_sandbox
     ids = sb.location_ids[:IDS_COUNT]
     own_redis.start()
