@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
@@ -247,21 +248,21 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("propertykit", appauthor=False))
 
 
-def env_flag(name: str) -> bool:
+def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
     """Whether the environment variable ``name`` is switched on (``1``, ``true`` or ``yes``).
 
     The one reading of on/off settings such as ``PROPERTYKIT_OFFLINE``: any case, spaces ignored;
-    unset, empty or anything else is off.
+    unset, empty or anything else is off. ``environ``: where to look (default ``os.environ``).
 
     Examples
     --------
-    >>> import os
-    >>> os.environ["PROPERTYKIT_EXAMPLE_FLAG"] = " Yes "
-    >>> env_flag("PROPERTYKIT_EXAMPLE_FLAG"), env_flag("PROPERTYKIT_UNSET_FLAG")
-    (True, False)
-    >>> del os.environ["PROPERTYKIT_EXAMPLE_FLAG"]
+    >>> env_flag("PROPERTYKIT_OFFLINE", {"PROPERTYKIT_OFFLINE": " Yes "})
+    True
+    >>> env_flag("PROPERTYKIT_OFFLINE", {"PROPERTYKIT_OFFLINE": "0"}), env_flag("X", {})
+    (False, False)
     """
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes"}
+    value = (os.environ if environ is None else environ).get(name, "")
+    return value.strip().lower() in {"1", "true", "yes"}
 
 
 def lock_lease() -> float:

@@ -114,15 +114,11 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
 
     Examples
     --------
-    >>> import os
-    >>> os.environ["PROPERTYKIT_OFFLINE"] = "1"
     >>> try:
-    ...     fetch_tile("https://tile.openstreetmap.org/0/0/0.png")
-    ... except pk.errors.NotCached as error:
+    ...     fetch_tile("http://127.0.0.1:9/0/0/0.png", seconds=1)  # nothing listens there
+    ... except pk.errors.NetworkError as error:
     ...     print(error)
-    ... finally:
-    ...     del os.environ["PROPERTYKIT_OFFLINE"]
-    Offline, and the tile is not in the tile cache (nothing was sent)
+    the tile server 127.0.0.1:9 could not be reached
     """
     offline = env_flag(ENV_OFFLINE)
     host = urlsplit(url).netloc
