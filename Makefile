@@ -9,6 +9,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test suite test-fast test-latest check lab sandbox bench clean system-deps
 
+# Bytecode is cached (in __pycache__, which git ignores) even where the environment says not to:
+# without it each pytest worker, kernel and subprocess compiles the package and rewrites every
+# test module's asserts again, about 6 s per pytest process.
+export PYTHONDONTWRITEBYTECODE :=
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -39,9 +44,10 @@ suite: $(STAMP)
 	$(PYTEST)
 
 # The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
-# conftest.py by the fixtures a test uses), on both cores. `make test` runs them all.
+# conftest.py by the fixtures a test uses), on both cores, each Hypothesis property on a sixth of
+# its examples (tests/_hypothesis.py). `make test` runs them all, each property in full.
 test-fast: $(STAMP)
-	$(PYTEST) -m "not slow and not e2e and not redis and not dask"
+	$(PYTEST) -m "not slow and not e2e and not redis and not dask" --hypothesis-profile=fast
 
 # The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
 # upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.

@@ -37,6 +37,7 @@ from propertykit import sandbox as sandbox_module
 from propertykit.client import Client, Clock
 from propertykit.sandbox import Sandbox
 from tests._browser import chromium
+from tests._hypothesis import FAST_PROFILE
 from tests._system import NewProcess
 
 if TYPE_CHECKING:
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
 # CI's verdict does not depend on a random seed. A case found locally is pinned with @example.
 settings.register_profile("propertykit", deadline=None, print_blob=True)
 settings.register_profile("ci", parent=settings.get_profile("propertykit"), derandomize=True)
+# `make test-fast` (--hypothesis-profile=fast): each property a sixth of its examples
+# (tests/_hypothesis.py), new ones each run; `make test` runs them all.
+settings.register_profile(FAST_PROFILE, parent=settings.get_profile("propertykit"))
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "propertykit")
 
 

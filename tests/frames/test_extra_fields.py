@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import propertykit as pk
 import propertykit.views.accessor  # (df.pk)
 from propertykit.sandbox.data import generate_records
+from tests._hypothesis import examples
 
 POOL = generate_records(12, seed=26)
 #: Where a field is added: the record, a named object, each sale, or a new object of its own.
@@ -145,7 +146,7 @@ def leaves_of(name: str, values: list[Any]) -> dict[str, list[Any]]:
 
 @pytest.mark.timeout(600)
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )  # each example frames twice and explodes the sales
 @given(bent_records())
 def test_every_added_field_is_reachable_under_its_dotted_name_as_arrow_types_it(

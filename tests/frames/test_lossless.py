@@ -22,6 +22,7 @@ import propertykit as pk
 import propertykit.views.accessor  # df.pk
 from propertykit.frames.schema import RECORD_FIELDS, Field
 from propertykit.sandbox.data import generate_records
+from tests._hypothesis import examples
 
 TEMPLATES = generate_records(6, seed=5)
 LEAVES = [f for f in RECORD_FIELDS if f.kind not in ("raw", "list") and f.name != "propertyId"]
@@ -131,7 +132,7 @@ def deviating_records(draw: st.DrawFn) -> list[dict[str, Any]]:
     return records
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deviating_records())
 def test_every_value_is_coerced_or_counted_and_kept_raw(records: list[dict[str, Any]]) -> None:
     with warnings.catch_warnings(record=True) as caught:

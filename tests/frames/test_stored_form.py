@@ -20,6 +20,7 @@ from propertykit.frames.stored_form import (
     frame_from_read,
     read_for_keeping,
 )
+from tests._hypothesis import examples
 from tests.frames.test_untidy import untidy_records
 
 pytestmark = [
@@ -91,7 +92,7 @@ def test_boundaries_that_would_not_read_back_exactly_are_not_kept(
     assert encode_shares(odd, [30, 30])[1] is None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(untidy_records(), st.integers(min_value=0, max_value=5))
 def test_an_untidy_body_is_kept_only_where_it_frames_exactly(records: list[Any], cut: int) -> None:
     bodies = _bodies(records, [cut, len(records)])

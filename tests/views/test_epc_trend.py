@@ -27,6 +27,7 @@ from propertykit.sandbox.epc_trend import (
 from propertykit.sandbox.tables import TOWNS
 from propertykit.views.epc_trend import epc_trend_chart
 from propertykit.views.figures import EPC_COLOURS
+from tests._hypothesis import examples
 
 BANDS = list("ABCDEFG")
 SHARES = [f"share_{band}" for band in BANDS]
@@ -325,7 +326,7 @@ ODD = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(

@@ -5,12 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from propertykit.client import parse_ids, validate_ids
 from propertykit.errors import InvalidInput
 from propertykit.widgets.timing import Debouncer, RateWindow, start_timer
+from tests._hypothesis import examples
 
 from .conftest import FakeClock, ManualScheduler
 
@@ -53,6 +54,7 @@ def client_refuses(item: str, *, source: bool) -> bool:
 PASTED = st.text(alphabet=st.sampled_from("aZ09:/,?#.-_ \t\u00a0\x07é"), min_size=1, max_size=12)
 
 
+@settings(max_examples=examples(100))
 @given(PASTED)
 def test_the_form_refuses_what_the_client_refuses_and_sends_it_as_the_client_would(text):
     """One check: an id the form lets through is one the client sends, as that kind."""
@@ -69,6 +71,7 @@ def test_the_form_refuses_what_the_client_refuses_and_sends_it_as_the_client_wou
         assert client_refuses(item, source="::" in item) or single_colon
 
 
+@settings(max_examples=examples(100))
 @given(st.lists(st.from_regex(r"[A-Za-z0-9]{1,8}(::[A-Za-z0-9]{1,8})?", fullmatch=True)))
 def test_any_well_formed_ids_round_trip(ids):
     parsed = parse_ids("\n".join(ids))

@@ -18,6 +18,7 @@ from propertykit.errors import (
     ServerError,
 )
 from propertykit.wire.error_bodies import error_from_response
+from tests._hypothesis import examples
 
 NOW = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)
 
@@ -109,7 +110,7 @@ def test_secrets_in_the_body_are_blanked():
     assert key not in repr(err)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     status=st.integers(min_value=100, max_value=599),
     body=st.one_of(

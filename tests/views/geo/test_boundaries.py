@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from shapely.geometry import shape
 
 from propertykit.views.geo import GeometryWarning, read_boundaries, to_geodataframe
+from tests._hypothesis import examples
 
 RING = [[-0.12, 51.50], [-0.11, 51.50], [-0.11, 51.51], [-0.12, 51.51], [-0.12, 51.50]]
 HOLE = [[-0.118, 51.502], [-0.114, 51.502], [-0.114, 51.506], [-0.118, 51.502]]
@@ -176,7 +177,7 @@ coordinate = st.floats(min_value=-10, max_value=10, allow_nan=False, width=32)
 rings = st.lists(st.tuples(coordinate, coordinate).map(list), min_size=3, max_size=12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @example(
     [[[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 0.0]]]]
 )  # shared edge
