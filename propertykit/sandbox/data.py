@@ -460,7 +460,8 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     a copy kept for the process (a few of the latest; unpickling is about 3x quicker than
     drawing them again).
     """
-    return pickle.loads(_pickled_records(n, seed, realism))
+    records: list[dict[str, Any]] = pickle.loads(_pickled_records(n, seed, realism))
+    return records
 
 
 @lru_cache(maxsize=6)
