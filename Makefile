@@ -38,8 +38,13 @@ demo: $(DEMO_STAMP)
 test: $(STAMP) system-deps
 	@$(MAKE) --no-print-directory -j2 check suite
 
+# The suite's temporary files (pytest's tmp_path, caches, journals, browser profiles) go to a RAM
+# disk when there is one with room: a new SQLite cache costs about 50 ms of fsync on this disk and
+# under 1 ms in RAM, and the suite opens hundreds. Elsewhere they stay where TMPDIR says.
+RAM_TMP := $(shell df -k --output=avail /dev/shm 2>/dev/null | awk 'NR == 2 && $$1 > 4000000 {print "/dev/shm"}')
+
 # The suite alone (`make test` runs it beside `check`).
-PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup
+PYTEST := $(if $(RAM_TMP),TMPDIR=$(RAM_TMP) )$(BIN)/python -m pytest -n 2 --dist loadgroup
 suite: $(STAMP)
 	$(PYTEST)
 

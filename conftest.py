@@ -65,6 +65,8 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "run_notebook": ("slow",),
     "each_alone": ("slow",),  # frames every record of a batch by itself (tests/frames)
     "world_frame": ("slow",),  # 20,000 generated records (tests/views/conftest.py)
+    "held_out": ("slow",),  # 20,000 real-shaped homes, recent sales held out (test_valuation)
+    "real_sales": ("slow",),  # sales of 20,000 real-shaped homes (frames/test_price_index)
     "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
     "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
 }
@@ -76,6 +78,8 @@ XDIST_GROUPS: dict[str, str] = {
     "jupyter_lab": "browser",
     "cluster": "dask",
     "world_frame": "world",  # 20,000 generated records (tests/views/conftest.py)
+    "held_out": "world",  # the same 20,000 real-shaped records are drawn once per process
+    "real_sales": "world",
 }
 #: What a docstring example calls that drives a real browser (it has no fixtures to say so).
 BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")

@@ -36,7 +36,10 @@ answer 400 with a message naming the offending key (never a 200 that quietly ign
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -294,25 +297,65 @@ def run_query(
             raise QueryError("invalid_attribute", "attributes must be an array of names.")
         _unknown("attribute", attributes, ATTRIBUTES, "invalid_attribute")
         attributes = tuple(attributes)
-    inside = (
-        catalogue.record(i)
-        for i, place in enumerate(catalogue.places())
-        if any(test(place) for test in in_area)
-    )
-    found = [record for record in inside if all(test(record) for test in tests)]
     sort_by, order = body.get("sortBy"), body.get("sortOrder", "asc")
     if order not in ("asc", "desc"):
         raise QueryError("invalid_parameter", "sortOrder must be asc or desc.")
-    if sort_by is not None:
-        if sort_by not in SORT_FIELDS:
-            raise QueryError(
-                "invalid_parameter",
-                f"Unknown sortBy field {sort_by!r}; allowed: {', '.join(SORT_FIELDS)}.",
-            )
-        read = _READERS[sort_by]
-        present = [r for r in found if read(r) is not None]
-        missing = [r for r in found if read(r) is None]
-        present.sort(key=read, reverse=order == "desc")
-        found = present + missing
+    if sort_by is not None and sort_by not in SORT_FIELDS:
+        raise QueryError(
+            "invalid_parameter",
+            f"Unknown sortBy field {sort_by!r}; allowed: {', '.join(SORT_FIELDS)}.",
+        )
+    asked = json.dumps([areas, query, sort_by, order], sort_keys=True)
+    key = (catalogue.seed, catalogue.n_properties, catalogue.profile.name, catalogue.realism, asked)
+    found = _FOUND.get(key)
+    if found is None:
+        found = _matching(catalogue, in_area, tests, sort_by, order)
+        _FOUND.put(key, found)
     limit = min(limit, MAX_QUERY_PAGE)
-    return found[offset : offset + limit], len(found), offset, limit, attributes
+    page = [catalogue.record(i) for i in found[offset : offset + limit]]
+    return page, len(found), offset, limit, attributes
+
+
+def _matching(
+    catalogue: Catalogue,
+    in_area: list[Callable[[Place], bool]],
+    tests: list[Callable[[dict[str, Any]], bool]],
+    sort_by: str | None,
+    order: str,
+) -> tuple[int, ...]:
+    """The indexes of the records in any of the areas that pass every test, in the order asked."""
+    inside = (i for i, place in enumerate(catalogue.places()) if any(t(place) for t in in_area))
+    found = [i for i in inside if all(test(catalogue.record(i)) for test in tests)]
+    if sort_by is not None:
+        read = _READERS[sort_by]
+        present = [i for i in found if read(catalogue.record(i)) is not None]
+        missing = [i for i in found if read(catalogue.record(i)) is None]
+        present.sort(key=lambda i: read(catalogue.record(i)), reverse=order == "desc")
+        found = present + missing
+    return tuple(found)
+
+
+class _Answers:
+    """The latest queries' matching indexes, so that paging through one answer scans the world
+    once, not once per page (the catalogue never changes; threads share it)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> tuple[int, ...] | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[Any, ...], found: tuple[int, ...]) -> None:
+        with self._lock:
+            self._kept[key] = found
+            while len(self._kept) > self._size:
+                self._kept.popitem(last=False)
+
+
+_FOUND = _Answers(64)

@@ -12,6 +12,7 @@ from propertykit.sandbox.data import source_id
 from propertykit.wire.session import describe_cache, open_sqlite_cache
 
 
+@pytest.mark.slow  # the whole demo: two fetches and two reports
 def test_demo_second_run_sends_no_request_and_spends_no_credit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -35,6 +36,7 @@ def test_demo_second_run_sends_no_request_and_spends_no_credit(
     assert "120 property records" in footer
 
 
+@pytest.mark.slow  # the whole demo three times
 def test_demo_starts_cold_unless_asked_to_keep_the_cache(tmp_path: Path) -> None:
     args = ["demo", "--properties", "20", "--latency", "0", "--out-dir", str(tmp_path)]
 

@@ -141,12 +141,22 @@ def trickle(handler: BaseHTTPRequestHandler, body: bytes, every: float) -> None:
 
 
 def gzip_bomb(decoded_mb: int) -> bytes:
-    """A gzip body of zeros that inflates to ``decoded_mb`` MiB (about 1 KB per MiB on the wire)."""
+    """A gzip body of zeros that inflates to ``decoded_mb`` MiB (about 1 KB per MiB on the wire).
+
+    One MiB is deflated once, ending in a full flush (so the next block refers to nothing before
+    it), and that block repeated: a valid stream with its true CRC and length, built in a fraction
+    of the time deflating every MiB takes.
+    """
     chunk = b"\0" * 2**20
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: with a gzip header
-    parts = [compressor.compress(chunk) for _ in range(decoded_mb)]
-    parts.append(compressor.flush())
-    return b"".join(parts)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)  # -15: raw deflate, no header
+    block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    last = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
+    crc = 0
+    for _ in range(decoded_mb):
+        crc = zlib.crc32(chunk, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name or time
+    trailer = struct.pack("<II", crc, (decoded_mb * 2**20) & 0xFFFFFFFF)
+    return header + block * decoded_mb + last + trailer
 
 
 def envelope(records: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
