@@ -7,8 +7,8 @@ warnings.
 
 from __future__ import annotations
 
-import copy
 import json
+import pickle
 import warnings
 from typing import Any
 
@@ -22,6 +22,15 @@ from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 
 POOL = generate_records(300, seed=21)
+#: The reader's first chunk, a tenth of its real size (``small_chunks``), so that a tenth of the
+#: records spans as many chunks: the batches below are of 300 to 600 records, not 3,000 to 6,000.
+FIRST_CHUNK = CHUNK_BYTES[0] // 10
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader starts from chunks a tenth of their real size, growing as before."""
+    monkeypatch.setattr(_bodies, "CHUNK_BYTES", (FIRST_CHUNK, CHUNK_BYTES[1]))
 
 
 def envelopes(records: list[Any], size: int = 50) -> list[bytes]:
@@ -49,9 +58,15 @@ def assert_same_as_records(bodies: list[bytes]) -> pd.DataFrame:
     return from_bodies
 
 
+def copies(records: list[Any]) -> list[Any]:
+    """A deep copy of each record, none shared (pickled one by one: several times quicker than
+    deepcopy; one pickle of the list would keep a record listed twice one object)."""
+    return [pickle.loads(pickle.dumps(record, pickle.HIGHEST_PROTOCOL)) for record in records]
+
+
 def bent(**changes: Any) -> list[dict[str, Any]]:
     """The pool, with record ``i`` changed as ``changes["r<i>"]`` says (path -> value)."""
-    records = copy.deepcopy(POOL)
+    records = copies(POOL)
     for key, edits in changes.items():
         record = records[int(key[1:])]
         for path, value in edits.items():
@@ -65,7 +80,7 @@ def bent(**changes: Any) -> list[dict[str, Any]]:
 
 def many(count: int) -> list[dict[str, Any]]:
     """``count`` records of the pool, each with a propertyId of its own."""
-    records = [copy.deepcopy(POOL[i % len(POOL)]) for i in range(count)]
+    records = copies([POOL[i % len(POOL)] for i in range(count)])
     for i, record in enumerate(records):
         record["propertyId"] = f"PK{i:07d}"
     return records
@@ -110,22 +125,24 @@ def test_a_value_that_is_not_the_object_expected_refuses_that_object_whole() -> 
     assert {("tenure", "freehold"), ("address", ""), ("saleHistory", "none recorded")} <= kept
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
-    records = many(3000)
+    records = many(300)
     records[-1]["pricing"]["estimatedSaleValue"] = "410000"
-    bodies = envelopes(records, size=100)
-    assert sum(map(len, bodies)) > 4 * CHUNK_BYTES[0]  # several chunks, of growing sizes
+    bodies = envelopes(records, size=10)
+    assert sum(map(len, bodies)) > 4 * FIRST_CHUNK  # several chunks, of growing sizes
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
     assert "unparsed" not in df.attrs  # a numeric string has one clear meaning
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_one_odd_value_decodes_only_its_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    records = many(6000)
-    records[2500]["roomDetails"]["beds"] = "two"  # no clear meaning: kept raw
-    records[5999]["pricing"]["estimatedSaleValue"] = "410000"
-    records[4000]["lastSale"] = {"price": 1, "note": "a field Arrow reads beside the rest"}
-    bodies = envelopes(records, size=100)
+    records = many(600)
+    records[250]["roomDetails"]["beds"] = "two"  # no clear meaning: kept raw
+    records[599]["pricing"]["estimatedSaleValue"] = "410000"
+    records[400]["lastSale"] = {"price": 1, "note": "a field Arrow reads beside the rest"}
+    bodies = envelopes(records, size=10)
     counted = _counting_records(monkeypatch)
     decoded: list[int] = []
     decode = _bodies.decode_body
@@ -135,26 +152,28 @@ def test_one_odd_value_decodes_only_its_record(monkeypatch: pytest.MonkeyPatch) 
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
     assert [v for _, c, v in df.attrs["unparsed"]] == ["two"]
-    assert df.loc[4000, "lastSale.note"] == "a field Arrow reads beside the rest"
+    assert df.loc[400, "lastSale.note"] == "a field Arrow reads beside the rest"
     assert counted == [1, 1] and decoded == []  # the two odd records alone, no body decoded
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_a_field_of_mixed_kinds_across_read_and_decoded_bodies_is_its_text() -> None:
-    records = many(6000)
-    records[100]["agentNote"] = "call first"  # a body Arrow reads
-    records[2500]["agentNote"] = 5  # a body decoded for its odd value
-    records[2500]["roomDetails"]["beds"] = "two"
-    df = assert_same_as_records(envelopes(records, size=100))
-    assert df.loc[[100, 2500], "agentNote"].tolist() == ["call first", "5"]
+    records = many(600)
+    records[10]["agentNote"] = "call first"  # a body Arrow reads
+    records[250]["agentNote"] = 5  # a body decoded for its odd value
+    records[250]["roomDetails"]["beds"] = "two"
+    df = assert_same_as_records(envelopes(records, size=10))
+    assert df.loc[[10, 250], "agentNote"].tolist() == ["call first", "5"]
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_bodies_untidy_throughout_are_sifted_without_asking_arrow_about_whole_bodies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(6000)
-    for record in records[::40]:
+    records = many(600)
+    for record in records[::4]:
         record["yearBuilt"] = "c. 1930"
-    bodies = envelopes(records, size=100)
+    bodies = envelopes(records, size=10)
     asked: list[int] = []
     by_arrow = _bodies._by_arrow
     monkeypatch.setattr(
@@ -165,33 +184,35 @@ def test_bodies_untidy_throughout_are_sifted_without_asking_arrow_about_whole_bo
     assert sum(asked) < len(bodies) // 4  # Arrow refused the first chunks' runs: no more asked
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_bodies_untidy_throughout_decode_only_their_odd_records(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(6000)
-    for record in records[::40]:
+    records = many(600)
+    for record in records[::4]:
         record["pricing"]["estimatedSaleValue"] = "410000"  # each body holds some
-    for record in records[3020::40]:
+    for record in records[302::4]:
         record["roomDetails"]["beds"] = "two"  # a field odd only from the middle on
     counted = _counting_records(monkeypatch)
-    df = assert_same_as_records(envelopes(records, size=100))
-    assert (df["pricing.estimatedSaleValue"].iloc[::40] == 410000.0).all()
+    df = assert_same_as_records(envelopes(records, size=10))
+    assert (df["pricing.estimatedSaleValue"].iloc[::4] == 410000.0).all()
     assert [v for _, c, v in df.attrs["unparsed"]] == ["two"] * 75
     assert sum(counted) == 150 + 75  # the odd records alone
 
 
+@pytest.mark.usefixtures("small_chunks")
 def test_bodies_whose_oddity_no_field_names_are_decoded_without_sifting_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(3000)
+    records = many(300)
     square = {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]], "bbox": [0, 1]}
-    for record in records[::50]:
+    for record in records[::5]:
         record["spatial"]["boundary"] = square  # Arrow refuses it; the records' route does not
     sifted: list[int] = []
     sift = _bodies.sift
     monkeypatch.setattr(_bodies, "sift", lambda run, *a: sifted.append(len(run)) or sift(run, *a))
-    df = assert_same_as_records(envelopes(records, size=100))
-    assert df.loc[50, "spatial.boundary"] == square
+    df = assert_same_as_records(envelopes(records, size=10))
+    assert df.loc[5, "spatial.boundary"] == square
     assert len(sifted) == 1  # records that passed, refused by Arrow: the rest decoded at once
 
 
