@@ -70,16 +70,21 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
     "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
 }
-#: The pytest-xdist group of the tests using each fixture started once per session: one worker
-#: runs them all, so the program starts once (JupyterLab's tests need the browser too).
+#: The pytest-xdist group of the tests using each fixture that is slow to make: one worker runs
+#: them all, so it is made once. JupyterLab starts once per session (its tests drive the browser
+#: too). A browser alone (Chromium, Kaleido) starts in a second or two: the tests that need only
+#: that spread over the workers, each starting its own; a page or report a module builds for
+#: several tests keeps those tests on one worker.
 XDIST_GROUPS: dict[str, str] = {
-    "browser": "browser",
-    "image_export": "browser",
-    "jupyter_lab": "browser",
+    "jupyter_lab": "lab",
     "cluster": "dask",
     "world_frame": "world",  # 20,000 generated records (tests/views/conftest.py)
     "held_out": "world",  # the same 20,000 real-shaped records are drawn once per process
     "real_sales": "world",
+    "report_page": "report-page",  # the report open in Chromium (tests/views/report)
+    "printed_report": "pdf-report",  # a report printed as PDF (tests/views/test_export_pdf.py)
+    "epc_trend_drawn": "epc-trend-page",  # tests/views/test_epc_trend_browser.py
+    "pence_and_pounds": "pence-frames",  # two sandboxes (tests/views/plots/test_pence_in_browser)
 }
 #: What a docstring example calls that drives a real browser (it has no fixtures to say so).
 BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")
@@ -122,6 +127,9 @@ def xdist_group_for(item: pytest.Item) -> str | None:
     return next((XDIST_GROUPS[f] for f in _fixtures(item) if f in XDIST_GROUPS), None)
 
 
+# tryfirst: pytest-xdist turns xdist_group markers into groups in its own
+# pytest_collection_modifyitems; ours must have added them before, or loadgroup groups nothing.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each collected test (see the module docstring); markers it has already stay."""
     for item in items:

@@ -147,9 +147,19 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def run_all_cells(page: Page, lab_url: str, ready: Locator) -> None:
     """Open the notebook, wait for its kernel, run every cell, and wait for ``ready``."""
+    open_notebook(page, lab_url)
+    run_cells(page, ready)
+
+
+def open_notebook(page: Page, lab_url: str) -> None:
+    """Open the notebook at ``lab_url`` in ``page`` and wait until its kernel is idle."""
     page.set_default_timeout(PAGE_LIMIT_MS)
     page.goto(lab_url)
     page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()  # kernel ready
+
+
+def run_cells(page: Page, ready: Locator) -> None:
+    """Run every cell of the open notebook (Run, Run All Cells) and wait for ``ready``."""
     page.locator(".lm-MenuBar-item", has_text="Run").first.click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     select_kernel = page.locator(".jp-Dialog button", has_text="Select")
@@ -157,3 +167,11 @@ def run_all_cells(page: Page, lab_url: str, ready: Locator) -> None:
     if select_kernel.is_visible():  # JupyterLab may ask which kernel to start
         select_kernel.click()
     ready.wait_for()
+
+
+def clear_outputs(page: Page, shown: Locator) -> None:
+    """Clear every cell's output (Edit, Clear Outputs of All Cells); wait until ``shown`` is
+    gone from the page, so that running the cells again draws everything anew."""
+    page.locator(".lm-MenuBar-item", has_text="Edit").first.click()
+    page.get_by_role("menuitem", name="Clear Outputs of All Cells", exact=True).click()
+    shown.first.wait_for(state="detached")

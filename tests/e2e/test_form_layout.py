@@ -14,18 +14,23 @@ and Debian's Chromium. At each size the test measures the boxes the browser drew
 - the every-column table scrolls inside a box no wider than its panel;
 - a wrapped message is set at text line height, not at an input's (double-spaced).
 
+The three sizes share one page and one kernel (module scope): each test resizes the window, sets
+the file browser, clears the outputs and runs both cells again, so each size judges a new form
+(JupyterLab and its kernel start once, not once per size).
+
 Screenshots of each step are kept under pytest's temporary folder (``screenshots/``), never in
 git, for a person to judge; their folder is printed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, run_all_cells
+from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, clear_outputs, open_notebook, run_cells
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
@@ -150,6 +155,17 @@ def lab(jupyter_lab: Lab) -> str:
 
 
 @pytest.fixture(scope="module")
+def notebook(lab: str, browser: Browser) -> Iterator[Page]:
+    """The form's notebook open in one page, its kernel idle; shared by the sizes (each test
+    resizes the page and runs the cells again)."""
+    width = SIZES[0][1]
+    with browser.new_context(viewport={"width": width, "height": HEIGHT}) as context:
+        page = context.new_page()
+        open_notebook(page, lab)
+        yield page
+
+
+@pytest.fixture(scope="module")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("screenshots")
     print(f"screenshots of the forms: {folder}")
@@ -252,8 +268,7 @@ def check_chart(
     ("size", "width", "browser_open", "room"), SIZES, ids=[size[0] for size in SIZES]
 )
 def test_the_lookup_form_reads_whole_as_a_person_sees_it(
-    lab: str,
-    browser: Browser,
+    notebook: Page,
     screenshots: Path,
     size: str,
     width: int,
@@ -262,128 +277,128 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
 ) -> None:
     from playwright.sync_api import expect
 
-    with browser.new_context(viewport={"width": width, "height": HEIGHT}) as context:
-        page = context.new_page()
-        ids_box = page.locator("textarea[placeholder^='Location ids']")
-        run_all_cells(page, lab, ids_box)
-        news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question
-        if news.count():
-            news.first.click()
-        set_file_browser(page, browser_open)
-        form = page.locator(".jp-OutputArea-output").filter(has=ids_box)
-        shot = Shots(screenshots, size, page)
-        postcode = page.locator(".jp-OutputArea-output").first.inner_text().strip().strip("'")
-        output_width = box_of(form)["width"]
-        assert room[0] <= output_width <= room[1], f"the output area is {output_width:.0f} px"
+    page = notebook
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    ids_box = page.locator("textarea[placeholder^='Location ids']")
+    if ids_box.count():  # an earlier size's form: a new one for this size
+        clear_outputs(page, ids_box)
+    run_cells(page, ids_box)
+    news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question
+    if news.count():
+        news.first.click()
+    set_file_browser(page, browser_open)
+    form = page.locator(".jp-OutputArea-output").filter(has=ids_box)
+    shot = Shots(screenshots, size, page)
+    postcode = page.locator(".jp-OutputArea-output").first.inner_text().strip().strip("'")
+    output_width = box_of(form)["width"]
+    assert room[0] <= output_width <= room[1], f"the output area is {output_width:.0f} px"
 
-        # The Ids tab: nothing cut, hints on screen, the placeholder whole, lists not stretched.
-        ids_box.scroll_into_view_if_needed()
-        shot("opened")
-        for hint in ("every attribute", "one per line", "at least 3 letters"):
-            expect(form.locator(".pk-hint", has_text=hint)).to_be_visible()
-        assert (
-            not form.locator(".jupyter-widget-Tab-panel, .lm-TabBar")
-            .filter(has_text="Price trend")
-            .is_visible()
-        ), "result tabs are shown before any fetch"
-        search = form.locator("input[placeholder^='Type an address']")
-        [overflow] = search.evaluate(OVERFLOW_OF_TEXT, [search.get_attribute("placeholder")])
-        assert overflow <= 0, f"the search placeholder is cut by {overflow:.0f} px"
-        attributes = form.locator("select[multiple]").first
-        assert box_of(attributes)["width"] <= 260, "the Attributes list is stretched"
+    # The Ids tab: nothing cut, hints on screen, the placeholder whole, lists not stretched.
+    ids_box.scroll_into_view_if_needed()
+    shot("opened")
+    for hint in ("every attribute", "one per line", "at least 3 letters"):
+        expect(form.locator(".pk-hint", has_text=hint)).to_be_visible()
+    assert (
+        not form.locator(".jupyter-widget-Tab-panel, .lm-TabBar")
+        .filter(has_text="Price trend")
+        .is_visible()
+    ), "result tabs are shown before any fetch"
+    search = form.locator("input[placeholder^='Type an address']")
+    [overflow] = search.evaluate(OVERFLOW_OF_TEXT, [search.get_attribute("placeholder")])
+    assert overflow <= 0, f"the search placeholder is cut by {overflow:.0f} px"
+    attributes = form.locator("select[multiple]").first
+    assert box_of(attributes)["width"] <= 260, "the Attributes list is stretched"
 
-        # A refused id: quoted, with every odd character, right under Fetch, on screen.
-        fetch = form.locator("button", has_text="Fetch")
-        ids_box.fill("L00000001, bad id!")
-        fetch.click()
-        refused = form.locator(".pk-error", has_text="Nothing was sent")
-        expect(refused).to_contain_text("“bad id!” has a space and “!” in it")
-        assert_on_screen(refused, "the refusal after Fetch")
-        shot("refused")
+    # A refused id: quoted, with every odd character, right under Fetch, on screen.
+    fetch = form.locator("button", has_text="Fetch")
+    ids_box.fill("L00000001, bad id!")
+    fetch.click()
+    refused = form.locator(".pk-error", has_text="Nothing was sent")
+    expect(refused).to_contain_text("“bad id!” has a space and “!” in it")
+    assert_on_screen(refused, "the refusal after Fetch")
+    shot("refused")
 
-        # Matches: a postcode typed, the list shows address, postcode and id, whole.
-        search.fill(postcode)
-        matches = form.locator("select:not([multiple])").first
-        expect(matches.locator("option").first).to_contain_text(postcode, timeout=PAGE_LIMIT_MS)
-        labels = matches.locator("option").all_inner_texts()
-        widths = matches.evaluate(OVERFLOW_OF_TEXT, labels)
-        too_wide = {
-            label: f"{px:.0f} px" for label, px in zip(labels, widths, strict=True) if px > 0
-        }
-        assert too_wide == {}, "matches cut at the right"
-        assert cut_in(form) == []
-        shot("ids")
+    # Matches: a postcode typed, the list shows address, postcode and id, whole.
+    search.fill(postcode)
+    matches = form.locator("select:not([multiple])").first
+    expect(matches.locator("option").first).to_contain_text(postcode, timeout=PAGE_LIMIT_MS)
+    labels = matches.locator("option").all_inner_texts()
+    widths = matches.evaluate(OVERFLOW_OF_TEXT, labels)
+    too_wide = {label: f"{px:.0f} px" for label, px in zip(labels, widths, strict=True) if px > 0}
+    assert too_wide == {}, "matches cut at the right"
+    assert cut_in(form) == []
+    shot("ids")
 
-        # Fetch one property: its outcome on screen beside the ids; the readable table.
-        ids_box.fill("")
-        assert matches.locator("option").first.inner_text().endswith("(L00000033)")
-        matches.select_option(index=0)
-        expect(ids_box).to_have_value("L00000033")
-        fetch.click()
-        outcome = form.locator(".pk-ok", has_text="Fetched 1 property")
-        expect(outcome).to_be_visible(timeout=PAGE_LIMIT_MS)
-        assert_on_screen(outcome, "the outcome of Fetch")
-        line = box_of(outcome)["lineHeight"]
-        assert line <= 22, f"messages are set {line:.0f} px a line (double-spaced)"
-        shot("fetched-one")
-        table = form.locator("table.propertykit-table")
-        expect(table.locator("tbody tr")).to_have_count(1)
-        headings = table.locator("th").all_inner_texts()
-        assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
-        cells = table.locator("tbody td")
-        for index in range(1, cells.count()):  # all but the address: one line each
-            assert cells.nth(index).evaluate(LINES_OF) == 1, cells.nth(index).inner_text()
-        location_id = table.locator(".pk-id").first
-        expect(location_id).to_have_text("L00000033")
-        assert location_id.evaluate(LINES_OF) == 1, "the id breaks over two lines"
-        assert "£" in cells.nth(3).inner_text()
-        assert cut_in(form) == []
+    # Fetch one property: its outcome on screen beside the ids; the readable table.
+    ids_box.fill("")
+    assert matches.locator("option").first.inner_text().endswith("(L00000033)")
+    matches.select_option(index=0)
+    expect(ids_box).to_have_value("L00000033")
+    fetch.click()
+    outcome = form.locator(".pk-ok", has_text="Fetched 1 property")
+    expect(outcome).to_be_visible(timeout=PAGE_LIMIT_MS)
+    assert_on_screen(outcome, "the outcome of Fetch")
+    line = box_of(outcome)["lineHeight"]
+    assert line <= 22, f"messages are set {line:.0f} px a line (double-spaced)"
+    shot("fetched-one")
+    table = form.locator("table.propertykit-table")
+    expect(table.locator("tbody tr")).to_have_count(1)
+    headings = table.locator("th").all_inner_texts()
+    assert headings == ["Address", "Type", "Beds", "Estimated value", "EPC"]
+    cells = table.locator("tbody td")
+    for index in range(1, cells.count()):  # all but the address: one line each
+        assert cells.nth(index).evaluate(LINES_OF) == 1, cells.nth(index).inner_text()
+    location_id = table.locator(".pk-id").first
+    expect(location_id).to_have_text("L00000033")
+    assert location_id.evaluate(LINES_OF) == 1, "the id breaks over two lines"
+    assert "£" in cells.nth(3).inner_text()
+    assert cut_in(form) == []
 
-        # One property's price trend: a long "no data" title, whole and clear of the toolbar.
-        check_chart(form, "Price trend", shot)
+    # One property's price trend: a long "no data" title, whole and clear of the toolbar.
+    check_chart(form, "Price trend", shot)
 
-        # Forty properties: charts, map and the every-column table.
-        ids_box.fill(", ".join(f"L{n:08d}" for n in range(1, 41)))
-        fetch.click()
-        outcome = form.locator(".pk-ok, .pk-warn", has_text="Fetched 40 properties")
-        expect(outcome).to_be_visible(timeout=PAGE_LIMIT_MS)
-        assert_on_screen(outcome, "the outcome of Fetch")
-        shot.step = "forty"
-        for tab in ("Price trend", "EPC"):
-            check_chart(form, tab, shot)
-        check_chart(form, "Map", shot, fill_height=0.6)
+    # Forty properties: charts, map and the every-column table.
+    ids_box.fill(", ".join(f"L{n:08d}" for n in range(1, 41)))
+    fetch.click()
+    outcome = form.locator(".pk-ok, .pk-warn", has_text="Fetched 40 properties")
+    expect(outcome).to_be_visible(timeout=PAGE_LIMIT_MS)
+    assert_on_screen(outcome, "the outcome of Fetch")
+    shot.step = "forty"
+    for tab in ("Price trend", "EPC"):
+        check_chart(form, tab, shot)
+    check_chart(form, "Map", shot, fill_height=0.6)
 
-        show_tab(form, "Table")
-        toggle = form.locator("button", has_text="Show every column")
-        toggle.click()
-        expect(form.locator("button", has_text="Show the main columns")).to_be_visible()
-        scroll = form.locator(".pk-scroll")
-        # The wide table replaces the narrow one a moment after the toggle's label changes (a
-        # new element): wait for the box then on the page to overflow (a timeout: it never scrolls).
-        page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('.pk-scroll'))"
-            ".some(el => el.isConnected && el.scrollWidth > el.clientWidth)",
-            timeout=15_000,
-        )
-        panel = box_of(form.locator(".widget-tab-contents").last)
-        scroll_box = box_of(scroll)
-        assert scroll_box["width"] <= panel["width"] + 1, (
-            f"the table's scroll box is {scroll_box['width']:.0f} px wide in a "
-            f"{panel['width']:.0f} px panel"
-        )
-        headings = form.locator("table.propertykit-table th").all_inner_texts()
-        assert "EPC: current energy rating" in headings
-        assert not [h for h in headings if "." in h], "code names as headings"
-        assert cut_in(form) == []
-        shot("every-column")
+    show_tab(form, "Table")
+    toggle = form.locator("button", has_text="Show every column")
+    toggle.click()
+    expect(form.locator("button", has_text="Show the main columns")).to_be_visible()
+    scroll = form.locator(".pk-scroll")
+    # The wide table replaces the narrow one a moment after the toggle's label changes (a
+    # new element): wait for the box then on the page to overflow (a timeout: it never scrolls).
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.pk-scroll'))"
+        ".some(el => el.isConnected && el.scrollWidth > el.clientWidth)",
+        timeout=15_000,
+    )
+    panel = box_of(form.locator(".widget-tab-contents").last)
+    scroll_box = box_of(scroll)
+    assert scroll_box["width"] <= panel["width"] + 1, (
+        f"the table's scroll box is {scroll_box['width']:.0f} px wide in a "
+        f"{panel['width']:.0f} px panel"
+    )
+    headings = form.locator("table.propertykit-table th").all_inner_texts()
+    assert "EPC: current energy rating" in headings
+    assert not [h for h in headings if "." in h], "code names as headings"
+    assert cut_in(form) == []
+    shot("every-column")
 
-        # The Find tab: its inputs whole, its lists as wide as their options, no Ids message.
-        show_tab(form, "Find")
-        expect(form.locator("input[placeholder='SW1A 1AA']")).to_be_visible()
-        expect(form.locator(".pk-hint", has_text="0 means no limit")).to_be_visible()
-        expect(outcome).to_be_hidden()  # the Ids tab's message stays in the Ids tab
-        for select in form.locator("select[multiple]").all():
-            if select.is_visible():
-                assert box_of(select)["width"] <= 200, "a Find list is stretched"
-        assert cut_in(form) == []
-        shot("find")
+    # The Find tab: its inputs whole, its lists as wide as their options, no Ids message.
+    show_tab(form, "Find")
+    expect(form.locator("input[placeholder='SW1A 1AA']")).to_be_visible()
+    expect(form.locator(".pk-hint", has_text="0 means no limit")).to_be_visible()
+    expect(outcome).to_be_hidden()  # the Ids tab's message stays in the Ids tab
+    for select in form.locator("select[multiple]").all():
+        if select.is_visible():
+            assert box_of(select)["width"] <= 200, "a Find list is stretched"
+    assert cut_in(form) == []
+    shot("find")

@@ -48,7 +48,7 @@ def rgb(colour: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def epc_trend_drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     df = pk.frame(generate_records(3000))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EpcTrendWarning)  # years pooled in pairs: said below
@@ -64,17 +64,19 @@ def drawn(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 
 
 @pytest.mark.timeout(180)
-def test_the_legend_lists_the_seven_bands_in_order_in_their_colours(drawn: dict[str, Any]) -> None:
-    bands = [entry for entry in drawn["legend"] if len(entry["text"]) == 1]
+def test_the_legend_lists_the_seven_bands_in_order_in_their_colours(
+    epc_trend_drawn: dict[str, Any],
+) -> None:
+    bands = [entry for entry in epc_trend_drawn["legend"] if len(entry["text"]) == 1]
     assert [entry["text"] for entry in bands] == list("ABCDEFG")
     assert [entry["fill"] for entry in bands] == [rgb(EPC_COLOURS[b]) for b in "ABCDEFG"]
-    lines = [entry["text"] for entry in drawn["legend"] if len(entry["text"]) > 1]
+    lines = [entry["text"] for entry in epc_trend_drawn["legend"] if len(entry["text"]) > 1]
     assert lines == ["Mean efficiency now", "Mean potential efficiency"]
 
 
 @pytest.mark.timeout(180)
-def test_the_bars_are_drawn_a_to_g_in_the_band_colours(drawn: dict[str, Any]) -> None:
-    traces = drawn["bars"]
+def test_the_bars_are_drawn_a_to_g_in_the_band_colours(epc_trend_drawn: dict[str, Any]) -> None:
+    traces = epc_trend_drawn["bars"]
     assert len(traces) == 7  # stacked from the bottom in this order: A first
     for band, trace in zip("ABCDEFG", traces, strict=True):
         assert trace["fills"] == [rgb(EPC_COLOURS[band])], band
@@ -82,6 +84,6 @@ def test_the_bars_are_drawn_a_to_g_in_the_band_colours(drawn: dict[str, Any]) ->
 
 
 @pytest.mark.timeout(180)
-def test_the_subtitle_says_what_the_data_is(drawn: dict[str, Any]) -> None:
-    assert "not of the whole housing stock" in drawn["title"]
-    assert "Pale bars pool years with fewer than 250 certificates" in drawn["title"]
+def test_the_subtitle_says_what_the_data_is(epc_trend_drawn: dict[str, Any]) -> None:
+    assert "not of the whole housing stock" in epc_trend_drawn["title"]
+    assert "Pale bars pool years with fewer than 250 certificates" in epc_trend_drawn["title"]

@@ -58,16 +58,20 @@ class Printed:
 
 
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory: pytest.TempPathFactory, system_chromium: str) -> Printed:
-    """One report of 150 sandbox properties with street tiles, as PDF and as HTML."""
+def printed_report(tmp_path_factory: pytest.TempPathFactory, system_chromium: str) -> Printed:
+    """One report of 150 sandbox properties with street tiles, as HTML and that page printed as
+    PDF (what ``write_report`` does for a ``.pdf``: built once, printed by ``print_pdf``; the
+    report command's test below writes a PDF through ``write_report`` itself)."""
     _require_tools()
     folder = tmp_path_factory.mktemp("pdf")
     df = frame(generate_records(150))
     with pytest.MonkeyPatch.context() as patch, TileServer() as tiles:
         patch.setenv(ENV_CACHE_DIR, str(folder / "cache"))
         options = {"tiles": tiles.template, "attribution": CREDIT, "usage": USAGE}
-        pdf = write_report(df, folder / "report.pdf", **options)
-        page = build_report(df, **options)  # tiles from the cache now
+        html_file = write_report(df, folder / "report.html", **options)
+    pdf = folder / "report.pdf"
+    print_pdf(html_file, pdf)
+    page = html_file.read_text(encoding="utf-8")
     pages = int(re.search(r"^Pages:\s+(\d+)", _run("pdfinfo", str(pdf)), re.M).group(1))  # type: ignore[union-attr]
     return Printed(pdf, page, pages)
 
@@ -80,21 +84,21 @@ def _headings(page: str) -> list[str]:
     return [html.unescape(text) for text in re.findall(r"<h2>(.*?)</h2>", page)]
 
 
-def test_the_pdf_is_a_pdf_of_several_a4_pages(printed: Printed) -> None:
-    assert printed.pdf.read_bytes()[:5] == b"%PDF-"
+def test_the_pdf_is_a_pdf_of_several_a4_pages(printed_report: Printed) -> None:
+    assert printed_report.pdf.read_bytes()[:5] == b"%PDF-"
     sizes = re.findall(
         r"size:\s+([\d.]+) x ([\d.]+) pts",
-        _run("pdfinfo", "-f", "1", "-l", str(printed.pages), str(printed.pdf)),
+        _run("pdfinfo", "-f", "1", "-l", str(printed_report.pages), str(printed_report.pdf)),
     )
-    assert len(sizes) == printed.pages >= 2
+    assert len(sizes) == printed_report.pages >= 2
     for width, height in sizes:
         assert (float(width), float(height)) == pytest.approx(A4_POINTS, abs=1.5)
 
 
-def test_every_page_carries_content(printed: Printed, tmp_path: Path) -> None:
-    _run("pdftoppm", "-r", "30", "-gray", "-png", str(printed.pdf), str(tmp_path / "page"))
+def test_every_page_carries_content(printed_report: Printed, tmp_path: Path) -> None:
+    _run("pdftoppm", "-r", "30", "-gray", "-png", str(printed_report.pdf), str(tmp_path / "page"))
     renders = sorted(tmp_path.glob("page-*.png"))
-    assert len(renders) == printed.pages
+    assert len(renders) == printed_report.pages
     for render in renders:
         with Image.open(render) as image:
             assert image.size == pytest.approx(
@@ -104,27 +108,29 @@ def test_every_page_carries_content(printed: Printed, tmp_path: Path) -> None:
         assert inked > 0.01, render.name  # not blank
 
 
-def test_every_figure_is_whole_on_one_page(printed: Printed) -> None:
-    headings = _headings(printed.page)
+def test_every_figure_is_whole_on_one_page(printed_report: Printed) -> None:
+    headings = _headings(printed_report.page)
     assert "Where the properties are" in headings
     starts = (*headings, "Property report", "Data:")
     where: dict[str, list[int]] = {heading: [] for heading in headings}
-    for number in range(1, printed.pages + 1):
-        lines = [line.strip() for line in _page_text(printed, number).splitlines() if line.strip()]
+    for number in range(1, printed_report.pages + 1):
+        lines = [
+            line.strip() for line in _page_text(printed_report, number).splitlines() if line.strip()
+        ]
         # A section split across pages would start the next page with its remains.
         assert lines and lines[0].startswith(starts), (number, lines[:2])
         for heading in headings:
             where[heading] += [number] * lines.count(heading)
     assert all(len(pages) == 1 for pages in where.values()), where
-    assert printed.pages <= len(headings) + 1  # every page starts a section: none spilled over
+    assert printed_report.pages <= len(headings) + 1  # each page starts a section: none spilled
 
 
-def test_figures_are_vectors_and_only_street_tiles_are_images(printed: Printed) -> None:
-    listed = _run("pdfimages", "-list", str(printed.pdf)).splitlines()[2:]
-    baked = printed.page.count('"source":"data:image')
+def test_figures_are_vectors_and_only_street_tiles_are_images(printed_report: Printed) -> None:
+    listed = _run("pdfimages", "-list", str(printed_report.pdf)).splitlines()[2:]
+    baked = printed_report.page.count('"source":"data:image')
     assert baked >= 2
     assert len([line for line in listed if " image " in line]) == baked
-    text = _run("pdftotext", str(printed.pdf), "-")
+    text = _run("pdftotext", str(printed_report.pdf), "-")
     assert text.count(CREDIT) >= baked  # the credit, as text on every map panel
     assert "London" in text  # place names are text, not pixels
 

@@ -36,7 +36,7 @@ AXIS_JS = """
 
 
 @pytest.fixture(scope="module")
-def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
+def pence_and_pounds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
     """The same 300 homes fetched from each profile's sandbox."""
     got = {}
     for profile in ("spec", "vepler"):
@@ -71,8 +71,8 @@ def tick_values(ticks: list[str]) -> list[float]:
     return numbers
 
 
-def test_a_price_trend_from_pence_is_drawn_in_pounds(browser, frames, tmp_path):
-    pence, pounds = frames["vepler"], frames["spec"]
+def test_a_price_trend_from_pence_is_drawn_in_pounds(browser, pence_and_pounds, tmp_path):
+    pence, pounds = pence_and_pounds["vepler"], pence_and_pounds["spec"]
     assert pence.attrs["money_unit"] == "minor"
     drawn = {}
     for name, df in (("pence", pence), ("pounds", pounds)):
@@ -90,8 +90,8 @@ def test_a_price_trend_from_pence_is_drawn_in_pounds(browser, frames, tmp_path):
     )
 
 
-def test_the_report_from_pence_reads_in_pounds(browser, frames, tmp_path):
-    pence, pounds = frames["vepler"], frames["spec"]
+def test_the_report_from_pence_reads_in_pounds(browser, pence_and_pounds, tmp_path):
+    pence, pounds = pence_and_pounds["vepler"], pence_and_pounds["spec"]
     pages = {}
     for name, df in (("pence", pence), ("pounds", pounds)):
         path = write_report(df, tmp_path / f"{name}.html", source="the local sandbox")

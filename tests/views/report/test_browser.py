@@ -60,7 +60,7 @@ async (png) => {
 
 
 @pytest.fixture(scope="module")
-def opened(
+def report_page(
     browser: Browser, tmp_path_factory: pytest.TempPathFactory, properties: pd.DataFrame
 ) -> Iterator[OfflinePage]:
     """report.html written to disk, opened from file:// with no network, every figure drawn."""
@@ -76,17 +76,19 @@ def opened(
     page.page.context.close()
 
 
-def test_no_console_errors_or_exceptions(opened: OfflinePage) -> None:
-    assert opened.problems == []
+def test_no_console_errors_or_exceptions(report_page: OfflinePage) -> None:
+    assert report_page.problems == []
 
 
-def test_nothing_is_fetched_from_the_network(opened: OfflinePage) -> None:
-    assert opened.blocked == []
-    assert [url for url in opened.requested if not url.startswith("data:")] == [opened.page.url]
+def test_nothing_is_fetched_from_the_network(report_page: OfflinePage) -> None:
+    assert report_page.blocked == []
+    assert [url for url in report_page.requested if not url.startswith("data:")] == [
+        report_page.page.url
+    ]
 
 
-def test_every_figure_is_drawn(opened: OfflinePage) -> None:
-    figures = opened.page.evaluate(f"() => {FIGURES_JS.strip()}")
+def test_every_figure_is_drawn(report_page: OfflinePage) -> None:
+    figures = report_page.page.evaluate(f"() => {FIGURES_JS.strip()}")
     assert len(figures) == 7  # with the price index and the EPC trend
     for figure in figures:
         assert figure["drawn"] and figure["svgs"] >= 1, figure
@@ -94,9 +96,9 @@ def test_every_figure_is_drawn(opened: OfflinePage) -> None:
         assert figure["marks"] >= figure["traces"], figure
 
 
-def test_screenshot_is_not_blank(opened: OfflinePage) -> None:
-    shot = opened.page.screenshot(full_page=True, scale="css", type="png")
-    pixels = opened.page.evaluate(PIXELS_JS, base64.b64encode(shot).decode())
+def test_screenshot_is_not_blank(report_page: OfflinePage) -> None:
+    shot = report_page.page.screenshot(full_page=True, scale="css", type="png")
+    pixels = report_page.page.evaluate(PIXELS_JS, base64.b64encode(shot).decode())
     assert pixels["colours"] > 200  # EPC bands, lines, text anti-aliasing: many colours
     assert pixels["inkedShare"] > 0.01  # charts and text, not an empty white page
 
@@ -150,15 +152,15 @@ MAP_JS = """
 """
 
 
-def map_of(opened: OfflinePage, heading: str) -> dict[str, Any]:
+def map_of(report_page: OfflinePage, heading: str) -> dict[str, Any]:
     """The drawn map under the report heading ``heading``."""
-    figure_id = opened.page.evaluate(
+    figure_id = report_page.page.evaluate(
         "(h) => Array.from(document.querySelectorAll('section.card'))"
         ".find(s => s.querySelector('h2').textContent.startsWith(h))"
         ".querySelector('.plotly-graph-div').id",
         heading,
     )
-    drawn: dict[str, Any] = opened.page.evaluate(MAP_JS, figure_id)
+    drawn: dict[str, Any] = report_page.page.evaluate(MAP_JS, figure_id)
     drawn["id"] = figure_id
     return drawn
 
@@ -174,25 +176,25 @@ def rings_px(path: str) -> list[tuple[float, float]]:
     return sizes
 
 
-def test_national_map_draws_land_and_coast_offline(opened: OfflinePage) -> None:
+def test_national_map_draws_land_and_coast_offline(report_page: OfflinePage) -> None:
     from propertykit.views.basemap import LAND, SEA
 
-    drawn = map_of(opened, "Where the properties are")
+    drawn = map_of(report_page, "Where the properties are")
     land = drawn["traces"][drawn["names"].index("Land (Natural Earth)")]
     coast = [size for path in land["line"] for size in rings_px(path)]
     assert max(w for w, _ in coast) > 150  # Great Britain's coastline, hundreds of px across
     assert sum(len(path) for path in land["fill"]) > 1000  # the land is filled
-    shot = opened.page.locator(f"#{drawn['id']}").screenshot(type="png")
-    land_share, sea_share = opened.page.evaluate(
+    shot = report_page.page.locator(f"#{drawn['id']}").screenshot(type="png")
+    land_share, sea_share = report_page.page.evaluate(
         COLOUR_SHARE_JS, [base64.b64encode(shot).decode(), [LAND, SEA]]
     )
     assert land_share > 0.1 and sea_share > 0.1  # a reader sees land and sea
 
 
 def test_national_map_labels_places_without_overlap_and_has_a_scale_bar(
-    opened: OfflinePage, properties: pd.DataFrame
+    report_page: OfflinePage, properties: pd.DataFrame
 ) -> None:
-    drawn = map_of(opened, "Where the properties are")
+    drawn = map_of(report_page, "Where the properties are")
     towns = set(properties["address.town"].dropna().astype(str))
     labels = [a for a in drawn["annotations"] if a["text"] in towns]
     assert len(labels) >= 5
@@ -213,8 +215,8 @@ def test_national_map_labels_places_without_overlap_and_has_a_scale_bar(
     assert len(bars) == 1 and drawn["shapes"] >= 3  # caption, bar and its two end ticks
 
 
-def test_boundary_map_draws_filled_plots_of_visible_size(opened: OfflinePage) -> None:
-    drawn = map_of(opened, "Plot boundaries in")
+def test_boundary_map_draws_filled_plots_of_visible_size(report_page: OfflinePage) -> None:
+    drawn = map_of(report_page, "Plot boundaries in")
     plots = [
         size
         for name, trace in zip(drawn["names"], drawn["traces"], strict=True)
