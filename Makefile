@@ -31,9 +31,9 @@ demo: $(DEMO_STAMP)
 	$(BIN)/propertykit demo
 
 # Everything, on both cores: `check` and the whole suite side by side (make -j2), the suite on
-# two pytest-xdist workers. `--dist loadgroup` keeps the tests of each program started once per
-# session (the browser with Kaleido and JupyterLab, the Dask cluster, the 20,000-record frame) on
-# one worker, so each starts once; conftest.py gives those groups, and the markers, by fixture.
+# two pytest-xdist workers. `--dist loadgroup` keeps the tests of each thing slow to make
+# (JupyterLab, the Dask cluster, the 20,000-record frames, a module's report or page) on one
+# worker, so each is made once; conftest.py gives those groups, and the markers, by fixture.
 # Output is not synced: the suite's progress shows as it goes, check's few lines among it.
 test: $(STAMP) system-deps
 	@$(MAKE) --no-print-directory -j2 check suite

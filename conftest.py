@@ -24,9 +24,10 @@ land there), with ``PROPERTYKIT_CACHE_DIR`` inside that temporary folder too. Te
 Markers (``slow``, ``e2e``, ``redis``, ``dask``; see pyproject.toml) are given here, by folder and
 by the fixtures a test uses (directly or through other fixtures), never by a list of tests, so
 that ``make test-fast`` can leave them out without each test module saying so: a test that asks
-for the session's browser, Kaleido, JupyterLab or a new Python process is ``slow``. The same
-fixtures put their tests in one pytest-xdist group each (``--dist loadgroup``, as ``make test``
-runs), so one worker starts the browser, the cluster or JupyterLab once for all of them. See
+for the session's browser, Kaleido, JupyterLab or a new Python process is ``slow``. The fixtures
+that are slow to make (JupyterLab, the Dask cluster, the 20,000-record frames, a report or page a
+module builds for several tests) put their tests in one pytest-xdist group each (``--dist
+loadgroup``, as ``make test`` runs), so one worker makes each once. See
 :func:`pytest_collection_modifyitems`.
 """
 
