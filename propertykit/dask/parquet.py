@@ -62,7 +62,7 @@ def to_geoparquet(
     --------
     >>> import dask_geopandas, propertykit.dask as pkd
     >>> ddf = pkd.properties(sb.location_ids[:100], client=client, partition_size=50)
-    >>> folder = pkd.to_geoparquet(ddf, "map")
+    >>> folder = pkd.to_geoparquet(ddf, "map", partition_by=None)  # one file per partition
     >>> dask_geopandas.read_parquet(folder).crs.to_epsg()
     4326
     """

@@ -12,6 +12,7 @@ workers is read by another: every test computes on its own cache and budget name
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from tests.team.conftest import redis_server, redis_url  # noqa: F401  (a real r
 
 #: The sandbox's balance, given back before each test.
 BALANCE = 1_000_000
+#: Task states of work the scheduler has yet to finish (others: done, failed or let go).
+BUSY = ("waiting", "queued", "no-worker", "processing")
 
 
 @pytest.fixture(scope="session")
@@ -61,9 +64,31 @@ def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
 
 @pytest.fixture(autouse=True)
 def _on_the_cluster(cluster: Any) -> Iterator[None]:
-    """Every test here computes on the session's cluster (its current Dask client)."""
+    """Every test here computes on the session's cluster (its current Dask client), and leaves
+    it quiet: nothing of its graphs runs or waits when the next test starts."""
     with cluster.as_current():
         yield
+    wait_until_quiet(cluster)
+
+
+def wait_until_quiet(dask_client: Any, seconds: float = 60.0) -> None:
+    """Wait until no task is running on a worker or waiting on the scheduler.
+
+    A compute that raises (a spent budget) hands back the first error and leaves the rest of its
+    graph to the cluster: a partition may still be fetching, or only starting, when the next
+    test begins. Its requests would land in that test's request log, and once the next test
+    empties Redis its budget's count starts again from zero, so it would send more.
+    """
+    deadline = time.monotonic() + seconds
+    while dask_client.run_on_scheduler(_busy_tasks) or dask_client.call_stack():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the cluster still ran tasks {seconds:.0f} s after the test ended")
+        time.sleep(0.02)
+
+
+def _busy_tasks(dask_scheduler: Any) -> int:
+    """On the scheduler: how many tasks are waiting, queued or processing."""
+    return sum(task.state in BUSY for task in dask_scheduler.tasks.values())
 
 
 @pytest.fixture

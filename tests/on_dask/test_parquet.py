@@ -10,12 +10,36 @@ import propertykit.dask as pkd
 
 pytestmark = pytest.mark.timeout(300)
 
+#: Outcodes the portfolio is drawn from: a folder each, every one written by both partitions.
+OUTCODES = 3
+
+
+@pytest.fixture(scope="module")
+def few_outcodes(dask_sandbox):
+    """The ids (88) of the three commonest outcodes among the sandbox's first 1,500 properties.
+
+    Dask reads each file of a dataset as a partition: a portfolio of 600 ids over 126 outcodes
+    in 3 partitions wrote about 380 files and took 40 s to read back; this one writes 6.
+    """
+    places = {}
+    for index in range(1500):
+        record = dask_sandbox.record(index)
+        places.setdefault(record["address"]["outcode"], []).append(record["locationId"])
+    chosen = sorted(places, key=lambda outcode: -len(places[outcode]))[:OUTCODES]
+    return sorted(location_id for outcode in chosen for location_id in places[outcode])
+
 
 @pytest.fixture
-def portfolio(sb, cluster, sqlite_cache):
+def portfolio(sb, cluster, sqlite_cache, few_outcodes):
     with pk.Client(sb.api_key, sb.url, cache=sqlite_cache, progress=False) as client:
-        ddf = pkd.properties(sb.location_ids[:600], client=client, partition_size=200)
-        yield ddf, client.properties(sb.location_ids[:600])
+        ddf = pkd.properties(few_outcodes, client=client, partition_size=50)
+        df = client.properties(few_outcodes)
+        assert ddf.npartitions == 2 and len(df) == len(few_outcodes)
+        # Each outcode's folder gets a file from each partition (two writers, one folder).
+        for part in (few_outcodes[:50], few_outcodes[50:]):
+            of_part = df.loc[df["locationId"].isin(part), "address.outcode"]
+            assert of_part.nunique() == OUTCODES
+        yield ddf, df
 
 
 def test_parquet_is_read_back_by_dask_and_duckdb(portfolio, tmp_path):
@@ -40,15 +64,15 @@ def test_parquet_is_read_back_by_dask_and_duckdb(portfolio, tmp_path):
 def test_geoparquet_is_read_back_by_dask_geopandas(portfolio, tmp_path):
     import dask_geopandas
 
-    ddf, _ = portfolio
-    # By town: a folder per town, not per outcode (Dask reads each small file as a partition:
-    # by outcode, about 300 of them, 40 s; test_parquet above covers partitions by outcode).
+    ddf, df = portfolio
+    # By town: partition_by reaches the workers (test_parquet above partitions by outcode).
     folder = pkd.to_geoparquet(ddf, tmp_path / "map", partition_by="address.town")
-    assert {p.name.split("=")[0] for p in folder.iterdir()} == {"address.town"}
+    towns = {f"address.town={t}" for t in df["address.town"].unique()}
+    assert {p.name for p in folder.iterdir()} == towns
     back = dask_geopandas.read_parquet(folder)
     assert back.crs.to_epsg() == 4326
     points = back.compute()
-    assert len(points) == 600
+    assert len(points) == len(df)
     assert set(points.geom_type) == {"Point"}
 
 

@@ -27,6 +27,13 @@ def _budget(kind: str, where: str, name: str) -> FileBudget | RedisBudget:
     return RedisBudget(redis.Redis.from_url(where), name, 25)
 
 
+@pytest.fixture(scope="module")
+def other_processes():
+    """Three other processes (spawned: each imports propertykit once, for both kinds)."""
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        yield pool
+
+
 @pytest.fixture(params=["file", "redis"])
 def where(request, tmp_path):
     if request.param == "file":
@@ -34,15 +41,13 @@ def where(request, tmp_path):
     return "redis", request.getfixturevalue("redis_url")
 
 
-def test_processes_and_threads_together_never_take_more_than_the_budget(where):
+def test_processes_and_threads_together_never_take_more_than_the_budget(where, other_processes):
     kind, place = where
     name = f"t-{uuid.uuid4().hex[:8]}"
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(3) as pool:
-        others = pool.starmap_async(_take_many, [(kind, place, name, 20)] * 3)
-        with ThreadPoolExecutor(4) as threads:
-            here = sum(threads.map(lambda _: _take_many(kind, place, name, 10), range(4)))
-        taken = here + sum(others.get(timeout=60))
+    others = other_processes.starmap_async(_take_many, [(kind, place, name, 20)] * 3)
+    with ThreadPoolExecutor(4) as threads:
+        here = sum(threads.map(lambda _: _take_many(kind, place, name, 10), range(4)))
+    taken = here + sum(others.get(timeout=60))
     assert taken == 25
     assert _budget(kind, place, name).spent() == 25
 
