@@ -21,6 +21,14 @@ the internet, with streets and names drawn on its tiles so they compress about a
 real ones), and again from the warm cache; then each printed to PDF. Build time, requests sent
 to the tile server, file size.
 
+**Build time** (``--build`` for this case alone; it also runs first): CPU seconds to build
+figures in Python, this tree's code against the code at :data:`BUILD_BEFORE` (before the maps
+set their annotations, shapes, traces and axes at once instead of one ``add_*`` or
+``update_layout`` call each), each in a fresh process of its own, alternately, best of five
+builds in each of three processes per version: a point map of 300 and of 3,000 properties, a
+boundary map of the busiest town of 3,000 (close-ups beside an overview), and the whole report
+of 300 properties and of 3,000 with one property's comparable evidence.
+
 Run: ``.venv/bin/python benchmarks/maps.py`` (``--quick`` for 1k/1k only).
 """
 
@@ -47,6 +55,8 @@ from propertykit.views.report import build_report, write_report
 
 #: The commit of ``main`` that issue 17 started from.
 BEFORE = "abf0506"
+#: The commit before the maps set their annotations, shapes, traces and axes at once.
+BUILD_BEFORE = "0e5f7f0"
 CHROMIUM = "/usr/bin/chromium"
 #: SwiftShader gives headless Chromium WebGL (scattergl) without a GPU.
 FLAGS = ["--headless", "--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
@@ -145,15 +155,101 @@ def tiles_case(delay_ms: float) -> None:
     )
 
 
+def build_times() -> dict[str, float]:
+    """Best-of-five CPU seconds of each build, with the ``propertykit`` this process imports."""
+    import json
+    import time
+    import warnings
+    from datetime import UTC, datetime
+
+    warnings.simplefilter("ignore")  # thin indexes warn; the figures are the same either way
+    small, big = frame(generate_records(300)), frame(generate_records(3_000))
+    boundaries = big[big["spatial.boundary"].notna()]
+    town = big[big["address.town"] == boundaries["address.town"].value_counts().index[0]]
+    when = datetime(2025, 1, 2, tzinfo=UTC)
+    builds: dict[str, Callable[[], object]] = {
+        "point map, 300": lambda: property_map(
+            small, color="epc.currentEnergyRating", basemap="outline"
+        ),
+        "point map, 3,000": lambda: property_map(
+            big, color="pricing.estimatedSaleValue", basemap="outline"
+        ),
+        f"boundary map, {len(town):,} (close-ups)": lambda: property_map(
+            town, geometry="boundary", color="pricing.estimatedSaleValue", basemap="outline"
+        ),
+        "report, 300": lambda: build_report(small, generated_at=when),
+        "report, 3,000 + evidence": lambda: build_report(
+            big, generated_at=when, subject="PK00000007", as_of="2025-01-01"
+        ),
+    }
+    seconds = {}
+    for name, build in builds.items():
+        build()  # warm-up: imports, caches
+        best = float("inf")
+        for _ in range(5):
+            start = time.process_time()
+            build()
+            best = min(best, time.process_time() - start)
+        seconds[name] = best
+    print(json.dumps(seconds))
+    return seconds
+
+
+def build_case() -> None:
+    """Build times of this tree's code and of :data:`BUILD_BEFORE`'s, side by side, as ratios."""
+    import json
+    import os
+
+    with tempfile.TemporaryDirectory() as temporary:
+        old_tree = Path(temporary)
+        archive = subprocess.run(
+            ["git", "archive", BUILD_BEFORE, "propertykit"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive, check=True)
+        trees = {f"before ({BUILD_BEFORE})": old_tree, "after (this tree)": ROOT}
+        best: dict[str, dict[str, float]] = {version: {} for version in trees}
+        for _ in range(3):  # alternately, so both versions see the same load on the machine
+            for version, tree in trees.items():
+                environment = {**os.environ, "PYTHONPATH": str(tree)}
+                run = subprocess.run(
+                    [sys.executable, __file__, "--build-worker"],
+                    env=environment,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                for name, seconds in json.loads(run.stdout.splitlines()[-1]).items():
+                    best[version][name] = min(best[version].get(name, float("inf")), seconds)
+    before, after = best.values()
+    print(f"\nbuild time, CPU seconds (best of 15):  {'  '.join(trees)}  ratio")
+    for name in before:
+        print(
+            f"  {name:<32} {before[name]:8.3f} s {after[name]:18.3f} s"
+            f"  {before[name] / after[name]:5.2f}x faster"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k points and 1k boundaries only")
     parser.add_argument("--tiles", action="store_true", help="the street-tiles case only")
     parser.add_argument("--tile-delay-ms", type=float, default=50.0, help="tile server latency")
+    parser.add_argument("--build", action="store_true", help="the build-time case only")
+    parser.add_argument("--build-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.build_worker:
+        build_times()
+        return
+    if args.build:
+        build_case()
+        return
     if args.tiles:
         tiles_case(args.tile_delay_ms)
         return
+    build_case()
     quick = args.quick
     from playwright.sync_api import sync_playwright
 

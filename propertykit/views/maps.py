@@ -188,20 +188,21 @@ def property_map(
         title += f" ({shown:,} mapped)"
 
     figure = maps[0] if len(maps) == 1 else _grid(maps)
-    figure.update_layout(
-        template=TEMPLATE,
-        title=title,
-        legend_title_text=shared.label(color) if color else None,
-        height=MAP_HEIGHT,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-    )
+    # the layout is set by assigning its parts, not by update_layout: each update_layout call
+    # replays its changes in plotly's batch mode, about ten times the work, and a map makes
+    # many; what is assigned here was not set before
+    figure.layout.template = TEMPLATE
+    figure.layout.title = title
+    figure.layout.legend.title.text = shared.label(color) if color else None
+    figure.layout.height = MAP_HEIGHT
+    figure.layout.margin = {"l": 10, "r": 10, "t": 60, "b": 10}
     if any(_has_colour_bar(trace) for trace in figure.data):
         # the colour bar's title is the legend's: the legend goes under the map, untitled,
         # so the two never print over each other at the right
-        figure.update_layout(
-            legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top", "title_text": None},
-            margin_b=60,
-        )
+        legend = figure.layout.legend
+        legend.title.text, legend.orientation, legend.yanchor = None, "h", "top"
+        legend.x, legend.y = 0, 0
+        figure.layout.margin.b = 60
     if streets is not None:
         streets.bake(figure)
     if chosen == "tiles":
@@ -220,56 +221,84 @@ def _grid(maps: list[go.Figure]) -> go.Figure:
 
     rows = (len(maps) + 1) // 2
     grid = make_subplots(rows=rows, cols=2, horizontal_spacing=0.02, vertical_spacing=0.03)
-    grid.update_xaxes(visible=False)
-    grid.update_yaxes(visible=False)
-    for position, panel in enumerate(maps):
+    # gathered, then set at once: plotly checks a figure's whole list of traces, annotations
+    # or shapes again on each one added (adding them one by one costs the square), and
+    # update_layout replays its changes in batch mode; assigning a whole part is quickest
+    traces: list[go.BaseTraceType] = []
+    trace_rows: list[int] = []
+    trace_cols: list[int] = []
+    notes: list[dict[str, object]] = []
+    shapes: list[dict[str, object]] = []
+    for position in range(rows * 2):  # the grid's axes are x, x2, ... row by row
         suffix = "" if position == 0 else str(position + 1)
-        for trace in panel.data:
-            grid.add_trace(trace, row=position // 2 + 1, col=position % 2 + 1)
-        grid.layout[f"xaxis{suffix}"].update(panel.layout.xaxis.to_plotly_json(), visible=True)
-        grid.layout[f"yaxis{suffix}"].update(
-            panel.layout.yaxis.to_plotly_json(), scaleanchor=f"x{suffix}", visible=True
-        )
-        for note in panel.layout.annotations:
-            grid.add_annotation(note.update(xref=f"x{suffix}", yref=f"y{suffix}"))
-        for shape in panel.layout.shapes:
-            grid.add_shape(shape.update(xref=f"x{suffix}", yref=f"y{suffix}"))
-    grid.update_layout(plot_bgcolor=maps[0].layout.plot_bgcolor)
+        x, y = f"xaxis{suffix}", f"yaxis{suffix}"
+        cell_x, cell_y = grid.layout[x].to_plotly_json(), grid.layout[y].to_plotly_json()
+        if position == len(maps):  # an empty last cell
+            grid.layout[x], grid.layout[y] = (
+                {**cell_x, "visible": False},
+                {**cell_y, "visible": False},
+            )
+            continue
+        panel = maps[position]
+        traces.extend(panel.data)
+        trace_rows.extend([position // 2 + 1] * len(panel.data))
+        trace_cols.extend([position % 2 + 1] * len(panel.data))
+        grid.layout[x] = {**cell_x, **panel.layout.xaxis.to_plotly_json(), "visible": True}
+        grid.layout[y] = {
+            **cell_y,
+            **panel.layout.yaxis.to_plotly_json(),
+            "scaleanchor": f"x{suffix}",
+            "visible": True,
+        }
+        at = {"xref": f"x{suffix}", "yref": f"y{suffix}"}
+        notes.extend({**note.to_plotly_json(), **at} for note in panel.layout.annotations)
+        shapes.extend({**shape.to_plotly_json(), **at} for shape in panel.layout.shapes)
+    grid.add_traces(traces, rows=trace_rows, cols=trace_cols)
+    grid.layout.annotations, grid.layout.shapes = notes, shapes
+    grid.layout.plot_bgcolor = maps[0].layout.plot_bgcolor
     return grid
 
 
 def _mark_close_ups(figure: go.Figure, windows: list[Extent]) -> None:
     """Numbered boxes on the overview: where each close-up is."""
-    for number, window in enumerate(windows, start=1):
-        figure.add_shape(
-            type="rect",
-            x0=window.west,
-            x1=window.east,
-            y0=window.south,
-            y1=window.north,
-            line={"color": "#c0392b", "width": 2},
-            name="close-up",
-        )
-        _close_up_number(figure, window.east, window.north, number, yanchor="bottom")
+    boxes = [
+        {
+            "type": "rect",
+            "x0": window.west,
+            "x1": window.east,
+            "y0": window.south,
+            "y1": window.north,
+            "line": {"color": "#c0392b", "width": 2},
+            "name": "close-up",
+        }
+        for window in windows
+    ]
+    numbers = [
+        _close_up_number(window.east, window.north, number, yanchor="bottom")
+        for number, window in enumerate(windows, start=1)
+    ]
+    figure.layout.shapes = (*figure.layout.shapes, *boxes)
+    figure.layout.annotations = (*figure.layout.annotations, *numbers)
 
 
 def _number(figure: go.Figure, extent: Extent, number: int) -> None:
     """The close-up's number, in its top-left corner (as on the overview)."""
-    _close_up_number(figure, extent.west, extent.north, number, yanchor="top")
+    number_note = _close_up_number(extent.west, extent.north, number, yanchor="top")
+    figure.layout.annotations = (*figure.layout.annotations, number_note)
 
 
-def _close_up_number(figure: go.Figure, x: float, y: float, number: int, *, yanchor: str) -> None:
-    figure.add_annotation(
-        x=x,
-        y=y,
-        text=f"<b>{number}</b>",
-        showarrow=False,
-        xanchor="left",
-        yanchor=yanchor,
-        font={"size": 13, "color": "#c0392b"},
-        bgcolor="rgba(255,255,255,0.8)",
-        name="close-up",
-    )
+def _close_up_number(x: float, y: float, number: int, *, yanchor: str) -> dict[str, object]:
+    return {
+        "x": x,
+        "y": y,
+        "text": f"<b>{number}</b>",
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": yanchor,
+        "font": {"size": 13, "color": "#c0392b"},
+        "bgcolor": "rgba(255,255,255,0.8)",
+        "name": "close-up",
+    }
 
 
 def _add_points_without_boundary(
@@ -286,79 +315,85 @@ def _add_points_without_boundary(
     if inside.any():
         hover = layers.hover_text(points, None)
         layers.add_points(figure, px[inside], py[inside], None, hover[inside], money, size=size)
-        figure.data[-1].update(name="no boundary given", showlegend=legend)
+        figure.data[-1].name, figure.data[-1].showlegend = "no boundary given", legend
 
 
 def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
     """North-up axes fitted to ``extent``, a kilometre as long across as up."""
-    hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "ticks": ""}
-    figure.update_xaxes(
-        range=[extent.west, extent.east],
-        constrain="range",  # the map fills its panel: more ground shown, never blank
-        showline=True,
-        mirror=True,
-        linecolor="#bbbbbb",
-        **hidden,
-    )
-    figure.update_yaxes(
-        range=[extent.south, extent.north],
-        scaleanchor="x",
-        scaleratio=round(1 / extent.cos_lat, 4),
-        constrain="range",  # the map fills its panel: more ground shown, never blank
-        showline=True,
-        mirror=True,
-        linecolor="#bbbbbb",
-        **hidden,
-    )
-    figure.update_layout(plot_bgcolor=ground.SEA if sea else "white")
+    edges = {
+        "constrain": "range",  # the map fills its panel: more ground shown, never blank
+        "showline": True,
+        "mirror": True,
+        "linecolor": "#bbbbbb",
+        "showgrid": False,
+        "zeroline": False,
+        "showticklabels": False,
+        "ticks": "",
+    }
+    # assigned whole (the panel's axes are new): far quicker than update_layout
+    figure.layout.xaxis = {"range": [extent.west, extent.east], **edges}
+    figure.layout.yaxis = {
+        "range": [extent.south, extent.north],
+        "scaleanchor": "x",
+        "scaleratio": round(1 / extent.cos_lat, 4),
+        **edges,
+    }
+    figure.layout.plot_bgcolor = ground.SEA if sea else "white"
 
 
 def _add_context(
     figure: go.Figure, df: pd.DataFrame, lon: np.ndarray, lat: np.ndarray, extent: Extent
 ) -> None:
     """Place names (no two overlapping) and a scale bar."""
-    for label in context.place_labels(df, lon, lat, extent):
-        figure.add_annotation(
-            x=label.lon,
-            y=label.lat,
-            text=label.text,
-            showarrow=False,
-            xanchor=label.xanchor,
-            yanchor=label.yanchor,
-            xshift=label.xshift,
-            yshift=label.yshift,
-            font={"size": context.LABEL_FONT, "color": "#1b1b1b"},
-            bgcolor="rgba(255,255,255,0.55)",
-            borderpad=2,
-            name="place",
-            hovertext=f"{label.text}: {label.count:,} properties",
-        )
+    places = [
+        {
+            "x": label.lon,
+            "y": label.lat,
+            "text": label.text,
+            "showarrow": False,
+            "xanchor": label.xanchor,
+            "yanchor": label.yanchor,
+            "xshift": label.xshift,
+            "yshift": label.yshift,
+            "font": {"size": context.LABEL_FONT, "color": "#1b1b1b"},
+            "bgcolor": "rgba(255,255,255,0.55)",
+            "borderpad": 2,
+            "name": "place",
+            "hovertext": f"{label.text}: {label.count:,} properties",
+        }
+        for label in context.place_labels(df, lon, lat, extent)
+    ]
     x0, x1, y, text = context.scale_bar(extent)
     tick = (extent.north - extent.south) * 0.012
-    for xs, ys in (
-        ((x0, x1), (y, y)),
-        ((x0, x0), (y - tick, y + tick)),
-        ((x1, x1), (y - tick, y + tick)),
-    ):
-        figure.add_shape(
-            type="line",
-            x0=xs[0],
-            x1=xs[1],
-            y0=ys[0],
-            y1=ys[1],
-            line={"color": "#1b1b1b", "width": 2},
-            name="scale bar",
+    bar = [
+        {
+            "type": "line",
+            "x0": xs[0],
+            "x1": xs[1],
+            "y0": ys[0],
+            "y1": ys[1],
+            "line": {"color": "#1b1b1b", "width": 2},
+            "name": "scale bar",
+        }
+        for xs, ys in (
+            ((x0, x1), (y, y)),
+            ((x0, x0), (y - tick, y + tick)),
+            ((x1, x1), (y - tick, y + tick)),
         )
-    figure.add_annotation(
-        x=(x0 + x1) / 2,
-        y=y,
-        yshift=12,
-        text=text,
-        showarrow=False,
-        font={"size": 12, "color": "#1b1b1b"},
-        bgcolor="rgba(255,255,255,0.72)",
-        name="scale bar",
-    )
+    ]
+    caption = {
+        "x": (x0 + x1) / 2,
+        "y": y,
+        "yshift": 12,
+        "text": text,
+        "showarrow": False,
+        "font": {"size": 12, "color": "#1b1b1b"},
+        "bgcolor": "rgba(255,255,255,0.72)",
+        "name": "scale bar",
+    }
+    # set at once: plotly checks the whole list again on each annotation or shape added
+    figure.layout.annotations = (*figure.layout.annotations, *places, caption)
+    figure.layout.shapes = (*figure.layout.shapes, *bar)
 
 
 def _points_without_boundary(gdf: pd.DataFrame) -> pd.DataFrame:

@@ -315,9 +315,11 @@ def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
             current, held = [], 0
     if current and buckets:  # a short tail joins the last full bucket
         buckets[-1].extend(current)
+    # each period's bucket, then every bucket's median in one pass over the rows
+    number = {when: position for position, bucket in enumerate(buckets) for when in bucket}
+    by_bucket = rows["price"].groupby(rows["period"].map(number)).agg(["median", "size"])
     out = []
-    for bucket in buckets:
-        prices = rows.loc[rows["period"].isin(bucket), "price"]
+    for position, bucket in enumerate(buckets):
         first, last = bucket[0], bucket[-1]
         span = first.strftime(x_format.replace("%q", str(first.quarter)))
         if last != first:
@@ -325,8 +327,8 @@ def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
         out.append(
             {
                 "x": first + (last - first) / 2,
-                "median": float(prices.median()),
-                "count": len(prices),
+                "median": float(by_bucket.at[position, "median"]),
+                "count": int(by_bucket.at[position, "size"]),
                 "span": span,
                 "first": first,
                 "last": last,

@@ -133,17 +133,15 @@ def test_every_close_up_gets_its_own_tiles(properties: pd.DataFrame, server: Til
 
 
 def test_report_bakes_tiles_once_and_names_no_tile_address(
-    properties: pd.DataFrame, server: TileServer, tmp_path: Path
+    few: pd.DataFrame, server: TileServer, tmp_path: Path
 ) -> None:
-    first = write_report(properties, tmp_path / "a.html", tiles=server.template, attribution=CREDIT)
+    first = write_report(few, tmp_path / "a.html", tiles=server.template, attribution=CREDIT)
     fetched = _tile_paths(server)
     assert fetched and len(set(fetched)) == len(fetched)  # each tile once
     assert len(fetched) <= 2 * MAX_TILES  # two maps, each capped
     assert all(agent.startswith("propertykit/") for _, agent in server.requests)
 
-    second = write_report(
-        properties, tmp_path / "b.html", tiles=server.template, attribution=CREDIT
-    )
+    second = write_report(few, tmp_path / "b.html", tiles=server.template, attribution=CREDIT)
     assert _tile_paths(server) == fetched  # the second build sent no tile request
 
     for page in (first.read_text(), second.read_text()):
@@ -170,19 +168,19 @@ def test_offline_mode_bakes_from_the_tile_cache_and_sends_nothing(
 
 
 def test_unreachable_tile_server_gives_the_outline_with_one_warning(
-    properties: pd.DataFrame, tmp_path: Path
+    few: pd.DataFrame, tmp_path: Path
 ) -> None:
     with TileServer() as gone:
         template = gone.template  # a port nothing listens on once the server has stopped
     with pytest.warns(pk.PropertyKitWarning, match="could not be fetched") as caught:
-        figure = property_map(properties, basemap="tiles", tiles=template, attribution=CREDIT)
+        figure = property_map(few, basemap="tiles", tiles=template, attribution=CREDIT)
     assert len(caught) == 1
     assert any(trace.meta == "basemap" for trace in figure.data)  # land and coast, not blank
     assert not figure.layout.images
     assert figure.layout.plot_bgcolor != "white"
 
     with pytest.warns(pk.errors.TileWarning) as caught:
-        path = write_report(properties, tmp_path / "r.html", tiles=template, attribution=CREDIT)
+        path = write_report(few, tmp_path / "r.html", tiles=template, attribution=CREDIT)
     # One warning per map: the first names the cause, the second was not tried (no more time
     # given to a server that failed).
     first, second = (str(w.message) for w in caught)
@@ -348,15 +346,26 @@ def test_the_report_is_written_whatever_the_tile_server_sends(
     assert "alert(1)" not in page and "Sign in" not in page  # nothing it sent is shown
 
 
-@pytest.mark.slow  # the real deadline: about 30 s
-@pytest.mark.timeout(60)
+def test_a_map_has_thirty_seconds_for_its_tiles_by_default() -> None:
+    assert street.MAP_SECONDS == 30.0  # as documented
+    assert StreetTiles("http://t.test/{z}/{x}/{y}.png", attribution="").seconds == 30.0
+
+
+@pytest.mark.slow  # a whole report and one map deadline (2 s here; 30 s by default)
 def test_a_trickling_tile_server_costs_one_map_deadline_and_no_more(
-    few: pd.DataFrame, server: TileServer, tmp_path: Path
+    few: pd.DataFrame, server: TileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(street, "MAP_SECONDS", 2.0)  # what the report's maps are given
     server.mode = "trickle"
-    with pytest.warns(pk.errors.TileWarning, match="within 30 seconds") as caught:
+    with pytest.warns(pk.errors.TileWarning) as caught:
         path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
+    first, *later = (str(w.message) for w in caught)
+    assert "did not all arrive within 2 seconds" in first  # the first map waited its deadline
+    # ... and no other map waited at all: each was not tried, and the server was asked only
+    # for the first map's first tiles
+    assert later and all("not tried, as the tiles did not all arrive" in m for m in later)
     assert len(caught) == _outline_maps(path.read_text()) >= 2
+    assert 0 < len(server.requests) <= street.FETCHES_AT_ONCE
 
 
 def test_a_slow_but_honest_server_still_gets_its_tiles_drawn(

@@ -32,6 +32,12 @@ def records() -> list[dict[str, Any]]:
     return generate_records(5_000)
 
 
+@pytest.fixture(scope="module")
+def everyone(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """The 5,000 records as a frame (read it, never change it)."""
+    return pk.frame(records)
+
+
 def data_traces(figure: go.Figure) -> list[Any]:
     """The traces drawing properties: not the basemap, a key, or invisible hover markers."""
     hidden = ("basemap", "key")
@@ -71,9 +77,9 @@ def test_a_title_counts_the_boundaries_it_drew(records: list[dict[str, Any]]) ->
 
 @pytest.mark.parametrize("color", ["epc.currentEnergyRating", "pricing.currentSalePrice"])
 def test_not_given_markers_lie_under_the_coloured_ones_and_are_listed_last(
-    records: list[dict[str, Any]], color: str
+    everyone: pd.DataFrame, color: str
 ) -> None:
-    df = pk.frame(records)  # 5,000 properties: every one drawn (WebGL)
+    df = everyone  # 5,000 properties: every one drawn (WebGL)
     assert df[color].isna().any() and df[color].notna().any()
     traces = data_traces(property_map(df, color=color, basemap="none"))
     names = [t.name for t in traces]

@@ -12,22 +12,22 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
 from propertykit.views.valuation import comparable_evidence, comparables_map, evidence_html
+from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
-AS_OF = "2025-01-01"
-SUBJECT = "PK00000505"  # a London house with a dozen comparables in 3,000 records
+AS_OF = VALUED_AS_OF
+SUBJECT = VALUED_SUBJECT  # a London house with a dozen comparables in 3,000 records
 THIN = "PK00000007"  # a Nottingham house with none
 
 
-@pytest.fixture(scope="module")
-def records() -> list[dict[str, Any]]:
-    return generate_records(3000)
+@pytest.fixture
+def records(valued_records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return valued_records
 
 
-@pytest.fixture(scope="module")
-def df(records: list[dict[str, Any]]) -> pd.DataFrame:
-    return frame(records)
+@pytest.fixture
+def df(valued_frame: pd.DataFrame) -> pd.DataFrame:
+    return valued_frame
 
 
 def metres(lng1: float, lat1: float, lng2: float, lat2: float) -> float:
@@ -69,12 +69,8 @@ def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df):
     assert any(trace.meta == "basemap" for trace in figure.data)  # the offline outline
 
 
-def test_a_frame_served_in_pence_is_mapped_in_pounds(records, df):
-    pence = copy.deepcopy(records)
-    for record in pence:
-        for sale in record.get("saleHistory") or []:
-            sale["price"] *= 100
-    in_pence = frame(pence, money_unit="minor")
+def test_a_frame_served_in_pence_is_mapped_in_pounds(df, valued_frame_in_pence):
+    in_pence = valued_frame_in_pence  # the same records, every sale price in pence
     pounds = traces(comparables_map(df, SUBJECT, as_of=AS_OF, basemap="none"))
     served = traces(comparables_map(in_pence, SUBJECT, as_of=AS_OF, basemap="none"))
     name = "£ per m², brought to the valuation date"

@@ -12,20 +12,20 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
 from propertykit.views import build_report, write_report
+from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
-SUBJECT = "PK00000505"  # a London house with a dozen comparables in 3,000 records
-
-
-@pytest.fixture(scope="module")
-def records() -> list[dict[str, Any]]:
-    return generate_records(3000)
+SUBJECT = VALUED_SUBJECT  # a London house with a dozen comparables in 3,000 records
 
 
-@pytest.fixture(scope="module")
-def df(records: list[dict[str, Any]]) -> pd.DataFrame:
-    return frame(records)
+@pytest.fixture
+def records(valued_records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return valued_records
+
+
+@pytest.fixture
+def df(valued_frame: pd.DataFrame) -> pd.DataFrame:
+    return valued_frame
 
 
 def section(page: str) -> str:
@@ -34,10 +34,9 @@ def section(page: str) -> str:
 
 
 @pytest.mark.timeout(120)
-def test_the_section_gives_the_range_table_map_index_and_caveats_first(df, tmp_path: Path):
-    path = write_report(df, tmp_path / "valued.html", subject=SUBJECT, as_of="2025-01-01")
-    page = path.read_text()
-    value = df.pk.valuation([SUBJECT], as_of="2025-01-01").iloc[0]
+def test_the_section_gives_the_range_table_map_index_and_caveats_first(df, valued_page: str):
+    page = valued_page  # write_report(df, path, subject=SUBJECT, as_of=VALUED_AS_OF)
+    value = df.pk.valuation([SUBJECT], as_of=VALUED_AS_OF).iloc[0]
     shown = section(page)
     assert page.index("Comparable evidence") < page.index("Sale prices over time")
     assert f"likely between £{value['lower']:,.0f} and £{value['upper']:,.0f}" in shown
@@ -49,7 +48,7 @@ def test_the_section_gives_the_range_table_map_index_and_caveats_first(df, tmp_p
 
 
 def test_without_a_subject_there_is_no_section(df):
-    assert "Comparable evidence" not in build_report(df.head(200))
+    assert "Comparable evidence" not in build_report(df.head(20))
 
 
 def test_a_subject_the_frame_does_not_hold_is_refused_and_nothing_written(df, tmp_path: Path):
@@ -58,16 +57,10 @@ def test_a_subject_the_frame_does_not_hold_is_refused_and_nothing_written(df, tm
     assert not (tmp_path / "never.html").exists()
 
 
-def test_the_evidence_of_a_pence_frame_is_in_pounds(records, df):
-    pence = copy.deepcopy(records)
-    for record in pence:
-        for sale in record.get("saleHistory") or []:
-            sale["price"] *= 100
-    in_pence = frame(pence, money_unit="minor")
-    amounts = [
-        re.findall(r"£[\d,]+", section(build_report(data, subject=SUBJECT, as_of="2025-01-01")))
-        for data in (df, in_pence)
-    ]
+def test_the_evidence_of_a_pence_frame_is_in_pounds(valued_page: str, valued_frame_in_pence):
+    in_pounds = section(valued_page)  # the same records' report, served in pounds
+    in_pence = section(build_report(valued_frame_in_pence, subject=SUBJECT, as_of=VALUED_AS_OF))
+    amounts = [re.findall(r"£[\d,]+", shown) for shown in (in_pounds, in_pence)]
     assert amounts[0] == amounts[1] and amounts[0]
 
 
