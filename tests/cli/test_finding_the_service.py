@@ -1,5 +1,11 @@
-"""How ``propertykit report`` finds the service, run as a user runs it: a subprocess, a shell's
-environment, and nothing ever built from the sandbox's made-up data unless asked (and said)."""
+"""How ``propertykit report`` finds the service, run as a user runs it: a shell's environment,
+and nothing ever built from the sandbox's made-up data unless asked (and said).
+
+The runs that build a report are subprocesses, as a user's are. Those a setting stops before any
+request are the command's ``main()`` in this process, under the same environment (cleared as
+for a subprocess): the same exit status and lines, without starting Python each time
+(``python -m propertykit`` itself: ``tests/hostile/test_cli.py``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from propertykit.cli import main
 from propertykit.sandbox import Sandbox
 from tests._system import NewProcess
 
@@ -37,6 +44,25 @@ def _report(
     return done, out
 
 
+def _report_here(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    *args: str,
+    **env: str,
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """As :func:`_report`, run by ``main()`` in this process."""
+    for name in _SERVICE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in {**env, "PROPERTYKIT_CACHE_DIR": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "report.html"
+    capsys.readouterr()
+    code = main(["report", "--out", str(out), *args])
+    said = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, said.out, said.err), out
+
+
 def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1, done.stderr
@@ -47,10 +73,10 @@ def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_a_key_without_an_address_is_one_line_and_no_report(
-    new_process: NewProcess, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    done, out = _report(
-        new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_123456"
+    done, out = _report_here(
+        monkeypatch, capsys, tmp_path, "--ids", "L00000001", PROPERTYKIT_API_KEY="abc_live_123456"
     )
     line = _one_error_line(done)
     assert "no service address" in line
@@ -60,10 +86,15 @@ def test_a_key_without_an_address_is_one_line_and_no_report(
 
 
 def test_an_address_without_a_key_is_one_line_and_no_report(
-    new_process: NewProcess, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    done, out = _report(
-        new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_BASE_URL="http://127.0.0.1:9/"
+    done, out = _report_here(
+        monkeypatch,
+        capsys,
+        tmp_path,
+        "--ids",
+        "L00000001",
+        PROPERTYKIT_BASE_URL="http://127.0.0.1:9/",
     )
     line = _one_error_line(done)
     assert "no API key" in line and "PROPERTYKIT_API_KEY" in line
@@ -71,21 +102,24 @@ def test_an_address_without_a_key_is_one_line_and_no_report(
 
 
 def test_a_profile_without_a_key_is_one_line_and_no_report(
-    new_process: NewProcess, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    done, out = _report(new_process, tmp_path, "--ids", "L00000001", PROPERTYKIT_PROFILE="vepler")
+    done, out = _report_here(
+        monkeypatch, capsys, tmp_path, "--ids", "L00000001", PROPERTYKIT_PROFILE="vepler"
+    )
     line = _one_error_line(done)
     assert "No API key" in line and "VEPLER_API_KEY" in line
     assert not out.exists()
 
 
 def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(
-    new_process: NewProcess, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # The README's real-service setup, offline so that nothing leaves the machine: the lookup
     # goes to the (empty) cache of Vepler's address and stops there; no sandbox answers it.
-    done, out = _report(
-        new_process,
+    done, out = _report_here(
+        monkeypatch,
+        capsys,
         tmp_path,
         "--ids",
         "L00000001",
@@ -99,10 +133,11 @@ def test_the_vepler_setup_goes_to_vepler_not_the_sandbox(
 
 
 def test_offline_with_a_key_and_no_address_is_one_line_and_no_report(
-    new_process: NewProcess, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    done, out = _report(
-        new_process,
+    done, out = _report_here(
+        monkeypatch,
+        capsys,
         tmp_path,
         "--ids",
         "L00000001",
@@ -157,8 +192,10 @@ def test_only_unknown_ids_write_no_report(new_process: NewProcess, tmp_path: Pat
     assert not out.exists()
 
 
-def test_sample_past_the_sandbox_names_the_most(new_process: NewProcess, tmp_path: Path) -> None:
-    done, out = _report(new_process, tmp_path, "--sample", "6000")
+def test_sample_past_the_sandbox_names_the_most(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    done, out = _report_here(monkeypatch, capsys, tmp_path, "--sample", "6000")
     assert done.returncode == 1
     assert "the sandbox has 5,000 properties" in done.stderr
     assert not out.exists()
