@@ -70,9 +70,10 @@ class Lab:
         return f"{self.base}/lab/workspaces/{workspace}/tree/{notebook.name}?token={self.token}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """One JupyterLab server for the session: ``.open(notebook)`` gives a notebook's URL."""
+    """One JupyterLab server for the end-to-end tests (one pytest-xdist group: they run
+    together), stopped after them: ``.open(notebook)`` gives a notebook's URL."""
     with serve_lab(tmp_path_factory.mktemp("jupyterlab")) as lab:
         yield lab
 

@@ -1,6 +1,6 @@
 """Fixtures of the Dask tests: one sandbox and one real LocalCluster (2 worker processes), each
-started once per session (the root ``conftest.py`` keeps the tests that use them in one
-pytest-xdist group, so one of each in all).
+started once for this package's tests and stopped after them (the root ``conftest.py`` keeps
+the tests that use them in one pytest-xdist group, so one of each in all).
 
 The workers are separate processes started after ``PROPERTYKIT_API_KEY`` is set to the
 sandbox's key, so they read it from their environment, as on a real cluster: the key is never
@@ -30,16 +30,20 @@ BALANCE = 1_000_000
 BUSY = ("waiting", "queued", "no-worker", "processing")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def dask_sandbox() -> Iterator[Sandbox]:
     """A sandbox for the Dask tests (10,000 properties); no daily cap to run into together."""
     with sandbox_module.serve(n_properties=10_000, balance=BALANCE, daily_cap=10**12) as sb:
         yield sb
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def cluster(dask_sandbox: Sandbox) -> Iterator[object]:
-    """A ``distributed.Client`` on a LocalCluster of 2 worker processes, 1 thread each."""
+    """A ``distributed.Client`` on a LocalCluster of 2 worker processes, 1 thread each.
+
+    Made once for the package's tests (one pytest-xdist group: they run together) and closed
+    after them: an idle cluster still takes about a seventh of a core (heartbeats), which over
+    the rest of the suite would cost more than the Dask tests do."""
     from distributed import Client as DaskClient
     from distributed import LocalCluster
 
