@@ -8,12 +8,12 @@ any size starts instantly; only search-suggest builds an index over every record
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from propertykit.sandbox import data
 from propertykit.sandbox.profiles import PROFILES, SandboxProfile
 
-__all__ = ["ALWAYS_KEPT", "ATTRIBUTES", "MAX_SUGGESTIONS", "Catalogue", "Place"]
+__all__ = ["ALWAYS_KEPT", "ATTRIBUTES", "MAX_SUGGESTIONS", "Catalogue"]
 
 #: Top-level record attributes the ``attributes`` query parameter may name.
 ATTRIBUTES = (
@@ -35,36 +35,6 @@ def _record(index: int, seed: int, realism: str = "textbook") -> dict[str, Any]:
 @lru_cache(maxsize=50_000)
 def _profiled_record(index: int, seed: int, profile: str, realism: str) -> dict[str, Any]:
     return PROFILES[profile].adapt_record(_record(index, seed, realism))
-
-
-class Place(NamedTuple):
-    """Where a record is, as a query's area reads it: postcode and outcode upper-cased without
-    spaces (``""`` when missing), and ``spatial.lat``/``lng`` (``None`` when missing)."""
-
-    postcode: str
-    outcode: str
-    lat: Any
-    lng: Any
-
-
-def _place(record: dict[str, Any]) -> Place:
-    address = record.get("address")
-    address = address if isinstance(address, dict) else {}
-    spatial = record.get("spatial")
-    spatial = spatial if isinstance(spatial, dict) else {}
-    postcode, outcode = (
-        str(address.get(field) or "").replace(" ", "").upper()
-        for field in ("postcodeNoSpace", "outcode")
-    )
-    return Place(postcode, outcode, spatial.get("lat"), spatial.get("lng"))
-
-
-@lru_cache(maxsize=8)
-def _places(seed: int, n_properties: int, profile: str, realism: str) -> tuple[Place, ...]:
-    catalogue = Catalogue(
-        seed=seed, n_properties=n_properties, profile=PROFILES[profile], realism=realism
-    )
-    return tuple(_place(catalogue.record(index)) for index in range(n_properties))
 
 
 @lru_cache(maxsize=4)
@@ -128,18 +98,6 @@ class Catalogue:
         if not self.profile.vepler_style:
             return _record(index, self.seed, self.realism)
         return _profiled_record(index, self.seed, self.profile.name, self.realism)
-
-    def places(self) -> tuple[Place, ...]:
-        """Where each record is, in catalogue order: built once per world and process, so an
-        area query tests these and reads only the records inside it.
-
-        Examples
-        --------
-        >>> Catalogue(seed=0, n_properties=3).places()[0].outcode == (
-        ...     Catalogue(seed=0, n_properties=3).record(0)["address"]["outcode"])
-        True
-        """
-        return _places(self.seed, self.n_properties, self.profile.name, self.realism)
 
     def by_location_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         """Records for the known ids, once each, in the order asked; unknown ids are skipped."""

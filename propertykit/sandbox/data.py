@@ -457,8 +457,8 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     ['L00000000', 'L00000001']
 
     Each call gives records of its own, free to change; the same world asked again is read from
-    a copy kept for the process (a few of the latest; unpickling is about 3x quicker than
-    drawing them again).
+    a copy kept for the process (a few of the latest; unpickled, several times quicker than
+    drawing them again: benchmarks/sandbox.py).
     """
     records: list[dict[str, Any]] = pickle.loads(_pickled_records(n, seed, realism))
     return records

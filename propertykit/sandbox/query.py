@@ -38,12 +38,12 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
+from functools import lru_cache
 from typing import Any
 
-from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue, Place
+from propertykit.sandbox.catalogue import ATTRIBUTES, Catalogue
+from propertykit.sandbox.profiles import PROFILES
 from propertykit.sandbox.query_conditions import ConditionError, condition_test
 
 __all__ = ["QueryError", "run_query"]
@@ -169,7 +169,7 @@ def _is_position(value: object) -> bool:
     )
 
 
-def _area_test(area: object) -> Callable[[Place], bool]:
+def _area_test(area: object) -> Callable[[dict[str, Any]], bool]:
     if not isinstance(area, dict):
         raise QueryError("invalid_area", "each area must be an object.")
     kind = area.get("type")
@@ -180,9 +180,8 @@ def _area_test(area: object) -> Callable[[Place], bool]:
         if not isinstance(value, str) or not value.strip():
             raise QueryError("invalid_area", f"a {kind} area needs a value.")
         wanted = value.replace(" ", "").upper()
-        if kind == "postcode":
-            return lambda place: place.postcode == wanted
-        return lambda place: place.outcode == wanted
+        field = "postcodeNoSpace" if kind == "postcode" else "outcode"
+        return lambda r: str(_get(r, "address", field) or "").replace(" ", "").upper() == wanted
     if kind == "point":
         centre, radius = area.get("coordinates"), area.get("radius")
         if not _is_position(centre):
@@ -190,10 +189,9 @@ def _area_test(area: object) -> Callable[[Place], bool]:
         metres = _number(radius, "radius")
         lng0, lat0 = float(centre[0]), float(centre[1])  # type: ignore[index]
 
-        def near(place: Place) -> bool:
-            return place.lat is not None and (
-                _distance_m(lng0, lat0, place.lng, place.lat) <= metres
-            )
+        def near(r: dict[str, Any]) -> bool:
+            lat, lng = _get(r, "spatial", "lat"), _get(r, "spatial", "lng")
+            return lat is not None and _distance_m(lng0, lat0, lng, lat) <= metres
 
         return near
     if kind in ("polygon", "multipolygon"):
@@ -201,13 +199,10 @@ def _area_test(area: object) -> Callable[[Place], bool]:
         if not isinstance(parts, list) or not parts:
             raise QueryError("invalid_area", "multipolygon coordinates must list polygons.")
         polygons = [_rings(part) for part in parts]
-        xs = [x for outer, *_ in polygons for x, _ in outer]
-        ys = [y for outer, *_ in polygons for _, y in outer]
-        west, east, south, north = min(xs), max(xs), min(ys), max(ys)
 
-        def within(place: Place) -> bool:
-            lat, lng = place.lat, place.lng
-            if lat is None or lng is None or not (west <= lng <= east and south <= lat <= north):
+        def within(r: dict[str, Any]) -> bool:
+            lat, lng = _get(r, "spatial", "lat"), _get(r, "spatial", "lng")
+            if lat is None or lng is None:
                 return False
             return any(
                 _in_ring(lng, lat, outer) and not any(_in_ring(lng, lat, h) for h in holes)
@@ -271,20 +266,10 @@ def run_query(
         areas = [areas]
     if not isinstance(areas, list) or not areas:
         raise QueryError("invalid_area", "area must be a non-empty array of areas.")
-    in_area = [_area_test(area) for area in areas]
     query = body.get("query") or {}
-    if isinstance(query, list):  # the condition groups of Vepler's SDK
-        try:
-            tests = [condition_test(query)]
-        except ConditionError as exc:
-            raise QueryError("invalid_parameter", str(exc)) from None
-    elif isinstance(query, dict):
-        tests = [_filter_test(name, value) for name, value in query.items()]
-    else:
-        raise QueryError(
-            "invalid_parameter",
-            "query must be an object of filters or an array of condition groups.",
-        )
+    for area in areas:
+        _area_test(area)  # refused here, before anything is looked up
+    _record_tests(query)
     limit = body.get("limit", default_limit)
     offset = body.get("offset", 0)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
@@ -306,26 +291,48 @@ def run_query(
             f"Unknown sortBy field {sort_by!r}; allowed: {', '.join(SORT_FIELDS)}.",
         )
     asked = json.dumps([areas, query, sort_by, order], sort_keys=True)
-    key = (catalogue.seed, catalogue.n_properties, catalogue.profile.name, catalogue.realism, asked)
-    found = _FOUND.get(key)
-    if found is None:
-        found = _matching(catalogue, in_area, tests, sort_by, order)
-        _FOUND.put(key, found)
+    found = _matching(
+        catalogue.seed, catalogue.n_properties, catalogue.profile.name, catalogue.realism, asked
+    )
     limit = min(limit, MAX_QUERY_PAGE)
     page = [catalogue.record(i) for i in found[offset : offset + limit]]
     return page, len(found), offset, limit, attributes
 
 
+def _record_tests(query: object) -> list[Callable[[dict[str, Any]], bool]]:
+    """The tests a record must pass for ``query`` (filters, or Vepler's condition groups)."""
+    if isinstance(query, list):  # the condition groups of Vepler's SDK
+        try:
+            return [condition_test(query)]
+        except ConditionError as exc:
+            raise QueryError("invalid_parameter", str(exc)) from None
+    if isinstance(query, dict):
+        return [_filter_test(name, value) for name, value in query.items()]
+    raise QueryError(
+        "invalid_parameter",
+        "query must be an object of filters or an array of condition groups.",
+    )
+
+
+@lru_cache(maxsize=64)
 def _matching(
-    catalogue: Catalogue,
-    in_area: list[Callable[[Place], bool]],
-    tests: list[Callable[[dict[str, Any]], bool]],
-    sort_by: str | None,
-    order: str,
+    seed: int, n_properties: int, profile: str, realism: str, asked: str
 ) -> tuple[int, ...]:
-    """The indexes of the records in any of the areas that pass every test, in the order asked."""
-    inside = (i for i, place in enumerate(catalogue.places()) if any(t(place) for t in in_area))
-    found = [i for i in inside if all(test(catalogue.record(i)) for test in tests)]
+    """The indexes of the records in any of the areas that pass every test, in the order asked
+    (``asked``: the checked areas, query, sortBy and sortOrder as JSON). The latest answers are
+    kept, so that paging through one scans the world once, not once per page: the catalogue
+    never changes."""
+    areas, query, sort_by, order = json.loads(asked)
+    catalogue = Catalogue(
+        seed=seed, n_properties=n_properties, profile=PROFILES[profile], realism=realism
+    )
+    in_area = [_area_test(area) for area in areas]
+    tests = _record_tests(query)
+    found = [
+        i
+        for i, record in enumerate(map(catalogue.record, range(n_properties)))
+        if any(test(record) for test in in_area) and all(test(record) for test in tests)
+    ]
     if sort_by is not None:
         read = _READERS[sort_by]
         present = [i for i in found if read(catalogue.record(i)) is not None]
@@ -333,29 +340,3 @@ def _matching(
         present.sort(key=lambda i: read(catalogue.record(i)), reverse=order == "desc")
         found = present + missing
     return tuple(found)
-
-
-class _Answers:
-    """The latest queries' matching indexes, so that paging through one answer scans the world
-    once, not once per page (the catalogue never changes; threads share it)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._kept: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...]) -> tuple[int, ...] | None:
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[Any, ...], found: tuple[int, ...]) -> None:
-        with self._lock:
-            self._kept[key] = found
-            while len(self._kept) > self._size:
-                self._kept.popitem(last=False)
-
-
-_FOUND = _Answers(64)
