@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from propertykit.client import Client
 from propertykit.errors import AuthenticationError, ConfigError, PropertyKitError
+from tests._serving import serving, url_of
 
 OTHER_KEY = "pk_live_" + "0f" * 16
 
@@ -154,17 +155,14 @@ class local_server:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._handler = Handler
+        self._running = ExitStack()
 
     def __enter__(self) -> str:
-        self.thread.start()
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return url_of(self._running.enter_context(serving(self._handler)))
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
+        self._running.close()
 
 
 @pytest.fixture

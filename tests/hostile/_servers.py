@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from tests._serving import serving, url_of
+
 KEY = "pk_live_hostile_secret_key_0123456789"
 
 
@@ -77,15 +79,8 @@ def hostile(behaviour: Behaviour) -> Iterator[Hostile]:
 
         do_GET = do_POST = do_PUT = do_DELETE = _any
 
-    server = _Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
-        yield Hostile(f"http://127.0.0.1:{server.server_address[1]}", seen)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler, _Server) as server:
+        yield Hostile(url_of(server), seen)
 
 
 # -- answers ---------------------------------------------------------------------------------------

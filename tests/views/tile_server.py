@@ -27,14 +27,16 @@ import io
 import random
 import re
 import struct
-import threading
 import time
 import zlib
+from contextlib import ExitStack
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
 from PIL import Image, ImageDraw
+
+from tests._serving import serving
 
 #: The dark cross drawn through every tile.
 CROSS = (60, 60, 60)
@@ -94,6 +96,8 @@ def bomb_png(side: int = BOMB_SIDE) -> bytes:
 
 class TileServer:
     """``with TileServer() as tiles:`` ``tiles.template`` for ``tiles=``; ``tiles.requests``."""
+
+    _server: ThreadingHTTPServer  # while the ``with`` block runs
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []
@@ -182,8 +186,8 @@ class TileServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._handler = Handler
+        self._running = ExitStack()
 
     @property
     def address(self) -> str:
@@ -195,7 +199,7 @@ class TileServer:
         return f"http://{self.address}/tiles/{{z}}/{{x}}/{{y}}.png"
 
     def __enter__(self) -> TileServer:
-        self._thread.start()
+        self._server = self._running.enter_context(serving(self._handler))
         return self
 
     def __exit__(
@@ -204,6 +208,4 @@ class TileServer:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=10)
+        self._running.close()

@@ -6,9 +6,8 @@ The sandbox charges 25 credits per title deed; its ledger says what was really c
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -16,6 +15,7 @@ from propertykit.client import Client
 from propertykit.deeds.journal import Journal
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import PurchaseForm
+from tests._serving import serving, url_of
 
 from .conftest import requests_to, text_of
 
@@ -385,13 +385,10 @@ class _SaysNothingOfTitles(BaseHTTPRequestHandler):
 
 @pytest.mark.timeout(60)
 def test_a_title_the_service_cannot_vouch_for_is_said_and_not_offered(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SaysNothingOfTitles)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_SaysNothingOfTitles) as server:
         client = Client(
             "pk_live_" + "0" * 32,
-            f"http://127.0.0.1:{server.server_port}",
+            url_of(server),
             cache=False,
             journal=tmp_path / "deeds.jsonl",
             progress=False,
@@ -407,6 +404,3 @@ def test_a_title_the_service_cannot_vouch_for_is_said_and_not_offered(tmp_path):
         assert form.confirm_box.layout.display == "none"
         assert form.check_button.layout.display is None
         client.close()
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -10,11 +10,11 @@ than ``result``; errors as ``{"error": {"code", "message"}}`` or older upper-cas
 from __future__ import annotations
 
 import json
-import threading
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,6 +22,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.client import Clock
+from tests._serving import serving, url_of
 
 #: Every test here talks to a local server: none may hang.
 pytestmark = pytest.mark.timeout(60)
@@ -67,23 +68,19 @@ class Scripted:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
+        self._handler = Handler
+        self._running = ExitStack()
 
     def __enter__(self) -> Scripted:
-        self.thread.start()
+        self.server = self._running.enter_context(serving(self._handler))
         return self
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return url_of(self.server)
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
+        self._running.close()
 
 
 def json_answer(status: int, payload: object, **headers: str) -> Answer:
