@@ -38,14 +38,14 @@ def test_a_pickled_copy_keeps_max_body_bytes(client_of, monkeypatch) -> None:
 
 @pytest.mark.timeout(20)
 def test_a_pickled_copy_keeps_its_deadline(client_of, monkeypatch) -> None:
-    body = json.dumps(envelope(records(0, 2))).encode()  # ~100 bytes: 50 s at 2 bytes a second
+    body = json.dumps(envelope(records(0, 2))).encode()  # ~100 bytes: 10 s at 10 bytes a second
 
     def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
-        trickle(handler, body, every=0.5)
+        trickle(handler, body, every=0.1)
 
     monkeypatch.setenv("PROPERTYKIT_API_KEY", KEY)
     with hostile(behaviour) as server:
-        client = client_of(server, timeout=1, deadline=1.5)
+        client = client_of(server, timeout=1, deadline=0.5)
         copy = pickle.loads(pickle.dumps(client))
         with copy, pytest.raises(pk.NetworkError, match="deadline"):  # before: 300 s, the default
             copy.properties(IDS)
@@ -85,7 +85,7 @@ def test_waiting_for_another_kernels_fetch_ends_by_the_deadline_and_costs_nothin
         fetching.start()
         try:
             assert arrived.wait(10)
-            second = client_of(server, deadline=1, **shared)
+            second = client_of(server, deadline=0.5, **shared)
             with pytest.raises(pk.NetworkError, match="deadline") as caught:
                 second.properties(IDS)  # before: waited 120 s for the first kernel's lock
             assert caught.value.kind == "connect"  # nothing was sent
@@ -105,7 +105,7 @@ def test_two_kernels_asking_the_same_area_query_together_pay_once(client_of) -> 
     def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
         if len(seen) == 1:
             first_in.set()
-            second_in.wait(2)  # answered once the second kernel asks too, or after 2 s
+            second_in.wait(1)  # answered once the second kernel asks too, or after 1 s
         else:
             second_in.set()
         send(handler, 200, envelope(records(0, 2)))

@@ -144,10 +144,10 @@ def test_a_plain_payload_is_sent_as_json(client_of) -> None:
 def test_a_purchase_answer_that_trickles_ends_uncertain_by_the_deadline(client_of, tmp_path):
     def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
         # The purchase and purchase-status both trickle: nobody can tell what happened.
-        trickle(handler, b'{"success": true, "result": {"status": "delivered"}}', every=0.5)
+        trickle(handler, b'{"success": true, "result": {"status": "delivered"}}', every=0.1)
 
     with hostile(behaviour) as server:
-        client = client_of(server, timeout=1, deadline=2)
+        client = client_of(server, timeout=1, deadline=0.5)
         with pytest.raises(pk.PurchaseUncertain):
             client.buy_title_deed(TITLE, buy_again=True)
     assert len(server.paths("POST")) == 1
