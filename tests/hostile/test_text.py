@@ -373,21 +373,26 @@ def test_a_tile_servers_words_reach_neither_the_warning_nor_the_page(
 # -- HTML: the report, its PDF, the forms ------------------------------------------------------
 
 
-def test_the_report_shows_outside_text_escaped(frame, tmp_path) -> None:
-    page = write_report(frame, tmp_path / "r.html").read_text(encoding="utf-8")
+@pytest.fixture(scope="module")
+def report(frame: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The poisoned properties' report, written once: read it, open it, never change it."""
+    return write_report(frame, tmp_path_factory.mktemp("hostile-report") / "r.html")
+
+
+def test_the_report_shows_outside_text_escaped(report: Path) -> None:
+    page = report.read_text(encoding="utf-8")
     assert_escaped(page)
     assert ORDINARY in page  # a person's text, kept as it is
 
 
-def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path, browser) -> None:
+def test_a_browser_opening_the_report_runs_none_of_it(report: Path, browser) -> None:
     from tests._browser import wait_for_plotly
 
-    path = write_report(frame, tmp_path / "r.html")
     dialogs: list[str] = []
     with browser.new_context() as context:
         page = context.new_page()
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        page.goto(path.as_uri(), wait_until="load")  # the report needs nothing from a network
+        page.goto(report.as_uri(), wait_until="load")  # the report needs nothing from a network
         wait_for_plotly(page)
         injected = page.evaluate(
             "() => [document.querySelectorAll('img[onerror]').length,"
