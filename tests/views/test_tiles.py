@@ -336,7 +336,7 @@ def test_a_hostile_tile_server_leaves_every_map_its_outline_with_one_warning_eac
     assert len(server.requests) <= 2 * street.FETCHES_AT_ONCE  # the first map's first tiles
 
 
-@pytest.mark.slow  # a whole report per hostile server: about 5 s each
+@pytest.mark.slow  # a whole report per hostile server: six reports
 @pytest.mark.parametrize("mode", HOSTILE)
 def test_the_report_is_written_whatever_the_tile_server_sends(
     mode: str,
@@ -345,7 +345,8 @@ def test_the_report_is_written_whatever_the_tile_server_sends(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(street, "MAP_SECONDS", 3.0)  # the trickle's map gives up sooner
+    seconds = 1.0 if mode == "trickle" else 3.0  # the trickle's map gives up sooner
+    monkeypatch.setattr(street, "MAP_SECONDS", seconds)
     server.mode = mode
     server.redirect_to = "http://localhost:9"
     with pytest.warns(pk.errors.TileWarning) as caught:
@@ -353,7 +354,8 @@ def test_the_report_is_written_whatever_the_tile_server_sends(
     page = path.read_text()
     assert len(caught) == _outline_maps(page) >= 2  # one warning per map, each on its outline
     (note,) = re.findall(r"Street maps: not drawn \((.*?)\); the maps use the outline", page)
-    assert CAUSES[mode].replace("30", "3") in note and '"source":"data:image' not in page
+    assert CAUSES[mode].replace("30", f"{seconds:g}") in note
+    assert '"source":"data:image' not in page
     assert "alert(1)" not in page and "Sign in" not in page  # nothing it sent is shown
 
 
@@ -362,16 +364,16 @@ def test_a_map_has_thirty_seconds_for_its_tiles_by_default() -> None:
     assert StreetTiles("http://t.test/{z}/{x}/{y}.png", attribution="").seconds == 30.0
 
 
-@pytest.mark.slow  # a whole report and one map deadline (2 s here; 30 s by default)
+@pytest.mark.slow  # a whole report and one map deadline (1 s here; 30 s by default)
 def test_a_trickling_tile_server_costs_one_map_deadline_and_no_more(
     few: pd.DataFrame, server: TileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(street, "MAP_SECONDS", 2.0)  # what the report's maps are given
+    monkeypatch.setattr(street, "MAP_SECONDS", 1.0)  # what the report's maps are given
     server.mode = "trickle"
     with pytest.warns(pk.errors.TileWarning) as caught:
         path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
     first, *later = (str(w.message) for w in caught)
-    assert "did not all arrive within 2 seconds" in first  # the first map waited its deadline
+    assert "did not all arrive within 1 seconds" in first  # the first map waited its deadline
     # ... and no other map waited at all: each was not tried, and the server was asked only
     # for the first map's first tiles
     assert later and all("not tried, as the tiles did not all arrive" in m for m in later)
