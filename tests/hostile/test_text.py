@@ -20,6 +20,7 @@ import re
 import shutil
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -350,44 +351,68 @@ def test_the_real_command_shows_warnings_and_output_spelled_out(
     assert_escaped((tmp_path / "r.html").read_text(encoding="utf-8"))
 
 
-def test_a_tile_servers_words_reach_neither_the_warning_nor_the_page(
-    frame, tmp_path, monkeypatch
-) -> None:
+@dataclass
+class Written:
+    """The poisoned properties' report, street tiles asked of a hostile tile server."""
+
+    path: Path
+    #: the warnings its writing gave
+    warned: list[str]
+    #: how many tiles were asked for
+    tiles_asked: int
+
+
+@pytest.fixture(scope="module")
+def report(frame: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Written:
+    """The poisoned properties' report, its street tiles asked of a tile server that answers
+    with script and control characters: written once, for the tests that read it or open it
+    (never change it)."""
+
     def tile(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
         send(handler, 200, SCRIPT + CONTROLS, content_type=f"text/html{TERMINAL}")
 
-    monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache"))
-    with hostile(tile) as tiles, pytest.warns(PropertyKitWarning) as caught:
+    folder = tmp_path_factory.mktemp("hostile-report")
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        hostile(tile) as tiles,
+        pytest.warns(PropertyKitWarning) as caught,
+    ):
+        patch.setenv(ENV_CACHE_DIR, str(folder / "cache"))
         template = tiles.url + "/{z}/{x}/{y}.png"
-        path = write_report(frame, tmp_path / "r.html", tiles=template, attribution="")
-        assert tiles.requests  # asked, and refused
-    for warning in caught:
-        assert_no_control_from_outside(str(warning.message))
-    said = " ".join(str(warning.message) for warning in caught)
+        path = write_report(frame, folder / "r.html", tiles=template, attribution="")
+        asked = len(tiles.requests)
+    return Written(path, [str(warning.message) for warning in caught], asked)
+
+
+def test_a_tile_servers_words_reach_neither_the_warning_nor_the_page(report: Written) -> None:
+    assert report.tiles_asked  # asked, and refused
+    for message in report.warned:
+        assert_no_control_from_outside(message)
+    said = " ".join(report.warned)
     assert "tile" in said.lower() and "not an image" in said  # the cause, in our own words
     assert "text/html" not in said and "alert" not in said  # nothing the server sent
-    page = path.read_text(encoding="utf-8")
+    page = report.path.read_text(encoding="utf-8")
     assert "<script>alert" not in page and "\x1b" not in page
 
 
 # -- HTML: the report, its PDF, the forms ------------------------------------------------------
 
 
-def test_the_report_shows_outside_text_escaped(frame, tmp_path) -> None:
-    page = write_report(frame, tmp_path / "r.html").read_text(encoding="utf-8")
+def test_the_report_shows_outside_text_escaped(report: Written) -> None:
+    page = report.path.read_text(encoding="utf-8")
     assert_escaped(page)
     assert ORDINARY in page  # a person's text, kept as it is
 
 
-def test_a_browser_opening_the_report_runs_none_of_it(frame, tmp_path, browser) -> None:
+def test_a_browser_opening_the_report_runs_none_of_it(report: Written, browser) -> None:
     from tests._browser import wait_for_plotly
 
-    path = write_report(frame, tmp_path / "r.html")
     dialogs: list[str] = []
     with browser.new_context() as context:
         page = context.new_page()
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        page.goto(path.as_uri(), wait_until="load")  # the report needs nothing from a network
+        # the report needs nothing from a network
+        page.goto(report.path.as_uri(), wait_until="load")
         wait_for_plotly(page)
         injected = page.evaluate(
             "() => [document.querySelectorAll('img[onerror]').length,"

@@ -30,7 +30,7 @@ import struct
 import time
 import zlib
 from contextlib import ExitStack
-from functools import cache
+from functools import cache, lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
@@ -55,9 +55,11 @@ def tile_colour(z: int, x: int, y: int) -> tuple[int, int, int]:
     return (100 + (x % 8) * 20, 100 + (y % 6) * 28, 180 + ((x + y + z) % 3) * 30)
 
 
+@lru_cache(maxsize=4096)
 def tile_png(z: int, x: int, y: int, size: int = 256, *, busy: bool = False) -> bytes:
     """Tile ``z/x/y`` as PNG bytes; ``busy``: with streets and names drawn over it (random but
-    fixed per tile), about as hard to compress as a real street tile."""
+    fixed per tile), about as hard to compress as a real street tile. Each tile is drawn once
+    per process (the same bytes each time it is asked for)."""
     image = Image.new("RGB", (size, size), tile_colour(z, x, y))
     draw = ImageDraw.Draw(image)
     if busy:

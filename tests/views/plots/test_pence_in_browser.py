@@ -22,16 +22,15 @@ pytestmark = pytest.mark.timeout(180)
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-#: The y-axis title and tick labels of the first figure, as drawn in the SVG.
-AXIS_JS = """
-() => {
-  const div = document.querySelectorAll('.plotly-graph-div')[0];
+#: The y-axis title and tick labels of each figure, as drawn in the SVG.
+AXES_JS = """
+() => Array.from(document.querySelectorAll('.plotly-graph-div')).map(div => {
   const title = div.querySelector('.g-ytitle text');
   return {
     title: title ? title.textContent : null,
     ticks: Array.from(div.querySelectorAll('.ytick text')).map(t => t.textContent),
   };
-}
+})
 """
 
 
@@ -48,14 +47,15 @@ def pence_and_pounds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.D
     return got
 
 
-def drawn_axis(browser: Browser, path: Path) -> dict[str, object]:
+def drawn_axes(browser: Browser, path: Path) -> list[dict[str, object]]:
+    """The y axis of each figure on the page at ``path``, as Chromium drew it."""
     opened = open_offline(browser, path.as_uri())
     page: Page = opened.page
     wait_for_plotly(page)
-    axis = page.evaluate(AXIS_JS)
+    axes: list[dict[str, object]] = page.evaluate(AXES_JS)
     assert opened.blocked == [] and opened.problems == []
     page.context.close()
-    return axis
+    return axes
 
 
 def tick_values(ticks: list[str]) -> list[float]:
@@ -74,11 +74,22 @@ def tick_values(ticks: list[str]) -> list[float]:
 def test_a_price_trend_from_pence_is_drawn_in_pounds(browser, pence_and_pounds, tmp_path):
     pence, pounds = pence_and_pounds["vepler"], pence_and_pounds["spec"]
     assert pence.attrs["money_unit"] == "minor"
-    drawn = {}
-    for name, df in (("pence", pence), ("pounds", pounds)):
-        path = tmp_path / f"{name}.html"
-        df.pk.price_trend(by=None).write_html(path, include_plotlyjs=True)
-        drawn[name] = drawn_axis(browser, path)
+    # Both charts on one page, side by side in the same layout (one load of plotly.js), each
+    # as write_html draws a figure of its own
+    charts = [
+        df.pk.price_trend(by=None).to_html(
+            full_html=False, include_plotlyjs=first, default_width="100%", default_height="900px"
+        )
+        for df, first in ((pence, True), (pounds, False))
+    ]
+    path = tmp_path / "trends.html"
+    path.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+        + "".join(charts)
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    drawn = dict(zip(("pence", "pounds"), drawn_axes(browser, path), strict=True))
     assert drawn["pence"]["title"] == "Median sale price (GBP)"
     assert "minor" not in str(drawn["pence"]["title"])
     assert drawn["pence"] == drawn["pounds"]  # the same axis, the same ticks

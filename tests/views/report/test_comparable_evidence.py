@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.frames.tables import frame
 from propertykit.views import build_report, write_report
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
@@ -19,13 +16,18 @@ SUBJECT = VALUED_SUBJECT  # a London house with a dozen comparables in 3,000 rec
 
 
 @pytest.fixture
-def records(valued_records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return valued_records
-
-
-@pytest.fixture
 def df(valued_frame: pd.DataFrame) -> pd.DataFrame:
     return valued_frame
+
+
+@pytest.fixture(scope="module")
+def hostile_pence_page(valued_frame_in_pence: pd.DataFrame) -> str:
+    """The report with the evidence of :data:`SUBJECT`, from the records served in pence, every
+    address script-laden: built once, for the test of its amounts and that of its escaping
+    (an address has no amount in it, a price no text)."""
+    hostile = valued_frame_in_pence.copy()  # attrs (money_unit="minor") kept
+    hostile["address.displayAddress"] = "<script>alert('x')</script> Flat 1"
+    return build_report(hostile, subject=SUBJECT, as_of=VALUED_AS_OF)
 
 
 def section(page: str) -> str:
@@ -57,16 +59,13 @@ def test_a_subject_the_frame_does_not_hold_is_refused_and_nothing_written(df, tm
     assert not (tmp_path / "never.html").exists()
 
 
-def test_the_evidence_of_a_pence_frame_is_in_pounds(valued_page: str, valued_frame_in_pence):
+def test_the_evidence_of_a_pence_frame_is_in_pounds(valued_page: str, hostile_pence_page: str):
     in_pounds = section(valued_page)  # the same records' report, served in pounds
-    in_pence = section(build_report(valued_frame_in_pence, subject=SUBJECT, as_of=VALUED_AS_OF))
+    in_pence = section(hostile_pence_page)
     amounts = [re.findall(r"£[\d,]+", shown) for shown in (in_pounds, in_pence)]
     assert amounts[0] == amounts[1] and amounts[0]
 
 
-def test_addresses_in_the_section_are_escaped(records):
-    hostile = copy.deepcopy(records)
-    for record in hostile:
-        record["address"]["displayAddress"] = "<script>alert('x')</script> Flat 1"
-    shown = section(build_report(frame(hostile), subject=SUBJECT, as_of="2025-01-01"))
+def test_addresses_in_the_section_are_escaped(hostile_pence_page: str):
+    shown = section(hostile_pence_page)
     assert "<script>alert" not in shown and "&lt;script&gt;" in shown

@@ -23,6 +23,15 @@ def page(properties: pd.DataFrame) -> str:
     return build_report(properties, usage=USAGE, source="the local sandbox", generated_at=WHEN)
 
 
+@pytest.fixture(scope="module")
+def small_page(properties: pd.DataFrame) -> str:
+    """The report of three properties, its title and source holding markup, no usage given:
+    built once for the tests that only read it."""
+    return build_report(
+        properties.head(3), title="<b>Q1</b> & co", source="<script>x</script>", generated_at=WHEN
+    )
+
+
 def test_report_is_one_document_with_plotly_embedded_once(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert page.count("plotly.js v") == 1  # the library's licence banner, embedded once
@@ -54,17 +63,19 @@ def test_footer_says_source_time_and_cost(page: str) -> None:
     assert "9 answers came from the local cache" in footer
 
 
-def test_usage_may_be_any_object_with_the_counts_or_none(properties: pd.DataFrame) -> None:
+def test_usage_may_be_any_object_with_the_counts_or_none(
+    properties: pd.DataFrame, small_page: str
+) -> None:
     small = properties.head(5)
     usage = SimpleNamespace(requests_sent=0, cache_hits=2, billable_requests=0, retries=0)
     assert "0 requests over the network" in build_report(small, usage=usage, generated_at=WHEN)
-    assert "usage was not recorded" in build_report(small, generated_at=WHEN)
+    assert "usage was not recorded" in small_page  # built with no usage
     with pytest.raises(InvalidInput, match="billable_requests"):
         build_report(small, usage={"requests_sent": 1})
 
 
-def test_text_from_the_data_is_escaped(properties: pd.DataFrame) -> None:
-    page = build_report(properties.head(3), title="<b>Q1</b> & co", source="<script>x</script>")
+def test_text_from_the_data_is_escaped(small_page: str) -> None:
+    page = small_page
     assert "&lt;b&gt;Q1&lt;/b&gt; &amp; co" in page and "<script>x</script>" not in page
 
 
