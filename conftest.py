@@ -86,6 +86,11 @@ XDIST_GROUPS: dict[str, str] = {
     "printed_report": "pdf-report",  # a report printed as PDF (tests/views/test_export_pdf.py)
     "epc_trend_drawn": "epc-trend-page",  # tests/views/test_epc_trend_browser.py
     "pence_and_pounds": "pence-frames",  # two sandboxes (tests/views/plots/test_pence_in_browser)
+    # the 3,000 valued records, their frames and their report (tests/views/conftest.py)
+    "valued_records": "valued",
+    "valued_frame": "valued",
+    "valued_frame_in_pence": "valued",
+    "valued_page": "valued",
 }
 #: What a docstring example calls that drives a real browser (it has no fixtures to say so).
 BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")
