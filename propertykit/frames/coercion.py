@@ -111,9 +111,10 @@ def _number(value: Any) -> Any:
 
 def _integer(value: Any) -> Any:
     number = _number(value)
-    if isinstance(value, str) and number is not _UNREAD and not float(number).is_integer():
-        return _UNREAD  # "2.5" as a count: kept raw as served (a served 2.5 is judged later)
-    return number
+    if number is _UNREAD or not isinstance(value, str):
+        return number  # a served 2.5 or 1e100 is judged when typed, and kept as served
+    whole = float(number).is_integer() and abs(number) < 2.0**63
+    return number if whole else _UNREAD  # "2.5" or "1E100" as a count: kept raw, as served
 
 
 def _flag(value: Any) -> Any:

@@ -304,3 +304,14 @@ def test_a_missing_record_is_a_row_of_missing_values_with_nothing_counted() -> N
     ids = [TEMPLATES[0]["propertyId"], TEMPLATES[1]["propertyId"]]
     assert df["propertyId"].tolist()[1::2] == ids
     assert df.pk.unparsed().empty and "unparsed" not in df.attrs
+
+
+def test_a_count_served_as_text_beyond_int64_is_kept_as_served() -> None:
+    records = generate_records(2, seed=7)
+    records[0]["yearBuilt"] = "1E100"
+    records[1]["roomDetails"]["beds"] = "9223372036854775808"  # 2**63
+    with pytest.warns(pk.UnparsedValuesWarning):
+        df = pk.frame(records)
+    assert pd.isna(df["yearBuilt"].iloc[0]) and pd.isna(df["roomDetails.beds"].iloc[1])
+    kept = {(column, value) for _, column, value in df.attrs["unparsed"]}
+    assert kept == {("yearBuilt", "1E100"), ("roomDetails.beds", "9223372036854775808")}
