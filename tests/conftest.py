@@ -84,6 +84,19 @@ def profiled_sandbox(profile: str) -> Iterator[Sandbox]:
         yield sb
 
 
+@pytest.fixture(scope="session")
+def valuable_home() -> tuple[str, str]:
+    """A home of the default sandbox's world (seed 0) with enough comparables within 2 km to be
+    valued as of 2025-06-01: its ``(locationId, propertyId)``."""
+    from propertykit.frames import frame
+    from propertykit.sandbox.data import generate_records
+
+    homes = frame(generate_records(5000))
+    values = homes.pk.valuation(as_of="2025-06-01")
+    near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"].iloc[0]
+    return str(homes.set_index("propertyId").loc[near, "locationId"]), str(near)
+
+
 @pytest.fixture
 def sleeps() -> list[float]:
     """Every wait a client asked for (the default ``clock`` of ``make_client`` records here)."""

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 from propertykit.cli import main
-from propertykit.frames import frame
-from propertykit.sandbox.data import generate_records
 
 #: Every test here talks to a local sandbox: none may hang.
 pytestmark = pytest.mark.timeout(180)
@@ -17,13 +15,10 @@ pytestmark = pytest.mark.timeout(180)
 AS_OF = "2025-06-01"
 
 
-@pytest.fixture(scope="module")
-def subject() -> str:
+@pytest.fixture
+def subject(valuable_home: tuple[str, str]) -> str:
     """A home of the default sandbox with enough comparables within 2 km (its location id)."""
-    homes = frame(generate_records(5000))  # the default sandbox's world (seed 0)
-    values = homes.pk.valuation(as_of=AS_OF)
-    near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"]
-    return str(homes.set_index("propertyId").loc[near.iloc[0], "locationId"])
+    return valuable_home[0]
 
 
 def test_a_subject_alone_is_fetched_with_its_neighbourhood(

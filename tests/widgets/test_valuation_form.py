@@ -19,14 +19,11 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 AS_OF = "2025-06-01"
 
 
-@pytest.fixture(scope="module")
-def subject() -> tuple[str, str]:
+@pytest.fixture
+def subject(valuable_home: tuple[str, str]) -> tuple[str, str]:
     """A home of the default sandbox with enough comparables within 2 km: (location id,
     propertyId)."""
-    homes = frame(generate_records(5000))  # the default sandbox's world (seed 0)
-    values = homes.pk.valuation(as_of=AS_OF)
-    near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"].iloc[0]
-    return str(homes.set_index("propertyId").loc[near, "locationId"]), str(near)
+    return valuable_home
 
 
 def assert_plain(form: ValuationForm) -> None:
