@@ -110,17 +110,24 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+# Built once, not per value drawn: the same draws.
+TEMPLATE = st.sampled_from(TEMPLATES)
+WHOLE_OBJECT = st.sampled_from(OBJECTS)
+NONE_OR_ODD = st.none() | odd_values
+LEAF = st.sampled_from(LEAVES)
+
+
 @st.composite
 def deviating_records(draw: st.DrawFn) -> list[dict[str, Any]]:
     records = []
     for i in range(draw(st.integers(min_value=1, max_value=6))):
-        record = copy.deepcopy(draw(st.sampled_from(TEMPLATES)))
+        record = copy.deepcopy(draw(TEMPLATE))
         record["propertyId"] = f"P{i}"
         for _ in range(draw(st.integers(min_value=0, max_value=8))):
             if draw(st.integers(min_value=0, max_value=9)) == 0:  # a whole object off-spec
-                record[draw(st.sampled_from(OBJECTS))] = draw(st.none() | odd_values)
+                record[draw(WHOLE_OBJECT)] = draw(NONE_OR_ODD)
                 continue
-            field = draw(st.sampled_from(LEAVES))
+            field = draw(LEAF)
             reachable, _ = served_at(record, field)
             parent = record
             for key in field.path[:-1]:
