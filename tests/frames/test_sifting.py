@@ -52,7 +52,7 @@ def assert_same_as_records(bodies: list[bytes]) -> pd.DataFrame:
     records = [r for body in bodies for r in json.loads(body)["result"] if r is not None]
     from_bodies, warned = framed(bodies)
     from_records, expected = framed(records)
-    pd.testing.assert_frame_equal(from_bodies, from_records)
+    pd.testing.assert_frame_equal(from_bodies, from_records, check_exact=True)
     assert from_bodies.attrs.get("unparsed") == from_records.attrs.get("unparsed")
     assert sorted(warned) == sorted(expected)
     return from_bodies
