@@ -9,6 +9,7 @@ does not name keep the type Arrow gave them (:func:`as_arrow`).
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ __all__ = ["STR_DTYPE", "as_arrow", "typed_columns"]
 
 #: pandas' string dtype, Arrow-backed, missing as NaN: the dtype of text columns.
 STR_DTYPE: Any = pd.StringDtype("pyarrow", na_value=np.nan)
+_UTC = pd.DatetimeTZDtype("us", "UTC")
 
 
 def as_arrow(array: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
@@ -55,11 +57,17 @@ def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorica
     if levels is not None:  # anything that is not one of the levels is missing, not an error
         letters = pc.utf8_upper(pc.utf8_trim_whitespace(text))
         codes = pc.index_in(letters, value_set=pa.array(levels)).fill_null(-1)
-        return pd.Categorical.from_codes(codes.to_numpy(), categories=list(levels), ordered=True)
+        return pd.Categorical.from_codes(codes.to_numpy(), dtype=_levels(levels))
     seen = pc.unique(text).drop_null()
     seen = seen.take(pc.array_sort_indices(seen))  # by code point, as pandas
     codes = pc.index_in(text, value_set=seen).fill_null(-1).to_numpy(zero_copy_only=False)
     return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=STR_DTYPE))
+
+
+@functools.cache
+def _levels(levels: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The ordered dtype of ``levels``, made once (pandas checks the categories each time)."""
+    return pd.CategoricalDtype(list(levels), ordered=True)
 
 
 def _times(text: pa.Array, kind: str) -> Any:
@@ -72,8 +80,10 @@ def _times(text: pa.Array, kind: str) -> Any:
     """
     with contextlib.suppress(*ARROW_ERRORS):
         if kind == DATE:
-            return text.cast(pa.date32()).cast(pa.timestamp("us")).to_pandas().array
-        return text.cast(pa.timestamp("us", "UTC")).to_pandas().array
+            days = text.cast(pa.date32()).cast(pa.timestamp("us"))
+            return pd.array(days.to_numpy(zero_copy_only=False), dtype="datetime64[us]")
+        moments = text.cast(pa.timestamp("us", "UTC")).to_numpy(zero_copy_only=False)
+        return pd.array(moments, dtype=_UTC)  # the instants in UTC, as Arrow holds them
     served = pd.Series(text, dtype=STR_DTYPE)
     if kind == DATE:  # format as served; no date-times here
         day = pd.to_datetime(served, format="%Y-%m-%d", errors="coerce")
@@ -95,14 +105,12 @@ def typed_columns(
     Text that is no date, date-time or level, and a number that is no integer where one is
     expected, go to ``sink`` as served (under ``prefix`` + the field's name).
     """
-    texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
-    text = texts.to_pandas(types_mapper={pa.string(): STR_DTYPE}.get)
     columns: dict[str, Any] = {}
     for f in (f for f in fields if f.kind != RAW):  # spatial.boundary: as served
         values = arrow[f.name]
         unread: np.ndarray | None = None
         if f.kind == TEXT:
-            columns[f.name] = text[f.name].array
+            columns[f.name] = pd.array(values, dtype=STR_DTYPE)
         elif f.kind == CATEGORY:
             columns[f.name] = _categories(values, f.levels)
             if f.levels is not None:

@@ -23,23 +23,23 @@ pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarni
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 16 records, so that a couple of hundred records span many blocks: what Arrow
-    refuses in one is read apart in every later one, whose values must all still be read."""
-    monkeypatch.setattr(reading, "BLOCK", 16)
+    """Blocks of 8 records, so that a hundred records span many blocks: what Arrow refuses in
+    one is read apart in every later one, whose values must all still be read."""
+    monkeypatch.setattr(reading, "BLOCK", 8)
 
 
 @pytest.fixture(scope="module")
 def untidy() -> list[dict[str, Any]]:
-    """225 records (15 blocks): odd values early on, and hollow ones in later blocks."""
-    records = copy.deepcopy(generate_records(225, seed=8))
+    """113 records (15 blocks): odd values early on, and hollow ones in later blocks."""
+    records = copy.deepcopy(generate_records(113, seed=8))
     records[3]["pricing"]["estimatedSaleValue"] = "350000"
     records[5]["yearBuilt"] = "c. 1930"
-    with_history = [r for r in records[150:] if r.get("saleHistory")]
+    with_history = [r for r in records[75:] if r.get("saleHistory")]
     with_history[0]["saleHistory"][0]["price"] = "199000"
     with_history[1]["saleHistory"][0]["price"] = "n/a"
     with_history[2]["saleHistory"] = ""  # Arrow reads it as an empty list
-    records[175]["tenure"] = ""  # Arrow reads it as an object of missing values
-    records[200] = None  # type: ignore[call-overload]
+    records[87]["tenure"] = ""  # Arrow reads it as an object of missing values
+    records[100] = None  # type: ignore[call-overload]
     return records
 
 
@@ -54,7 +54,7 @@ def test_sales_of_a_batch_read_in_blocks_are_the_sales_of_its_records(
 ) -> None:
     together = pk.frame(untidy, money_unit="major").pk.sales()
     one_by_one = pd.concat([df.pk.sales() for df in alone], ignore_index=True)
-    assert len(together) == len(one_by_one) > 250
+    assert len(together) == len(one_by_one) > 125
     for column in together.columns:
         got = together[column].astype(object).tolist()
         expected = one_by_one[column].astype(object).tolist()
@@ -70,14 +70,14 @@ def test_hollow_values_in_later_blocks_are_counted_once_and_missing(
     df = pk.frame(untidy, money_unit="major")
     table = df.pk.unparsed()
     by_place = {(pid, column): value for pid, column, value in table.itertuples(index=False)}
-    emptied = next(r for r in untidy[150:] if r is not None and r.get("saleHistory") == "")
-    assert by_place[(untidy[175]["propertyId"], "tenure")] == ""
+    emptied = next(r for r in untidy[75:] if r is not None and r.get("saleHistory") == "")
+    assert by_place[(untidy[87]["propertyId"], "tenure")] == ""
     assert by_place[(emptied["propertyId"], "saleHistory")] == ""
     assert by_place[(untidy[5]["propertyId"], "yearBuilt")] == "c. 1930"
     assert len(table) == 4  # the three above and the sale price "n/a"
-    assert df.filter(like="tenure.").iloc[175].isna().all()
+    assert df.filter(like="tenure.").iloc[87].isna().all()
     assert df["saleHistory"].isna().iloc[untidy.index(emptied)]
-    assert df.iloc[200].drop(["saleHistory", "spatial.boundary"]).isna().all()
+    assert df.iloc[100].drop(["saleHistory", "spatial.boundary"]).isna().all()
     entries = [e for f in alone for e in f.attrs.get("unparsed", ())]
     assert sorted(map(repr, df.attrs["unparsed"])) == sorted(map(repr, entries))
 

@@ -52,7 +52,7 @@ def test_the_sandbox_pages_frame_as_their_records_through_arrow(
     bodies = envelopes(records, size=37)
     arrow, boundaries, _ = _bodies.read_by_arrow(bodies)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
-    pd.testing.assert_frame_equal(frame(bodies), frame(records))
+    pd.testing.assert_frame_equal(frame(bodies), frame(records), check_exact=True)
 
 
 def test_a_response_body_from_the_service_frames_as_the_client_would(sandbox: Sandbox) -> None:
@@ -63,7 +63,7 @@ def test_a_response_body_from_the_service_frames_as_the_client_would(sandbox: Sa
     answer.raise_for_status()
     df = frame(answer.content)
     assert len(df) == 60
-    pd.testing.assert_frame_equal(df, frame(records_of(answer.json())))
+    pd.testing.assert_frame_equal(df, frame(records_of(answer.json())), check_exact=True)
 
 
 def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
@@ -73,9 +73,11 @@ def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
     assert b"\n" in pretty[0]
     _bodies.read_by_arrow(pretty)  # newlines inside a body do not stop the quick route
     expected = frame(records[:50])
-    pd.testing.assert_frame_equal(frame(pretty), expected)
-    pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected)
-    pd.testing.assert_frame_equal(frame([memoryview(b) for b in pretty]), expected)
+    pd.testing.assert_frame_equal(frame(pretty), expected, check_exact=True)
+    pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected, check_exact=True)
+    pd.testing.assert_frame_equal(
+        frame([memoryview(b) for b in pretty]), expected, check_exact=True
+    )
 
 
 @pytest.mark.parametrize(
@@ -185,7 +187,7 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(
     counted = [message for category, message in said if category is NotRecordsWarning]
     # every item left out is counted, once, whichever route read the bodies
     assert [c.split(" item")[0] for c in counted] == ([f"{len(left_out):,}"] if left_out else [])
-    pd.testing.assert_frame_equal(df, want)
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
     assert df.attrs.get("unparsed") == want.attrs.get("unparsed")
     assert _unparsed(said) == _unparsed(said_too)
 

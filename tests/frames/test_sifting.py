@@ -22,14 +22,15 @@ from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
 
 POOL = generate_records(300, seed=21)
-#: The reader's first chunk, a tenth of its real size (``small_chunks``), so that a tenth of the
-#: records spans as many chunks: the batches below are of 300 to 600 records, not 3,000 to 6,000.
-FIRST_CHUNK = CHUNK_BYTES[0] // 10
+#: The reader's first chunk, a twentieth of its real size (``small_chunks``), so that a twentieth
+#: of the records spans as many chunks: the batches below are of 150 to 300 records in bodies of
+#: 5, not 3,000 to 6,000 in bodies of 100.
+FIRST_CHUNK = CHUNK_BYTES[0] // 20
 
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reader starts from chunks a tenth of their real size, growing as before."""
+    """The reader starts from chunks a twentieth of their real size, growing as before."""
     monkeypatch.setattr(_bodies, "CHUNK_BYTES", (FIRST_CHUNK, CHUNK_BYTES[1]))
 
 
@@ -52,7 +53,7 @@ def assert_same_as_records(bodies: list[bytes]) -> pd.DataFrame:
     records = [r for body in bodies for r in json.loads(body)["result"] if r is not None]
     from_bodies, warned = framed(bodies)
     from_records, expected = framed(records)
-    pd.testing.assert_frame_equal(from_bodies, from_records)
+    pd.testing.assert_frame_equal(from_bodies, from_records, check_exact=True)
     assert from_bodies.attrs.get("unparsed") == from_records.attrs.get("unparsed")
     assert sorted(warned) == sorted(expected)
     return from_bodies
@@ -127,9 +128,9 @@ def test_a_value_that_is_not_the_object_expected_refuses_that_object_whole() -> 
 
 @pytest.mark.usefixtures("small_chunks")
 def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
-    records = many(300)
+    records = many(150)
     records[-1]["pricing"]["estimatedSaleValue"] = "410000"
-    bodies = envelopes(records, size=10)
+    bodies = envelopes(records, size=5)
     assert sum(map(len, bodies)) > 4 * FIRST_CHUNK  # several chunks, of growing sizes
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
@@ -138,11 +139,11 @@ def test_an_odd_value_in_the_last_body_is_found_after_the_chunks_grew() -> None:
 
 @pytest.mark.usefixtures("small_chunks")
 def test_one_odd_value_decodes_only_its_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    records = many(600)
-    records[250]["roomDetails"]["beds"] = "two"  # no clear meaning: kept raw
-    records[599]["pricing"]["estimatedSaleValue"] = "410000"
-    records[400]["lastSale"] = {"price": 1, "note": "a field Arrow reads beside the rest"}
-    bodies = envelopes(records, size=10)
+    records = many(300)
+    records[125]["roomDetails"]["beds"] = "two"  # no clear meaning: kept raw
+    records[299]["pricing"]["estimatedSaleValue"] = "410000"
+    records[200]["lastSale"] = {"price": 1, "note": "a field Arrow reads beside the rest"}
+    bodies = envelopes(records, size=5)
     counted = _counting_records(monkeypatch)
     decoded: list[int] = []
     decode = _bodies.decode_body
@@ -152,35 +153,35 @@ def test_one_odd_value_decodes_only_its_record(monkeypatch: pytest.MonkeyPatch) 
     df = assert_same_as_records(bodies)
     assert df["pricing.estimatedSaleValue"].iloc[-1] == 410000.0
     assert [v for _, c, v in df.attrs["unparsed"]] == ["two"]
-    assert df.loc[400, "lastSale.note"] == "a field Arrow reads beside the rest"
+    assert df.loc[200, "lastSale.note"] == "a field Arrow reads beside the rest"
     assert counted == [1, 1] and decoded == []  # the two odd records alone, no body decoded
 
 
 @pytest.mark.usefixtures("small_chunks")
 def test_a_field_of_mixed_kinds_across_read_and_decoded_bodies_is_its_text() -> None:
-    records = many(600)
-    records[10]["agentNote"] = "call first"  # a body Arrow reads
-    records[250]["agentNote"] = 5  # a body decoded for its odd value
-    records[250]["roomDetails"]["beds"] = "two"
-    df = assert_same_as_records(envelopes(records, size=10))
-    assert df.loc[[10, 250], "agentNote"].tolist() == ["call first", "5"]
+    records = many(300)
+    records[5]["agentNote"] = "call first"  # a body Arrow reads
+    records[125]["agentNote"] = 5  # a body decoded for its odd value
+    records[125]["roomDetails"]["beds"] = "two"
+    df = assert_same_as_records(envelopes(records, size=5))
+    assert df.loc[[5, 125], "agentNote"].tolist() == ["call first", "5"]
 
 
 @pytest.mark.usefixtures("small_chunks")
 def test_bodies_untidy_throughout_are_sifted_without_asking_arrow_about_whole_bodies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(600)
+    records = many(300)
     for record in records[::4]:
         record["yearBuilt"] = "c. 1930"
-    bodies = envelopes(records, size=10)
+    bodies = envelopes(records, size=5)
     asked: list[int] = []
     by_arrow = _bodies._by_arrow
     monkeypatch.setattr(
         _bodies, "_by_arrow", lambda run, fields: asked.append(len(run)) or by_arrow(run, fields)
     )
     df = assert_same_as_records(bodies)
-    assert [c for _, c, _ in df.attrs["unparsed"]] == ["yearBuilt"] * 150
+    assert [c for _, c, _ in df.attrs["unparsed"]] == ["yearBuilt"] * 75
     assert sum(asked) < len(bodies) // 4  # Arrow refused the first chunks' runs: no more asked
 
 
@@ -188,30 +189,30 @@ def test_bodies_untidy_throughout_are_sifted_without_asking_arrow_about_whole_bo
 def test_bodies_untidy_throughout_decode_only_their_odd_records(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(600)
+    records = many(300)
     for record in records[::4]:
         record["pricing"]["estimatedSaleValue"] = "410000"  # each body holds some
-    for record in records[302::4]:
+    for record in records[151::4]:
         record["roomDetails"]["beds"] = "two"  # a field odd only from the middle on
     counted = _counting_records(monkeypatch)
-    df = assert_same_as_records(envelopes(records, size=10))
+    df = assert_same_as_records(envelopes(records, size=5))
     assert (df["pricing.estimatedSaleValue"].iloc[::4] == 410000.0).all()
-    assert [v for _, c, v in df.attrs["unparsed"]] == ["two"] * 75
-    assert sum(counted) == 150 + 75  # the odd records alone
+    assert [v for _, c, v in df.attrs["unparsed"]] == ["two"] * 38
+    assert sum(counted) == 75 + 38  # the odd records alone
 
 
 @pytest.mark.usefixtures("small_chunks")
 def test_bodies_whose_oddity_no_field_names_are_decoded_without_sifting_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    records = many(300)
+    records = many(150)
     square = {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]], "bbox": [0, 1]}
     for record in records[::5]:
         record["spatial"]["boundary"] = square  # Arrow refuses it; the records' route does not
     sifted: list[int] = []
     sift = _bodies.sift
     monkeypatch.setattr(_bodies, "sift", lambda run, *a: sifted.append(len(run)) or sift(run, *a))
-    df = assert_same_as_records(envelopes(records, size=10))
+    df = assert_same_as_records(envelopes(records, size=5))
     assert df.loc[5, "spatial.boundary"] == square
     assert len(sifted) == 1  # records that passed, refused by Arrow: the rest decoded at once
 

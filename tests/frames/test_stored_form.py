@@ -52,7 +52,7 @@ def _kept(bodies: list[bytes]) -> list[bytes | None]:
 
 
 def _same(left: pd.DataFrame, right: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(left, right)
+    pd.testing.assert_frame_equal(left, right, check_exact=True)
     assert left.attrs == right.attrs
     served = [list(map(pickle.dumps, frame["spatial.boundary"])) for frame in (left, right)]
     assert served[0] == served[1]  # the very values: 1.0 is not 1, keys in the same order

@@ -36,6 +36,11 @@ json_values = st.recursive(
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 ACTIONS = st.sampled_from(["delete", "null", "replace"])
+# Built once, not per record drawn (a filtered strategy is costly to build): the same draws.
+NOT_OBJECTS = json_values.filter(lambda v: not isinstance(v, str))
+PATHS = st.sampled_from(LEAVES + [(name,) for name in OBJECTS])
+CHANGES = st.lists(st.tuples(PATHS, ACTIONS, json_values), max_size=6)
+TEMPLATE = st.sampled_from(TEMPLATES)
 
 
 def change(record: dict[str, Any], path: tuple[str, ...], action: str, value: Any) -> None:
@@ -59,13 +64,10 @@ def untidy_records(draw: st.DrawFn) -> list[Any]:
     for _ in range(draw(st.integers(min_value=0, max_value=5))):
         if draw(st.integers(min_value=0, max_value=9)) == 0:
             # not an object at all (text alone would be read as response bodies)
-            records.append(draw(json_values.filter(lambda v: not isinstance(v, str))))
+            records.append(draw(NOT_OBJECTS))
             continue
-        record = copy.deepcopy(draw(st.sampled_from(TEMPLATES)))
-        paths = st.sampled_from(LEAVES + [(name,) for name in OBJECTS])
-        for path, action, value in draw(
-            st.lists(st.tuples(paths, ACTIONS, json_values), max_size=6)
-        ):
+        record = copy.deepcopy(draw(TEMPLATE))
+        for path, action, value in draw(CHANGES):
             change(record, path, action, value)
         if draw(st.booleans()):
             record[draw(st.text(max_size=6))] = draw(json_values)  # an extra key

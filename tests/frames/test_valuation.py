@@ -43,13 +43,21 @@ def held_out() -> HeldOut:
 
 
 def plain_median(df: pd.DataFrame, ids: list[str], dates: list[str]) -> np.ndarray:
-    """The naive way: the median price of every sale within 1 km in the 24 months before."""
+    """The naive way: the median price of every sale within 1 km in the 24 months before.
+
+    Each home looks only at the sales in its band of latitude (sorted once): a sale further
+    north or south than 1 km is not within 1 km, so the medians are those of every sale."""
     sales = df.pk.sales().merge(df[["propertyId", "spatial.lat", "spatial.lng"]], on="propertyId")
-    lat, lng = sales["spatial.lat"].to_numpy(), sales["spatial.lng"].to_numpy()
-    sold, price = sales["date"].to_numpy(), sales["price"].to_numpy()
+    sales = sales.sort_values("spatial.lat", kind="stable")
+    all_lat, all_lng = sales["spatial.lat"].to_numpy(), sales["spatial.lng"].to_numpy()
+    all_sold, all_price = sales["date"].to_numpy(), sales["price"].to_numpy()
+    band = np.degrees(1_000 / 6_371_000) * 1.01  # a little wider than 1 km: rounding
     places = df.set_index("propertyId").loc[ids, ["spatial.lat", "spatial.lng"]].to_numpy()
     medians = []
     for (here_lat, here_lng), day in zip(places, pd.to_datetime(dates), strict=True):
+        low, high = np.searchsorted(all_lat, [here_lat - band, here_lat + band], side="left")
+        lat, lng = all_lat[low:high], all_lng[low:high]
+        sold, price = all_sold[low:high], all_price[low:high]
         north = np.radians(lat - here_lat)
         east = np.radians(lng - here_lng) * np.cos(np.radians(here_lat))
         near = 6_371_000 * np.hypot(north, east) <= 1_000

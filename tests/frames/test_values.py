@@ -28,12 +28,17 @@ def plain(series: pd.Series) -> list[Any]:
 SCALAR_COLUMNS = [c for c in COLUMNS if c not in ("spatial.boundary", "saleHistory")]
 
 
+@pytest.fixture(scope="module")
+def normalized(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """json_normalize's frame of the records: the oracle of every column, made once."""
+    return pd.json_normalize(records)
+
+
 @pytest.mark.parametrize("column", SCALAR_COLUMNS)
 def test_each_column_equals_json_normalize(
-    records: list[dict[str, Any]], df: pd.DataFrame, column: str
+    records: list[dict[str, Any]], normalized: pd.DataFrame, df: pd.DataFrame, column: str
 ) -> None:
-
-    naive = pd.json_normalize(records)
+    naive = normalized
     theirs = naive[column] if column in naive else pd.Series([None] * len(records), dtype=object)
     ours = df[column]
     if str(ours.dtype).startswith("datetime64"):
