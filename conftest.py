@@ -86,6 +86,7 @@ XDIST_GROUPS: dict[str, str] = {
     "printed_report": "pdf-report",  # a report printed as PDF (tests/views/test_export_pdf.py)
     "epc_trend_drawn": "epc-trend-page",  # tests/views/test_epc_trend_browser.py
     "pence_and_pounds": "pence-frames",  # two sandboxes (tests/views/plots/test_pence_in_browser)
+    "run_notebook": "notebooks",  # each notebook's kernel starts as the one before runs
 }
 #: What a docstring example calls that drives a real browser (it has no fixtures to say so).
 BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")
