@@ -70,6 +70,7 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "real_sales": ("slow",),  # sales of 20,000 real-shaped homes (frames/test_price_index)
     "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
     "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
+    "sandbox_report": ("slow",),  # `propertykit report --sandbox` in a new process (tests/cli)
 }
 #: The pytest-xdist group of the tests using each fixture that is slow to make: one worker runs
 #: them all, so it is made once. JupyterLab starts once per session (its tests drive the browser
@@ -91,6 +92,8 @@ XDIST_GROUPS: dict[str, str] = {
     "valued_frame": "valued",
     "valued_frame_in_pence": "valued",
     "valued_page": "valued",
+    "run_notebook": "notebooks",  # each notebook's kernel starts as the one before runs
+    "sandbox_report": "cli-sandbox-report",  # one report run read by two tests (tests/cli)
 }
 #: What a docstring example calls that drives a real browser (it has no fixtures to say so).
 BROWSER_CALLS = ("print_pdf(", "use_system_browser(", "write_image(", "to_image(")

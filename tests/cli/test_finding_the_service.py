@@ -1,9 +1,10 @@
 """How ``propertykit report`` finds the service, run as a user runs it: a shell's environment,
 and nothing ever built from the sandbox's made-up data unless asked (and said).
 
-The runs that build a report are subprocesses, as a user's are. Those a setting stops before any
-request are the command's ``main()`` in this process, under the same environment (cleared as
-for a subprocess): the same exit status and lines, without starting Python each time
+The runs that build a report are subprocesses, as a user's are (one ``--sandbox`` run of known
+and unknown ids serves the two tests that read it). Those a setting or the ids stop before a
+report is built are the command's ``main()`` in this process, under the same environment
+(cleared as for a subprocess): the same exit status and lines, without starting Python each time
 (``python -m propertykit`` itself: ``tests/hostile/test_cli.py``).
 """
 
@@ -166,26 +167,48 @@ def test_a_named_service_is_used_as_pk_client_would(
     assert f"from {sandbox.url}" in out.read_text()
 
 
-def test_sandbox_when_asked_says_so(new_process: NewProcess, tmp_path: Path) -> None:
-    done, out = _report(new_process, tmp_path, "--sandbox", "--ids", "L00000001", "L00000002")
+@pytest.fixture(scope="module")
+def sandbox_report(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """One ``report --sandbox`` run, as a user's, of two known ids and two unknown ones (an id
+    of no shape the service knows, and one past the sandbox): the two tests below read it."""
+    return _report(
+        NewProcess(),
+        tmp_path_factory.mktemp("sandbox-report"),
+        "--sandbox",
+        "--ids",
+        "L00000001",
+        "L00000002",
+        "NOPE123",
+        "L99999999",
+    )
+
+
+def test_sandbox_when_asked_says_so(
+    sandbox_report: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    done, out = sandbox_report
     assert done.returncode == 0, done.stderr
     assert "using the local sandbox" in done.stderr
     assert "2 properties)" in done.stdout
     assert "the propertykit sandbox" in out.read_text()
 
 
-def test_unknown_ids_are_printed_and_left_out(new_process: NewProcess, tmp_path: Path) -> None:
-    done, _ = _report(
-        new_process, tmp_path, "--sandbox", "--ids", "L00000001", "NOPE123", "L99999999"
-    )
+def test_unknown_ids_are_printed_and_left_out(
+    sandbox_report: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    done, _ = sandbox_report
     assert done.returncode == 0, done.stderr
     assert "2 ids returned no record: NOPE123, L99999999" in done.stderr
-    assert "1 property)" in done.stdout
+    assert "2 properties)" in done.stdout  # the two known ids only
     assert "Warning" not in done.stderr  # said once, in plain words, not as a traceback line
 
 
-def test_only_unknown_ids_write_no_report(new_process: NewProcess, tmp_path: Path) -> None:
-    done, out = _report(new_process, tmp_path, "--sandbox", "--ids", "L99999999")
+def test_only_unknown_ids_write_no_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    done, out = _report_here(monkeypatch, capsys, tmp_path, "--sandbox", "--ids", "L99999999")
     assert done.returncode == 1
     assert "1 id returned no record: L99999999" in done.stderr
     assert "no report written" in done.stderr

@@ -3,68 +3,83 @@ resolves the open intent through purchase-status and does not charge again."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
-import subprocess
-import textwrap
 import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
 
 from propertykit.sandbox import Sandbox
-from tests._system import NewProcess
 
+from ._dying_buyer import buy
 from .conftest import BuyerFactory, charges, purchase_posts
 
-# The child buys a title and SIGKILLs itself on entering ``die_in``: by default the moment the
-# outcome would be written, so the request was sent and answered (and charged) and nothing after
-# the intent reached the journal.
-CHILD = textwrap.dedent(
-    """
-    import importlib, os, signal, sys
-    from propertykit.client import Client
+# Each test starts a buying kernel, a process of its own (and the first, the forkserver that
+# imports propertykit): slow, as every test that starts a Python process.
+pytestmark = pytest.mark.slow
 
-    def die(*args, **kwargs):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    if sys.argv[4]:
-        module, owner, method = sys.argv[4].rsplit(".", 2)
-        setattr(getattr(importlib.import_module(module), owner), method, die)
-    client = Client(base_url=sys.argv[1], cache=False, journal=sys.argv[2])
-    client.buy_title_deed(sys.argv[3])
-    print("survived", flush=True)
-    """
-)
+#: Seconds a child may take to buy or die (a failure past them, never a measured figure).
+CHILD_LIMIT = 60.0
 
 
-def child_command(sb: Sandbox, journal: Path, title: str, die_in: str) -> list[str]:
-    return ["-c", CHILD, sb.url, str(journal), title, die_in]
+@dataclass
+class Child:
+    """A buying kernel (:func:`tests.deeds._dying_buyer.buy`): its process, and the pipe on
+    which it says ``"survived"`` (or its traceback)."""
+
+    process: BaseProcess
+    answer: Connection
+
+    def said(self) -> str:
+        """What it sent before it ended ("" if nothing: it was killed first)."""
+        try:
+            return str(self.answer.recv()) if self.answer.poll() else ""
+        except EOFError:  # its end of the pipe closed with nothing sent
+            return ""
 
 
-def child_env(sb: Sandbox) -> dict[str, str]:
-    return {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}  # never on the command line
+def start_child(sb: Sandbox, journal: Path, title: str, die_in: str) -> Child:
+    """A kernel of its own, forked by a forkserver that has imported propertykit once, buying
+    ``title`` on ``sb``; it SIGKILLs itself on entering ``die_in`` (none if empty). Its key is
+    in its environment, never among its arguments."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["tests.deeds._dying_buyer"])  # before its first process
+    environment = {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}
+    answer, sending = context.Pipe(duplex=False)
+    process = context.Process(
+        target=buy, args=(sb.url, str(journal), title, die_in, environment, sending)
+    )
+    process.start()
+    sending.close()
+    return Child(process, answer)
 
 
 def run_child(
-    new_process: NewProcess,
     sb: Sandbox,
     journal: Path,
     title: str,
     *,
     die_in: str = "propertykit.deeds.journal.Journal.record_outcome",
-) -> subprocess.CompletedProcess[str]:
-    """Run a buying kernel that SIGKILLs itself on entering ``die_in``."""
-    return new_process.run(
-        *child_command(sb, journal, title, die_in), env=child_env(sb), timeout=60
-    )
+) -> Child:
+    """Run a buying kernel that SIGKILLs itself on entering ``die_in``, to its end."""
+    child = start_child(sb, journal, title, die_in)
+    child.process.join(CHILD_LIMIT)
+    if child.process.is_alive():
+        child.process.kill()
+        child.process.join()
+        pytest.fail(f"the buying kernel did not end within {CHILD_LIMIT:.0f} s")
+    return child
 
 
 @pytest.mark.parametrize("delivery_delay", [0.0, 3600.0], ids=["delivered", "delivering"])
 def test_killed_after_sending_then_new_client_does_not_charge_again(
     fresh_sandbox: Sandbox,
     make_buyer: BuyerFactory,
-    new_process: NewProcess,
     tmp_path: Path,
     delivery_delay: float,
 ) -> None:
@@ -72,10 +87,11 @@ def test_killed_after_sending_then_new_client_does_not_charge_again(
     sb.set_delivery_delay(delivery_delay)
     journal = tmp_path / "title-deeds.jsonl"
 
-    child = run_child(new_process, sb, journal, title)
+    child = run_child(sb, journal, title)
 
-    assert child.returncode == -signal.SIGKILL, child.stderr
-    assert "survived" not in child.stdout
+    said = child.said()
+    assert child.process.exitcode == -signal.SIGKILL, said
+    assert "survived" not in said
     assert purchase_posts(sb, title) == 1
     [charge] = charges(sb, title)
     buyer = make_buyer(sb, journal=journal)
@@ -95,18 +111,14 @@ def test_killed_after_sending_then_new_client_does_not_charge_again(
 
 
 def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
-    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, new_process: NewProcess, tmp_path: Path
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[41]
     journal = tmp_path / "title-deeds.jsonl"
     child = run_child(
-        new_process,
-        sb,
-        journal,
-        title,
-        die_in="propertykit.deeds.transport.HttpPurchaseTransport.send_purchase",
+        sb, journal, title, die_in="propertykit.deeds.transport.HttpPurchaseTransport.send_purchase"
     )
-    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert child.process.exitcode == -signal.SIGKILL, child.said()
     assert purchase_posts(sb, title) == 0
     buyer = make_buyer(sb, journal=journal)
     [open_intent] = buyer.journal.open_intents()
@@ -120,24 +132,24 @@ def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
 
 
 def test_killed_by_another_process_while_waiting_for_the_answer(
-    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, new_process: NewProcess, tmp_path: Path
+    fresh_sandbox: Sandbox, make_buyer: BuyerFactory, tmp_path: Path
 ) -> None:
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[42]
     # The sandbox charges, then holds the answer back: the child is waiting when it is killed.
     sb.inject_fault("slow_after_charge", delay=20, path_contains=f"/{title}/purchase")
     journal = tmp_path / "title-deeds.jsonl"
-    child = new_process.start(*child_command(sb, journal, title, die_in=""), env=child_env(sb))
+    child = start_child(sb, journal, title, die_in="")
     try:
         for _ in range(1200):  # wait (at most ~60 s) for the charge, not for a set time
-            if charges(sb, title) or child.poll() is not None:
+            if charges(sb, title) or not child.process.is_alive():
                 break
             time.sleep(0.05)
-        assert child.poll() is None, child.communicate()
+        assert child.process.is_alive(), child.said()
         assert len(charges(sb, title)) == 1
     finally:
-        child.kill()  # SIGKILL
-        child.communicate()
-    assert child.returncode == -signal.SIGKILL
+        child.process.kill()  # SIGKILL
+        child.process.join(CHILD_LIMIT)
+    assert child.process.exitcode == -signal.SIGKILL
 
     buyer = make_buyer(sb, journal=journal)
     [open_intent] = buyer.journal.open_intents()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import secrets
 import shutil
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,7 +50,7 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) ->
                     return
         except OSError:
             pass
-        time.sleep(0.25)
+        time.sleep(0.1)
     raise RuntimeError(f"JupyterLab did not answer in time:\n{log.read_text(errors='replace')}")
 
 
@@ -63,24 +64,48 @@ class Lab:
 
     def open(self, notebook: Path) -> str:
         """Copy ``notebook`` into the server's root; the URL that opens it (token included), in a
-        workspace of its own: no tab another test left open comes back beside it."""
+        workspace of its own: no tab another test left open comes back beside it.
+
+        Its kernel starts now (a session for the notebook, through the server's REST API), as
+        the page loads: JupyterLab opens the notebook on that session, as it does when a person
+        reopens a notebook whose kernel is running."""
         if notebook.parent != self.root:
             shutil.copy(notebook, self.root / notebook.name)
+        self.start_kernel(notebook.name)
         workspace = secrets.token_hex(4)
         return f"{self.base}/lab/workspaces/{workspace}/tree/{notebook.name}?token={self.token}"
 
+    def start_kernel(self, name: str) -> None:
+        """Start a Python kernel for the notebook ``name`` (``POST /api/sessions``); the server
+        answers once the kernel process is started, not yet ready."""
+        session = {"path": name, "name": name, "type": "notebook", "kernel": {"name": "python3"}}
+        request = urllib.request.Request(
+            f"{self.base}/api/sessions",
+            data=json.dumps(session).encode(),
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=SERVER_START_LIMIT) as answer:
+            assert answer.status == 201, f"no session for {name}: HTTP {answer.status}"
+
 
 @pytest.fixture(scope="package")
-def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+def jupyter_lab(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Lab]:
     """One JupyterLab server for the end-to-end tests (one pytest-xdist group: they run
-    together), stopped after them: ``.open(notebook)`` gives a notebook's URL."""
-    with serve_lab(tmp_path_factory.mktemp("jupyterlab")) as lab:
+    together), stopped after them: ``.open(notebook)`` gives a notebook's URL. The session's
+    browser starts while the server does (every test here drives it)."""
+    with serve_lab(
+        tmp_path_factory.mktemp("jupyterlab"), meanwhile=lambda: request.getfixturevalue("browser")
+    ) as lab:
         yield lab
 
 
 @contextlib.contextmanager
-def serve_lab(tmp_path: Path) -> Iterator[Lab]:
-    """A JupyterLab server over an empty folder in ``tmp_path``."""
+def serve_lab(tmp_path: Path, meanwhile: Callable[[], object] = lambda: None) -> Iterator[Lab]:
+    """A JupyterLab server over an empty folder in ``tmp_path``; ``meanwhile()`` runs while the
+    server starts, before it answers."""
     require_browser()
     require(
         importlib.util.find_spec("jupyterlab") is not None,
@@ -100,6 +125,14 @@ def serve_lab(tmp_path: Path) -> Iterator[Lab]:
         JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
         IPYTHONDIR=str(tmp_path / "ipython"),
+    )
+    # JupyterLab's page asks the server, on every load, whether the lab needs building (a
+    # check of every extension's package files: 10 s and more of the server's CPU at each
+    # start); the lab here is installed, never built: no build check, no build button.
+    labconfig = tmp_path / "config" / "labconfig"
+    labconfig.mkdir(parents=True)
+    (labconfig / "page_config.json").write_text(
+        json.dumps({"buildAvailable": False, "buildCheck": False})
     )
     port, token = free_port(), secrets.token_hex(16)
     log = tmp_path / "jupyterlab.log"
@@ -128,6 +161,7 @@ def serve_lab(tmp_path: Path) -> Iterator[Lab]:
         )
     base = f"http://127.0.0.1:{port}"
     try:
+        meanwhile()
         wait_until_serving(f"{base}/api/status?token={token}", process, log)
         yield Lab(base, token, root)
     finally:

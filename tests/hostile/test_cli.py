@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import propertykit as pk
+from propertykit.cli import main
 from propertykit.config import ENV_API_KEY, ENV_BASE_URL
 from tests._system import NewProcess
 from tests.hostile._servers import KEY, hostile, send
@@ -41,16 +42,25 @@ def test_report_on_success_false_fails_in_one_line(new_process: NewProcess, tmp_
     assert not (tmp_path / "r.html").exists()
 
 
+# Refused before any request: the command's main() in this process (the same exit status and
+# lines as `python -m propertykit`, which the last test runs as a user does).
 @pytest.mark.timeout(90)
-def test_report_of_a_dot_dot_id_sends_nothing(new_process: NewProcess, tmp_path: Path) -> None:
+def test_report_of_a_dot_dot_id_sends_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     with hostile(lambda handler, seen: send(handler, 200, {"result": []})) as server:
-        result = run_command(
-            new_process, ["report", "--ids", "..", "--out", "r.html"], server.url, tmp_path
-        )
+        monkeypatch.setenv(ENV_BASE_URL, server.url)
+        monkeypatch.setenv(ENV_API_KEY, KEY)
+        monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.chdir(tmp_path)
+        capsys.readouterr()
+        code = main(["report", "--ids", "..", "--out", "r.html"])
         assert server.requests == []
-    assert result.returncode != 0
-    assert result.stderr.startswith("propertykit: error: ")
-    assert "Traceback" not in result.stderr
+    said = capsys.readouterr()
+    assert code != 0
+    assert said.err.startswith("propertykit: error: ")
+    assert "Traceback" not in said.err
+    assert not (tmp_path / "r.html").exists()
 
 
 @pytest.mark.timeout(90)

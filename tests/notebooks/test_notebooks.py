@@ -1,22 +1,24 @@
 """The five notebooks: committed without outputs, and each runs top to bottom on the sandbox.
 
 Each notebook starts its own sandbox inside its kernel (no key in the environment) and keeps
-its cache in a temporary folder. Executed with nbclient (the ``run_notebook`` fixture, one kernel
-per notebook), which needs ``ipykernel``. What a notebook does with a service set only by half
-is checked here in this process, by running its set-up cell (the code the kernel would run first).
+its cache in a temporary folder. Executed with nbclient (the ``run_notebook`` fixture, one new
+kernel per notebook, started while the notebook before it runs: :mod:`tests.notebooks._kernels`),
+which needs ``ipykernel``. What a notebook does with a service set only by half is checked here
+in this process, by running its set-up cell (the code the kernel would run first).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from tests._system import require
+from tests.notebooks._kernels import SERVICE_VARIABLES, KernelPool
 
 if TYPE_CHECKING:
     import nbformat
@@ -33,15 +35,6 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLOTLY = "application/vnd.plotly.v1+json"
 #: Notebooks whose last code cell shows a form.
 ENDS_WITH_A_FORM = {"01-quickstart", "04-title-deeds", "05-valuation"}
-#: What sets the service; with none of them set a notebook says it uses the sandbox.
-SERVICE_VARIABLES = (
-    "PROPERTYKIT_API_KEY",
-    "PROPERTYKIT_BASE_URL",
-    "PROPERTYKIT_PROFILE",
-    "VEPLER_API_KEY",
-)
-#: Seconds one cell may take before the run fails (the slowest takes a few seconds).
-CELL_TIMEOUT = 180
 
 
 def read(name: str) -> nbformat.NotebookNode:
@@ -74,35 +67,42 @@ def test_committed_without_outputs(name):
 @pytest.fixture
 def sandbox_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No service set: the notebooks start a sandbox. The user cache is untouched."""
-    for name in (*SERVICE_VARIABLES, "PROPERTYKIT_OFFLINE"):
+    for name in SERVICE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     return tmp_path
 
 
-def execute(name: str, workdir: Path) -> nbformat.NotebookNode:
-    from nbclient import NotebookClient
-
-    notebook = read(name)
-    client = NotebookClient(
-        notebook,
-        timeout=CELL_TIMEOUT,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(workdir)}},
-    )
-    client.execute()
-    return notebook
-
-
-@pytest.fixture
-def run_notebook() -> Callable[[str, Path], nbformat.NotebookNode]:
-    """Runs a notebook top to bottom in a new kernel (seconds each: the test is ``slow``)."""
+@pytest.fixture(scope="module")
+def kernel_pool(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KernelPool]:
+    """Kernels for the notebooks this run executes (root ``conftest.py`` keeps them on one
+    pytest-xdist worker): each started while the notebook before it runs."""
     require(
         importlib.util.find_spec("ipykernel") is not None,
         "pip install ipykernel (a dev dependency)",
     )
-    return execute
+    runs = sum(
+        "run_notebook" in getattr(item, "fixturenames", ()) for item in request.session.items
+    )
+    pool = KernelPool(lambda: tmp_path_factory.mktemp("notebook"), runs)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def run_notebook(kernel_pool: KernelPool) -> Callable[[str], tuple[nbformat.NotebookNode, Path]]:
+    """Runs a notebook top to bottom in a new kernel (seconds each: the test is ``slow``); the
+    notebook with its outputs, and the kernel's folder (its working directory, and the cache
+    folder it was given: ``folder / "cache"``)."""
+
+    def run(name: str) -> tuple[nbformat.NotebookNode, Path]:
+        notebook = read(name)
+        return notebook, kernel_pool.run(notebook)
+
+    return run
 
 
 def outputs(notebook: nbformat.NotebookNode) -> list[dict]:
@@ -110,17 +110,17 @@ def outputs(notebook: nbformat.NotebookNode) -> list[dict]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_runs_top_to_bottom_on_the_sandbox(name, sandbox_environment, run_notebook):
+def test_runs_top_to_bottom_on_the_sandbox(name, run_notebook):
     import nbformat
 
     nbformat.validate(read(name))  # as committed: valid nbformat
-    notebook = run_notebook(name, sandbox_environment)
+    notebook, folder = run_notebook(name)
     shown = outputs(notebook)
     assert not [o for o in shown if o.output_type == "error"]
     stderr = "".join(o.get("text", "") for o in shown if o.get("name") == "stderr")
     assert "Warning" not in stderr, stderr
     assert "pk_live_" not in str(shown), "an API key was shown"
-    assert not (sandbox_environment / "cache").exists(), "the notebook wrote to the user cache"
+    assert not (folder / "cache").exists(), "the notebook wrote to the user cache"
     printed = "".join(o.get("text", "") for o in shown if o.output_type == "stream")
     assert "using the local sandbox (made-up data)" in printed, "made-up data, said"
     if name == "03-maps-for-reports":

@@ -1,22 +1,28 @@
-"""Another kernel: look ids up through propertykit and print what it sent as JSON.
+"""Another kernel: look ids up through propertykit and say what it sent.
 
-Run by the team tests as ``python _worker.py '<json spec>'``; the key comes from
-``PROPERTYKIT_API_KEY``. With ``ready_file``/``go_file`` it signals it is ready and waits for the
-go, so two workers start their lookups together.
+The team tests start it (``tests.team.conftest.start_worker``) as a process forked by a
+forkserver, a Python process started new that has imported propertykit once: :func:`serve`, with
+the environment and folder it is given (the key comes from ``PROPERTYKIT_API_KEY``), answers on
+a pipe. ``python _worker.py '<json spec>'`` runs the same lookup and prints it as JSON. With
+``ready_file``/``go_file`` it signals it is ready and waits for the go, so two workers start
+their lookups together.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+import traceback
 from pathlib import Path
+from typing import Any
 
 import propertykit as pk
 
 
-def main() -> None:
-    spec = json.loads(sys.argv[1])
+def look_up(spec: dict[str, Any]) -> dict[str, Any]:
+    """Look ``spec["ids"]`` up (after the go, if it has one); the rows and what was sent."""
     if spec.get("go_file"):
         Path(spec["ready_file"]).touch()
         while not Path(spec["go_file"]).exists():
@@ -32,16 +38,29 @@ def main() -> None:
         else:
             frame = client.sources(spec["ids"], page_size=spec.get("page_size"))
         usage = client.usage
-        print(
-            json.dumps(
-                {
-                    "rows": len(frame),
-                    "location_ids": frame["locationId"].tolist(),
-                    "sent": usage.requests_sent,
-                    "cache_hits": usage.cache_hits,
-                }
-            )
-        )
+        return {
+            "rows": len(frame),
+            "location_ids": frame["locationId"].tolist(),
+            "sent": usage.requests_sent,
+            "cache_hits": usage.cache_hits,
+        }
+
+
+def serve(spec: dict[str, Any], environment: dict[str, str], folder: str, answer: Any) -> None:
+    """In a forked process: :func:`look_up` under ``environment`` in ``folder``; its answer,
+    or the traceback of what went wrong, sent on the pipe ``answer``."""
+    os.environ.clear()
+    os.environ.update(environment)
+    os.chdir(folder)
+    try:
+        answer.send(("ok", look_up(spec)))
+    except BaseException:
+        answer.send(("failed", traceback.format_exc()))
+        raise
+
+
+def main() -> None:
+    print(json.dumps(look_up(json.loads(sys.argv[1]))))
 
 
 if __name__ == "__main__":

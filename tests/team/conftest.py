@@ -7,21 +7,24 @@ that need it skip, saying how to enable them; under ``CI=true`` they fail instea
 
 from __future__ import annotations
 
-import json
+import multiprocessing
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import pytest
 
 from tests._system import free_port, require
+from tests.team._worker import serve
 
-WORKER = Path(__file__).with_name("_worker.py")
+#: Seconds a worker may take to answer and exit (a failure past them, never a measured figure).
+WORKER_LIMIT = 180.0
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +81,7 @@ def redis_url(redis_server: str) -> Iterator[str]:
 
 @pytest.fixture
 def run_worker() -> Callable[..., dict[str, Any]]:
-    """Run ``_worker.py`` (another kernel) against a sandbox; return what it printed."""
+    """Run ``_worker.py`` (another kernel) against a sandbox; return what it said."""
 
     def run(sb: Any, **spec: Any) -> dict[str, Any]:
         return finish_worker(start_worker(sb, **spec))
@@ -86,21 +89,35 @@ def run_worker() -> Callable[..., dict[str, Any]]:
     return run
 
 
-def start_worker(sb: Any, **spec: Any) -> subprocess.Popen[str]:
-    """Start ``_worker.py`` against ``sb``; the key goes in the environment, never argv."""
+@dataclass
+class Worker:
+    """Another kernel, started by :func:`start_worker`: its process and the pipe it answers on."""
+
+    process: BaseProcess
+    answer: Connection
+
+
+def start_worker(sb: Any, **spec: Any) -> Worker:
+    """Start another kernel (``_worker.serve``) against ``sb``: a process of its own, forked by
+    a forkserver that has imported propertykit once (not a copy of this process); this
+    process's environment and folder, with the key in the environment, never in the spec."""
     spec.setdefault("base_url", sb.url)
     env = {**os.environ, "PROPERTYKIT_API_KEY": sb.api_key}
-    return subprocess.Popen(
-        [sys.executable, str(WORKER), json.dumps(spec)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["tests.team._worker"])  # before its first process
+    answer, sending = context.Pipe(duplex=False)
+    process = context.Process(target=serve, args=(spec, env, os.getcwd(), sending))
+    process.start()
+    sending.close()
+    return Worker(process, answer)
 
 
-def finish_worker(process: subprocess.Popen[str]) -> dict[str, Any]:
-    """Wait for a worker; its printed JSON (the test fails with its stderr if it failed)."""
-    out, err = process.communicate()
-    assert process.returncode == 0, err
-    return dict(json.loads(out))
+def finish_worker(worker: Worker) -> dict[str, Any]:
+    """Wait for a worker; what it said (the test fails with its traceback if it failed)."""
+    assert worker.answer.poll(WORKER_LIMIT), "the worker did not answer in time"
+    outcome, said = worker.answer.recv()
+    worker.answer.close()
+    worker.process.join(WORKER_LIMIT)
+    assert outcome == "ok", said
+    assert worker.process.exitcode == 0, f"the worker exited with {worker.process.exitcode}"
+    return dict(said)

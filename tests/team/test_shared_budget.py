@@ -29,8 +29,11 @@ def _budget(kind: str, where: str, name: str) -> FileBudget | RedisBudget:
 
 @pytest.fixture(scope="module")
 def other_processes():
-    """Three other processes (spawned: each imports propertykit once, for both kinds)."""
-    with multiprocessing.get_context("spawn").Pool(3) as pool:
+    """Three other processes, for both kinds: forked by a server process started new (not a
+    copy of this one), which imports this module, and so propertykit, once for all three."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with context.Pool(3) as pool:
         yield pool
 
 
