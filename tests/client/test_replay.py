@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 
 import pandas as pd
 import pyarrow as pa
@@ -85,9 +86,9 @@ def test_only_the_batches_not_cached_are_sent(fresh_sandbox, make_client):
 def test_expired_entries_are_fetched_again_and_offline_replays_them(fresh_sandbox, make_client):
     sb = fresh_sandbox
     ids = sb.location_ids[:120]
-    with make_client(sb, expire_after=1) as cold:
+    with make_client(sb, expire_after=timedelta(milliseconds=100)) as cold:
         network = cold.properties(ids)
-    time.sleep(1.5)  # let every entry expire
+    time.sleep(0.3)  # let every entry expire
     sb.reset_log()
     with make_client(sb, offline=True) as offline:
         replayed = offline.properties(ids)
