@@ -4,6 +4,9 @@ Side by side in one run, each against the naive way it replaced:
 
 - ``generate_records(5000)`` asked again: drawing every record again (the naive way, and what a
   first call still does) against the process's pickled copy.
+- The same world asked at several sizes, as a test suite's fixtures do (3,000 homes here, 50
+  there): drawing each (the naive way, and what a copy kept per size did for each new size)
+  against the blocks of records kept for the process.
 - Paging one outcode query a record at a time, as a client asking ``limit=1`` does: reading and
   testing every record of the world for each page (the naive way) against the sandbox's
   ``run_query``, which keeps the latest answers' matches (a query never asked before still reads
@@ -23,6 +26,7 @@ from propertykit.sandbox.data import generate_record, generate_records
 from propertykit.sandbox.query import run_query
 
 WORLD = 5_000
+SIZES = (3_000, 50, 2_000, 300, 150, 1_500)
 OUTCODE = "CT1"
 ROUNDS = 3
 
@@ -72,6 +76,10 @@ def main() -> int:
     draw = best(lambda: [generate_record(i, 0) for i in range(WORLD)])
     kept = best(lambda: generate_records(WORLD))
     print(f"generate_records({WORLD:,}) again: drawn {draw:.3f} s, kept copy {kept:.3f} s")
+    print(f"  ratio: {draw / kept:.1f}x")
+    draw = best(lambda: [[generate_record(i, 0) for i in range(n)] for n in SIZES])
+    kept = best(lambda: [generate_records(n) for n in SIZES])
+    print(f"generate_records at sizes {SIZES}: drawn {draw:.3f} s, kept blocks {kept:.3f} s")
     print(f"  ratio: {draw / kept:.1f}x")
 
     catalogue = Catalogue(seed=0, n_properties=WORLD)

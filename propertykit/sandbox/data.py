@@ -456,15 +456,24 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     >>> [r["locationId"] for r in generate_records(2)]
     ['L00000000', 'L00000001']
 
-    Each call gives records of its own, free to change; the same world asked again is read from
-    a copy kept for the process (a few of the latest; unpickled, several times quicker than
-    drawing them again: benchmarks/sandbox.py).
+    Each call gives records of its own, free to change. Records are drawn a block of
+    ``_BLOCK`` at a time and kept pickled for the process (the latest 60,000 or so), so a world
+    asked again, at any size, is unpickled rather than drawn again: several times quicker
+    (benchmarks/sandbox.py).
     """
-    records: list[dict[str, Any]] = pickle.loads(_pickled_records(n, seed, realism))
+    records: list[dict[str, Any]] = []
+    for start in range(0, n, _BLOCK):
+        block = pickle.loads(_pickled_block(start // _BLOCK, seed, realism))
+        records.extend(block[: n - start])
     return records
 
 
-@lru_cache(maxsize=6)
-def _pickled_records(n: int, seed: int, realism: str) -> bytes:
-    records = [generate_record(index, seed, realism=realism) for index in range(n)]
+#: Records drawn and kept together by :func:`generate_records`.
+_BLOCK = 100
+
+
+@lru_cache(maxsize=600)
+def _pickled_block(block: int, seed: int, realism: str) -> bytes:
+    indexes = range(block * _BLOCK, (block + 1) * _BLOCK)
+    records = [generate_record(index, seed, realism=realism) for index in indexes]
     return pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
