@@ -92,6 +92,7 @@ XDIST_GROUPS: dict[str, str] = {
     "valued_frame": "valued",
     "valued_frame_in_pence": "valued",
     "valued_page": "valued",
+    "valuable_home": "valuable-home",  # a home to value, found among 5,000 (tests/conftest.py)
     "run_notebook": "notebooks",  # each notebook's kernel starts as the one before runs
     "sandbox_report": "cli-sandbox-report",  # one report run read by two tests (tests/cli)
 }

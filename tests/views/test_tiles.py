@@ -319,9 +319,9 @@ def test_a_hostile_tile_server_leaves_every_map_its_outline_with_one_warning_eac
 ) -> None:
     server.mode = mode
     server.redirect_to = "http://localhost:9"  # another host (never asked)
-    # The trickle is refused only when the map's time is up: 1 s, not the default 30 s (the
+    # The trickle is refused only when the map's time is up: 0.5 s, not the default 30 s (the
     # others are refused at once; their 3 s leave room for a busy machine)
-    seconds = 1 if mode == "trickle" else 3
+    seconds = 0.5 if mode == "trickle" else 3
     streets = StreetTiles(server.template, attribution="", seconds=seconds)
     maps = [go.Figure(figure) for figure in two_maps]
     with pytest.warns(pk.errors.TileWarning) as caught:
