@@ -33,15 +33,18 @@ loadgroup``, as ``make test`` runs), so one worker makes each once. See
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-import propertykit as pk
-from propertykit.config import ENV_API_KEY, ENV_CACHE_DIR
-from propertykit.sandbox import Sandbox, generate_records
+# The package is imported by the fixtures that use it, not here: pytest-xdist's controller loads
+# this file (and tests/conftest.py) before it starts the workers, and needs none of it.
+if TYPE_CHECKING:
+    from propertykit.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent
 
@@ -137,6 +140,15 @@ def xdist_group_for(item: pytest.Item) -> str | None:
     return next((XDIST_GROUPS[f] for f in _fixtures(item) if f in XDIST_GROUPS), None)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish() -> None:
+    """Freeze what the session leaves (worlds of records, frames, caches) as it ends: pytest's
+    closing garbage collections and the interpreter's exit then skip it, about 2 s a run. Cycles
+    left at the very end are not collected, so a finalizer among them that fails goes unreported;
+    one collected during a test still fails that test."""
+    gc.freeze()
+
+
 # tryfirst: pytest-xdist turns xdist_group markers into groups in its own
 # pytest_collection_modifyitems; ours must have added them before, or loadgroup groups nothing.
 @pytest.hookimpl(tryfirst=True)
@@ -166,7 +178,9 @@ def _needs_sandbox(source: str) -> bool:
 @pytest.fixture(scope="session")
 def _doctest_sandbox() -> Iterator[Sandbox]:
     """The sandbox behind ``sb`` and ``client``; started the first time an example needs it."""
-    with pk.sandbox.serve() as sb:
+    from propertykit.sandbox import serve
+
+    with serve() as sb:
         yield sb
 
 
@@ -177,6 +191,10 @@ def _doctest_names(request: pytest.FixtureRequest) -> Iterator[None]:
     if not isinstance(item, pytest.DoctestItem) or item.dtest is None:
         yield
         return
+    import propertykit as pk
+    from propertykit.config import ENV_API_KEY, ENV_CACHE_DIR
+    from propertykit.sandbox import generate_records
+
     namespace: dict[str, object] = request.getfixturevalue("doctest_namespace")
     monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
     tmp_path = request.getfixturevalue("tmp_path")

@@ -33,15 +33,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings
 
-from propertykit import sandbox as sandbox_module
-from propertykit.client import Client, Clock
-from propertykit.sandbox import Sandbox
 from tests._browser import chromium
 from tests._hypothesis import FAST_PROFILE
 from tests._system import NewProcess
 
+# The package is imported by the fixtures that use it (see the root conftest.py).
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+    from propertykit.client import Client
+    from propertykit.sandbox import Sandbox
 
 # Hypothesis: no per-example deadline (a shared 2-core machine's timing is not behaviour under
 # test). Locally every run explores new examples; under CI=true the examples are derandomized, so
@@ -57,14 +58,18 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "p
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     """A sandbox shared by the session (5,000 properties, seed 0); do not change its state."""
-    with sandbox_module.serve() as sb:
+    from propertykit.sandbox import serve
+
+    with serve() as sb:
         yield sb
 
 
 @pytest.fixture
 def fresh_sandbox() -> Iterator[Sandbox]:
     """A new sandbox for one test (5,000 properties, seed 0), free to steer."""
-    with sandbox_module.serve() as sb:
+    from propertykit.sandbox import serve
+
+    with serve() as sb:
         yield sb
 
 
@@ -80,7 +85,9 @@ def profiled_sandbox(profile: str) -> Iterator[Sandbox]:
 
     ``make_client(sb)`` builds its clients with the same profile.
     """
-    with sandbox_module.serve(profile=profile) as sb:
+    from propertykit.sandbox import serve
+
+    with serve(profile=profile) as sb:
         yield sb
 
 
@@ -111,6 +118,8 @@ def cache_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_client(sleeps: list[float], cache_file: Path) -> Iterator[Callable[..., Client]]:
     """Build clients against a sandbox; each is closed after the test."""
+    from propertykit.client import Client, Clock
+
     made: list[Client] = []
 
     def make(sb: Any, **kwargs: Any) -> Client:
