@@ -148,6 +148,8 @@ class local_server:
         seen = self.seen
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # answers written in pieces leave at once
+
             def do_GET(self) -> None:
                 seen.append({"path": self.path, **{k.lower(): v for k, v in self.headers.items()}})
                 answer(self)

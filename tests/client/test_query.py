@@ -453,6 +453,8 @@ def test_conditions_go_on_the_wire_as_the_sdk_sends_them(profile, tmp_path):
     bodies: list[Any] = []
 
     class Handler(BaseHTTPRequestHandler):
+        disable_nagle_algorithm = True  # answers written in pieces leave at once
+
         def do_POST(self) -> None:
             bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             answer = json.dumps({"success": True, "result": [], "totalSize": 0, "size": 0,

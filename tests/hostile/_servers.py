@@ -65,6 +65,7 @@ def hostile(behaviour: Behaviour) -> Iterator[Hostile]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # answers written in pieces leave at once
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

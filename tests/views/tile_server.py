@@ -112,6 +112,8 @@ class TileServer:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # answers written in pieces leave at once
+
             def do_GET(self) -> None:
                 owner.requests.append((self.path, self.headers.get("User-Agent", "")))
                 time.sleep(owner.delay)

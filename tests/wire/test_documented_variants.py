@@ -47,6 +47,7 @@ class Scripted:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # answers written in pieces leave at once
             protocol_version = "HTTP/1.1"
 
             def _any(self) -> None:
