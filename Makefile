@@ -53,9 +53,12 @@ suite: $(STAMP)
 
 # The edit loop: everything but the slow, end-to-end, Redis and Dask tests (markers given in
 # conftest.py by the fixtures a test uses), on both cores, each Hypothesis property on a sixth of
-# its examples (tests/_hypothesis.py). `make test` runs them all, each property in full.
+# its examples (tests/_hypothesis.py). `make test` runs them all, each property in full. The
+# folders whose every test is marked e2e or dask (MARKED_FOLDERS in conftest.py) are not even
+# collected: importing Dask and Playwright for tests left out costs each worker about a second.
 test-fast: $(STAMP)
-	$(PYTEST) -m "not slow and not e2e and not redis and not dask" --hypothesis-profile=fast
+	$(PYTEST) -m "not slow and not e2e and not redis and not dask" --hypothesis-profile=fast \
+		--ignore=tests/e2e --ignore=tests/on_dask --ignore=propertykit/dask
 
 # The wire, client and frames tests on the newest requests-cache, pyarrow and pandas, past the
 # upper bounds in pyproject.toml, in a venv of their own: run it before raising a bound.
