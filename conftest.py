@@ -71,6 +71,8 @@ MARKED_FIXTURES: dict[str, tuple[str, ...]] = {
     "world_frame": ("slow",),  # 20,000 generated records (tests/views/conftest.py)
     "held_out": ("slow",),  # 20,000 real-shaped homes, recent sales held out (test_valuation)
     "real_sales": ("slow",),  # sales of 20,000 real-shaped homes (frames/test_price_index)
+    "valued_page": ("slow",),  # the whole report of 3,000 homes, one valued (tests/views)
+    "hostile_pence_page": ("slow",),  # the same in pence, with script for every address
     "drift_certificates": ("slow",),  # 200,000 generated EPC certificates (test_epc_trend)
     "page_sandbox": ("slow",),  # runs every example of a docs page (tests/docs)
     "sandbox_report": ("slow",),  # `propertykit report --sandbox` in a new process (tests/cli)
