@@ -142,6 +142,14 @@ def xdist_group_for(item: pytest.Item) -> str | None:
     return next((XDIST_GROUPS[f] for f in _fixtures(item) if f in XDIST_GROUPS), None)
 
 
+def pytest_configure() -> None:
+    """Collect young garbage after 50,000 allocations, not 700: the suite keeps worlds of records
+    and frames alive for the session, and each full collection walked them again (about 3 s of
+    each fast-run worker's CPU, measured with ``gc.callbacks``; under 1 s now, at the same peak
+    memory)."""
+    gc.set_threshold(50_000, 20, 100)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish() -> None:
     """Freeze what the session leaves (worlds of records, frames, caches) as it ends: pytest's
