@@ -44,7 +44,17 @@ class _Hidden:
 
 
 def _interactive() -> bool:
-    if "ipykernel" in sys.modules:
+    if _in_a_kernel():
         return True
     stream = sys.stderr
     return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _in_a_kernel() -> bool:
+    """Whether this process is a running Jupyter kernel: its IPython shell has a kernel (having
+    imported ipykernel is not enough: jupyter_client does, to find the Python kernel)."""
+    if "ipykernel" not in sys.modules or "IPython" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    return getattr(get_ipython(), "kernel", None) is not None

@@ -52,6 +52,16 @@ def test_progress_bars_show_for_multi_request_work_only_when_asked(
     assert capsys.readouterr().err == ""  # not a notebook, not a terminal
 
 
+def test_a_process_that_imported_ipykernel_is_not_taken_for_a_notebook(
+    fresh_sandbox, make_client, capsys
+):
+    import ipykernel.kernelspec  # noqa: F401  (jupyter_client imports it to find the kernel)
+
+    sb = fresh_sandbox
+    make_client(sb, progress=None, cache=False).property_records(sb.location_ids[:120])
+    assert capsys.readouterr().err == ""  # no kernel runs here, and stderr is no terminal
+
+
 def test_frames_come_back_from_properties_and_sources(fresh_sandbox, make_client):
     sb = fresh_sandbox
     client = make_client(sb)
