@@ -100,7 +100,7 @@ def read_bodies(
             del sink[noted:]
             read = _Reading(sink, fields)
             read.decoded(bodies)
-            struct = _joined_parts(read.parts)
+            struct = _joined_parts(read.parts, decoded=True)
     if fields is not None:
         asked = [n for n in fields if n != "result" and any(n in e for e in read.envelopes)]
         fields.clear()
@@ -235,15 +235,21 @@ def decode_body(body: Any, position: int) -> Any:
     return value
 
 
-def _joined_parts(parts: list[dict[str, pa.Array]]) -> pa.StructArray:
-    """Chunks' records as one struct: the named fields, then every other in order."""
+def _joined_parts(parts: list[dict[str, pa.Array]], *, decoded: bool = False) -> pa.StructArray:
+    """Chunks' records as one struct: the named fields, then every other in order.
+
+    A field that is a whole value in some chunks and read by its fields in others (``a``, and
+    ``a.b``) is a :class:`TypeError`, to read the bodies again ``decoded``, as records are: then
+    ``a`` and ``a.b`` are two fields (a record may well have both keys), as ``pk.frame(records)``
+    has them.
+    """
     names = list(dict.fromkeys(name for part in parts for name in part))
     columns = {
         name: joined([p.get(name, pa.nulls(len(p["propertyId"]))) for p in parts]) for name in names
     }
     columns["saleHistory"] = in_sale_order(columns["saleHistory"])
     extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
-    if {n[:i] for n in extras for i, c in enumerate(n) if c == "."} & extras.keys():
+    if not decoded and {n[:i] for n in extras for i, c in enumerate(n) if c == "."} & extras.keys():
         raise TypeError("a field read whole here and by its fields there")  # as one, decoded
     known = [columns[name] for name in RECORD_TYPE.names]
     return pa.StructArray.from_arrays(

@@ -200,3 +200,11 @@ def test_tidy_bodies_always_take_the_quick_route(picks: list[int]) -> None:
     arrow, boundaries, _ = _bodies.read_by_arrow(envelopes(records, size=3))
     assert arrow.field("propertyId").to_pylist() == [r["propertyId"] for r in records]
     assert list(boundaries) == [r["spatial"].get("boundary") for r in records]
+
+
+def test_a_record_with_keys_a_and_a_dot_b_frames_from_its_body_as_from_itself() -> None:
+    records = generate_records(3, seed=9)
+    records[1]["agentNote"] = None
+    records[1]["agentNote.text"] = "kept"  # a key with a dot in it, beside the key before it
+    body = json.dumps({"success": True, "result": records}).encode()
+    pd.testing.assert_frame_equal(frame([body]), frame(records), check_exact=True)
