@@ -33,6 +33,7 @@ loadgroup``, as ``make test`` runs), so one worker makes each once. See
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from collections.abc import Iterator
@@ -117,17 +118,26 @@ def _drives_a_browser(item: pytest.Item) -> bool:
     return any(call in source for call in BROWSER_CALLS)
 
 
+@functools.cache
+def _folder_markers(path: str) -> frozenset[str]:
+    """The markers of the tests in the file at ``path``, from its folder (resolved once a file:
+    each ``resolve`` asks the disk)."""
+    resolved = Path(path).resolve()
+    try:
+        where = resolved.relative_to(ROOT).as_posix()
+    except ValueError:
+        where = resolved.as_posix()
+    return frozenset(
+        name
+        for folder, names in MARKED_FOLDERS.items()
+        if where == folder or where.startswith(folder + "/")
+        for name in names
+    )
+
+
 def markers_for(item: pytest.Item) -> set[str]:
     """The markers ``item`` gets from its folder and the fixtures it uses."""
-    path = Path(str(item.path)).resolve()
-    try:
-        where = path.relative_to(ROOT).as_posix()
-    except ValueError:
-        where = path.as_posix()
-    found: set[str] = set()
-    for folder, names in MARKED_FOLDERS.items():
-        if where == folder or where.startswith(folder + "/"):
-            found.update(names)
+    found = set(_folder_markers(str(item.path)))
     for fixture in _fixtures(item):
         found.update(MARKED_FIXTURES.get(fixture, ()))
     if _drives_a_browser(item):
