@@ -25,10 +25,11 @@ def page(properties: pd.DataFrame) -> str:
 
 @pytest.fixture(scope="module")
 def small_page(properties: pd.DataFrame) -> str:
-    """The report of three properties, its title and source holding markup, no usage given:
-    built once for the tests that only read it."""
+    """The report of no properties (its charts empty: what is read here is the title, the
+    source and the footer), its title and source holding markup, no usage given: built once for
+    the tests that only read it."""
     return build_report(
-        properties.head(3), title="<b>Q1</b> & co", source="<script>x</script>", generated_at=WHEN
+        properties.iloc[:0], title="<b>Q1</b> & co", source="<script>x</script>", generated_at=WHEN
     )
 
 
