@@ -133,6 +133,7 @@ def build_report(
     (True, True)
     """
     when = (generated_at or datetime.now(UTC)).astimezone(UTC)
+    counts = _usage_counts(usage)  # refused before the figures are built, not after
     df = shared.for_display(df)  # pounds in the report, whatever the served unit
     notes: list[str] = []
     evidence = _evidence(df, subject, as_of) if subject is not None else None
@@ -176,7 +177,7 @@ def build_report(
 <section class="card"><h2>By property type</h2>{_type_table(df)}</section>
 {notes_html}
 {"".join(charts)}
-<footer>{_footer(df, usage=usage, source=source, when=when, streets=credit)}</footer>
+<footer>{_footer(df, counts=counts, source=source, when=when, streets=credit)}</footer>
 </main>
 </body>
 </html>
@@ -423,9 +424,13 @@ def _cell(value: Any) -> str:
 
 
 def _footer(
-    df: pd.DataFrame, *, usage: Any, source: str | None, when: datetime, streets: str | None
+    df: pd.DataFrame,
+    *,
+    counts: tuple[int, int, int] | None,
+    source: str | None,
+    when: datetime,
+    streets: str | None,
 ) -> str:
-    counts = _usage_counts(usage)
     if counts is None:
         cost = "Request and credit usage was not recorded for this data."
     else:

@@ -145,15 +145,15 @@ def test_every_close_up_gets_its_own_tiles(properties: pd.DataFrame, server: Til
 
 
 def test_report_bakes_tiles_once_and_names_no_tile_address(
-    few: pd.DataFrame, server: TileServer, tmp_path: Path
+    for_maps: pd.DataFrame, server: TileServer, tmp_path: Path
 ) -> None:
-    first = write_report(few, tmp_path / "a.html", tiles=server.template, attribution=CREDIT)
+    first = write_report(for_maps, tmp_path / "a.html", tiles=server.template, attribution=CREDIT)
     fetched = _tile_paths(server)
     assert fetched and len(set(fetched)) == len(fetched)  # each tile once
     assert len(fetched) <= 2 * MAX_TILES  # two maps, each capped
     assert all(agent.startswith("propertykit/") for _, agent in server.requests)
 
-    second = write_report(few, tmp_path / "b.html", tiles=server.template, attribution=CREDIT)
+    second = write_report(for_maps, tmp_path / "b.html", tiles=server.template, attribution=CREDIT)
     assert _tile_paths(server) == fetched  # the second build sent no tile request
 
     for page in (first.read_text(), second.read_text()):
@@ -180,19 +180,19 @@ def test_offline_mode_bakes_from_the_tile_cache_and_sends_nothing(
 
 
 def test_unreachable_tile_server_gives_the_outline_with_one_warning(
-    few: pd.DataFrame, tmp_path: Path
+    for_maps: pd.DataFrame, tmp_path: Path
 ) -> None:
     with TileServer() as gone:
         template = gone.template  # a port nothing listens on once the server has stopped
     with pytest.warns(pk.PropertyKitWarning, match="could not be fetched") as caught:
-        figure = property_map(few, basemap="tiles", tiles=template, attribution=CREDIT)
+        figure = property_map(for_maps, basemap="tiles", tiles=template, attribution=CREDIT)
     assert len(caught) == 1
     assert any(trace.meta == "basemap" for trace in figure.data)  # land and coast, not blank
     assert not figure.layout.images
     assert figure.layout.plot_bgcolor != "white"
 
     with pytest.warns(pk.errors.TileWarning) as caught:
-        path = write_report(few, tmp_path / "r.html", tiles=template, attribution=CREDIT)
+        path = write_report(for_maps, tmp_path / "r.html", tiles=template, attribution=CREDIT)
     # One warning per map: the first names the cause, the second was not tried (no more time
     # given to a server that failed).
     first, second = (str(w.message) for w in caught)
@@ -298,6 +298,26 @@ def few() -> pd.DataFrame:
     return frame(generate_records(30))
 
 
+#: What the report's two maps read (places, plot boundaries, towns, and their two colours).
+MAP_COLUMNS = [
+    "propertyId",
+    "spatial.lat",
+    "spatial.lng",
+    "spatial.boundary",
+    "address.town",
+    "epc.currentEnergyRating",
+    "pricing.estimatedSaleValue",
+]
+
+
+@pytest.fixture(scope="module")
+def for_maps(few: pd.DataFrame) -> pd.DataFrame:
+    """:func:`few` with only :data:`MAP_COLUMNS`: its report has both maps, which are all that
+    tiles go under, and leaves out the sales charts (each with a note), half the report's
+    build."""
+    return few[MAP_COLUMNS]
+
+
 def _outline_maps(page: str) -> int:
     """How many of the report's figures are maps drawn on the outline basemap."""
     cards = re.findall(r'<section class="card">.*?</section>', page, re.S)
@@ -340,7 +360,7 @@ def test_a_hostile_tile_server_leaves_every_map_its_outline_with_one_warning_eac
 @pytest.mark.parametrize("mode", HOSTILE)
 def test_the_report_is_written_whatever_the_tile_server_sends(
     mode: str,
-    few: pd.DataFrame,
+    for_maps: pd.DataFrame,
     server: TileServer,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -350,7 +370,7 @@ def test_the_report_is_written_whatever_the_tile_server_sends(
     server.mode = mode
     server.redirect_to = "http://localhost:9"
     with pytest.warns(pk.errors.TileWarning) as caught:
-        path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
+        path = write_report(for_maps, tmp_path / "r.html", tiles=server.template, attribution="")
     page = path.read_text()
     assert len(caught) == _outline_maps(page) >= 2  # one warning per map, each on its outline
     (note,) = re.findall(r"Street maps: not drawn \((.*?)\); the maps use the outline", page)
@@ -366,12 +386,12 @@ def test_a_map_has_thirty_seconds_for_its_tiles_by_default() -> None:
 
 @pytest.mark.slow  # a whole report and one map deadline (1 s here; 30 s by default)
 def test_a_trickling_tile_server_costs_one_map_deadline_and_no_more(
-    few: pd.DataFrame, server: TileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    for_maps: pd.DataFrame, server: TileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(street, "MAP_SECONDS", 1.0)  # what the report's maps are given
     server.mode = "trickle"
     with pytest.warns(pk.errors.TileWarning) as caught:
-        path = write_report(few, tmp_path / "r.html", tiles=server.template, attribution="")
+        path = write_report(for_maps, tmp_path / "r.html", tiles=server.template, attribution="")
     first, *later = (str(w.message) for w in caught)
     assert "did not all arrive within 1 seconds" in first  # the first map waited its deadline
     # ... and no other map waited at all: each was not tried, and the server was asked only
@@ -395,10 +415,12 @@ def test_a_slow_but_honest_server_still_gets_its_tiles_drawn(
 def test_a_tile_too_large_in_pixels_is_not_decoded_whatever_the_fetcher(
     few: pd.DataFrame,
 ) -> None:
+    out = io.BytesIO()
+    Image.new("RGB", (2048, 2048), "#dddddd").save(out, "PNG")
+    big = out.getvalue()  # encoded once: the fetcher is asked for many tiles at once
+
     def poster(url: str, *, seconds: float, fresh: bool = False) -> bytes:
-        out = io.BytesIO()
-        Image.new("RGB", (2048, 2048), "#dddddd").save(out, "PNG")
-        return out.getvalue()
+        return big
 
     figure = property_map(few, basemap="outline")
     with pytest.warns(pk.errors.TileWarning, match="2,048 x 2,048 pixels"):
@@ -412,14 +434,14 @@ def test_a_tile_too_large_in_pixels_is_not_decoded_whatever_the_fetcher(
 
 
 def test_an_xyzservices_provider_gives_its_address_and_its_credit(
-    few: pd.DataFrame, server: TileServer
+    few: pd.DataFrame, two_maps: list[go.Figure], server: TileServer
 ) -> None:
     xyzservices = pytest.importorskip("xyzservices")
     provider = xyzservices.TileProvider(name="Test", url=server.template, attribution=CREDIT)
     figure = property_map(few, basemap="tiles", tiles=provider)  # baked: not a live notebook
     assert len(figure.layout.images) == 1 and server.requests
     assert [a.text for a in figure.layout.annotations if a.name == "attribution"] == [CREDIT]
-    own = bake_tiles(property_map(few, basemap="outline"), provider, attribution="Mine")
+    own = bake_tiles(go.Figure(two_maps[0]), provider, attribution="Mine")
     assert [a.text for a in own.layout.annotations if a.name == "attribution"] == ["Mine"]
 
     live = to_tiles(figure, Extent(-0.2, 51.45, -0.05, 51.55), tiles=provider)

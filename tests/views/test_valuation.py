@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.views.valuation import comparable_evidence, comparables_map, evidence_html
+from propertykit.views.valuation import (
+    ComparableEvidence,
+    comparable_evidence,
+    comparables_map,
+    evidence_html,
+)
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 AS_OF = VALUED_AS_OF
@@ -21,6 +26,12 @@ THIN = "PK00000007"  # a Nottingham house with none
 @pytest.fixture
 def df(valued_frame: pd.DataFrame) -> pd.DataFrame:
     return valued_frame
+
+
+@pytest.fixture(scope="module")
+def evidence(valued_frame: pd.DataFrame) -> ComparableEvidence:
+    """The comparable evidence of :data:`SUBJECT`, gathered once for the tests that read it."""
+    return comparable_evidence(valued_frame, SUBJECT, as_of=AS_OF)
 
 
 def metres(lng1: float, lat1: float, lng2: float, lat2: float) -> float:
@@ -87,8 +98,8 @@ def test_bad_subjects_are_refused_in_words(df):
         comparables_map(df, {"lat": 51.5, "lng": -0.1}, basemap="none")
 
 
-def test_the_range_and_the_table_agree_with_the_valuation(df):
-    found = comparable_evidence(df, SUBJECT, as_of=AS_OF)
+def test_the_range_and_the_table_agree_with_the_valuation(df, evidence):
+    found = evidence  # comparable_evidence(df, SUBJECT, as_of=AS_OF)
     value = df.pk.valuation([SUBJECT], as_of=AS_OF).iloc[0]
     page = evidence_html(found)
     for amount in (value["estimate"], value["lower"], value["upper"]):
@@ -116,8 +127,8 @@ def test_text_from_the_data_is_escaped_in_the_map_and_the_table(df):
     assert all("<img" not in text for text in traces(figure)["Subject"].text)
 
 
-def test_the_own_earlier_sale_is_said_in_words(df):
-    found = comparable_evidence(df, SUBJECT, as_of=AS_OF)
+def test_the_own_earlier_sale_is_said_in_words(evidence):
+    found = evidence  # comparable_evidence(df, SUBJECT, as_of=AS_OF)
     assert found.comparables["own_sale"].any()
     assert "own earlier sale" in evidence_html(found)
     assert np.isfinite(found.lat) and np.isfinite(found.lng)

@@ -83,8 +83,7 @@ def bomb_png(side: int = BOMB_SIDE) -> bytes:
     """A valid black-and-white PNG of ``side`` x ``side`` pixels: a few bytes a row once
     compressed, gigabytes once decoded to RGB."""
     row = b"\0" * (1 + (side + 7) // 8)  # filter byte, then one bit a pixel
-    pack = zlib.compressobj(9)
-    data = b"".join(pack.compress(row) for _ in range(side)) + pack.flush()
+    data = _zlib_of_rows(row, side)
 
     def chunk(kind: bytes, body: bytes) -> bytes:
         crc = zlib.crc32(kind + body)
@@ -94,6 +93,23 @@ def bomb_png(side: int = BOMB_SIDE) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
     )
+
+
+def _zlib_of_rows(row: bytes, count: int, *, rows_a_block: int = 1000) -> bytes:
+    """``zlib.compress(row * count, 9)``'s equal (the same bytes once decompressed), made in a
+    tenth of the time: a block of rows is deflated once, ended with a full flush (which makes
+    the next block independent of it), and repeated; the zlib header and checksum are written
+    around it."""
+    block = row * min(rows_a_block, count)
+    blocks, rest = divmod(count, min(rows_a_block, count))
+    pack = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: no header, no checksum
+    repeated = pack.compress(block) + pack.flush(zlib.Z_FULL_FLUSH)
+    last = pack.compress(row * rest) + pack.flush()
+    checksum = 1
+    for _ in range(blocks):
+        checksum = zlib.adler32(block, checksum)
+    checksum = zlib.adler32(row * rest, checksum)
+    return b"\x78\xda" + repeated * blocks + last + struct.pack(">I", checksum)
 
 
 class TileServer:

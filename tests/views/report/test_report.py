@@ -25,11 +25,20 @@ def page(properties: pd.DataFrame) -> str:
 
 @pytest.fixture(scope="module")
 def small_page(properties: pd.DataFrame) -> str:
-    """The report of three properties, its title and source holding markup, no usage given:
-    built once for the tests that only read it."""
+    """The report of no properties (its charts empty: what is read here is the title, the
+    source and the footer), its title and source holding markup, no usage given: built once for
+    the tests that only read it."""
     return build_report(
-        properties.head(3), title="<b>Q1</b> & co", source="<script>x</script>", generated_at=WHEN
+        properties.iloc[:0], title="<b>Q1</b> & co", source="<script>x</script>", generated_at=WHEN
     )
+
+
+@pytest.fixture(scope="module")
+def empty_page(properties: pd.DataFrame) -> str:
+    """The report of no properties, its usage given as a plain object with the three counts:
+    built once for the two tests that read it."""
+    usage = SimpleNamespace(requests_sent=0, cache_hits=2, billable_requests=0, retries=0)
+    return build_report(properties.iloc[:0], usage=usage, generated_at=WHEN)
 
 
 def test_report_is_one_document_with_plotly_embedded_once(page: str) -> None:
@@ -64,14 +73,13 @@ def test_footer_says_source_time_and_cost(page: str) -> None:
 
 
 def test_usage_may_be_any_object_with_the_counts_or_none(
-    properties: pd.DataFrame, small_page: str
+    properties: pd.DataFrame, empty_page: str, small_page: str
 ) -> None:
-    small = properties.head(5)
-    usage = SimpleNamespace(requests_sent=0, cache_hits=2, billable_requests=0, retries=0)
-    assert "0 requests over the network" in build_report(small, usage=usage, generated_at=WHEN)
+    assert "0 requests over the network" in empty_page  # built with a SimpleNamespace
+    assert "2 answers came from the local cache" in empty_page
     assert "usage was not recorded" in small_page  # built with no usage
     with pytest.raises(InvalidInput, match="billable_requests"):
-        build_report(small, usage={"requests_sent": 1})
+        build_report(properties.head(5), usage={"requests_sent": 1})
 
 
 def test_text_from_the_data_is_escaped(small_page: str) -> None:
@@ -79,8 +87,8 @@ def test_text_from_the_data_is_escaped(small_page: str) -> None:
     assert "&lt;b&gt;Q1&lt;/b&gt; &amp; co" in page and "<script>x</script>" not in page
 
 
-def test_an_empty_frame_still_gives_a_report(properties: pd.DataFrame) -> None:
-    page = build_report(properties.iloc[:0], generated_at=WHEN)
+def test_an_empty_frame_still_gives_a_report(empty_page: str) -> None:
+    page = empty_page  # build_report(properties.iloc[:0], ...)
     assert page.count("no data (") >= 4 and "0 property records" in page
 
 
