@@ -136,6 +136,43 @@ def trickle(handler: BaseHTTPRequestHandler, body: bytes, every: float) -> None:
         handler.close_connection = True
 
 
+#: An affine map on 32-bit CRC registers: the images of each bit (its linear part), then of 0.
+_Affine = tuple[tuple[int, ...], int]
+
+
+def _apply(step: _Affine, crc: int) -> int:
+    columns, constant = step
+    for bit, column in enumerate(columns):
+        if crc >> bit & 1:
+            constant ^= column
+    return constant
+
+
+def _then(first: _Affine, second: _Affine) -> _Affine:
+    """``first``, then ``second``, as one map."""
+    linear = (second[0], 0)
+    return tuple(_apply(linear, column) for column in first[0]), _apply(second, first[1])
+
+
+def _crc32_repeated(chunk: bytes, times: int) -> int:
+    """``zlib.crc32(chunk * times)``, without reading ``chunk`` ``times`` times.
+
+    A CRC is linear in its register: reading ``chunk`` from register ``c`` gives
+    ``L(c) ^ crc32(chunk, 0)``. ``L`` is read off ``zlib.crc32`` itself (one call per bit), and the
+    map is composed ``times`` times by squaring: 33 readings of 1 MiB instead of 512 for a bomb
+    of 512 MiB.
+    """
+    zero = zlib.crc32(chunk, 0)
+    step: _Affine = (tuple(zlib.crc32(chunk, 1 << bit) ^ zero for bit in range(32)), zero)
+    total: _Affine = (tuple(1 << bit for bit in range(32)), 0)  # reading nothing
+    while times:
+        if times & 1:
+            total = _then(total, step)
+        step = _then(step, step)
+        times >>= 1
+    return _apply(total, 0)
+
+
 def gzip_bomb(decoded_mb: int) -> bytes:
     """A gzip body of zeros that inflates to ``decoded_mb`` MiB (about 1 KB per MiB on the wire).
 
@@ -147,9 +184,7 @@ def gzip_bomb(decoded_mb: int) -> bytes:
     compressor = zlib.compressobj(9, zlib.DEFLATED, -15)  # -15: raw deflate, no header
     block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
     last = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
-    crc = 0
-    for _ in range(decoded_mb):
-        crc = zlib.crc32(chunk, crc)
+    crc = _crc32_repeated(chunk, decoded_mb)
     header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name or time
     trailer = struct.pack("<II", crc, (decoded_mb * 2**20) & 0xFFFFFFFF)
     return header + block * decoded_mb + last + trailer

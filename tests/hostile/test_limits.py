@@ -18,6 +18,11 @@ IDS = ["L0", "L1"]  # as records(0, 2) serves them
 MiB = 2**20
 
 
+def test_the_bomb_is_a_whole_gzip_stream_with_its_true_crc_and_length() -> None:
+    """The bombs below are real: a decoder without a cap reads one whole, its checks passing."""
+    assert gzip.decompress(gzip_bomb(5)) == b"\0" * (5 * MiB)
+
+
 @pytest.mark.timeout(60)
 def test_a_gzip_bomb_stops_at_the_cap_without_eating_memory(client_of) -> None:
     bomb = gzip_bomb(512)  # about 0.5 MB on the wire, 512 MiB once inflated

@@ -3,10 +3,18 @@ the user sees (the range, the comparables, the map, messages in plain words)."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+import pandas as pd
 import pytest
 
 import propertykit as pk
+from propertykit.client import Client, Clock
 from propertykit.frames import frame
+from propertykit.sandbox import Sandbox, serve
 from propertykit.sandbox.data import generate_records
 from propertykit.widgets import ValuationForm
 
@@ -26,17 +34,63 @@ def subject(valuable_home: tuple[str, str]) -> tuple[str, str]:
     return valuable_home
 
 
+@dataclass
+class Valued:
+    """The valuable home valued by a form on a sandbox of its own (radius 3,000 m, as of AS_OF)."""
+
+    sandbox: Sandbox
+    form: ValuationForm
+
+
+@pytest.fixture(scope="module")
+def valued_on(
+    valuable_home: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[str], Valued]]:
+    """``valued_on(profile)``: the subject valued once per module and profile (a neighbourhood
+    fetched, valued and mapped: about half a second), for the tests that only read the form."""
+    made: dict[str, Valued] = {}
+    with ExitStack() as stack:
+
+        def valued_on(profile: str) -> Valued:
+            if profile not in made:
+                sb = stack.enter_context(serve(profile=profile))
+                cache = tmp_path_factory.mktemp(f"valued-{profile}") / "cache.sqlite"
+                client = stack.enter_context(
+                    Client(
+                        sb.api_key,
+                        sb.url,
+                        cache=cache,
+                        progress=False,
+                        profile=profile,
+                        clock=Clock(sleep=[].append, random=random.Random(0)),
+                    )
+                )
+                form = ValuationForm(client, radius_m=3000)
+                form.subject.value, form.as_of.value = valuable_home[0], AS_OF
+                form.value_button.click()
+                made[profile] = Valued(sb, form)
+            return made[profile]
+
+        yield valued_on
+
+
+@pytest.fixture(scope="module")
+def homes() -> pd.DataFrame:
+    """3,000 generated homes as a frame, for the forms given a frame (they never change it)."""
+    return frame(generate_records(3000))
+
+
 def assert_plain(form: ValuationForm) -> None:
     shown = form.message.value + form.status.value + form.table.value + form.range.value
     assert "Traceback" not in shown and "attrs[" not in shown and "InvalidInput" not in shown
 
 
-def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client, subject):
-    client = make_client(sandbox)
-    form = ValuationForm(client, radius_m=3000)
-    assert form.results.layout.display == "none"
-    form.subject.value, form.as_of.value = subject[0], AS_OF
-    form.value_button.click()
+def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
+    sandbox, make_client, subject, valued_on
+):
+    assert ValuationForm(make_client(sandbox)).results.layout.display == "none"  # until valued
+    valued = valued_on("spec")
+    form = valued.form
     assert form.evidence is not None and form.results.layout.display is None
     value = form.evidence.value
     assert not value["thin"] and value["lower"] < value["estimate"] < value["upper"]
@@ -45,7 +99,7 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client
     assert form.table.value.count("<tr>") == 1 + int(value["comparables"])
     (output,) = form.map_output.outputs
     assert PLOTLY_MIME in output["data"]
-    assert len(requests_to(sandbox, "/v1/property/query")) >= 1
+    assert len(requests_to(valued.sandbox, "/v1/property/query")) >= 1
     own = form.value.set_index("propertyId").loc[subject[1]]
     assert set(form.value["propertyType"]) == {own["propertyType"]}  # only homes like it paid for
     assert (
@@ -59,9 +113,9 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(sandbox, make_client
     assert_plain(form)
 
 
-def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client):
+def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client, homes):
     client = make_client(sandbox)
-    df = frame(generate_records(3000))
+    df = homes
     before = len(sandbox.requests)
     form = ValuationForm(client, frame=df)
     assert len(form.picker.options) == 1 + 2000  # a long list is cut, and says so
@@ -104,9 +158,8 @@ def test_an_id_with_no_record_is_said(sandbox, make_client):
     assert form.evidence is None
 
 
-def test_too_little_evidence_gives_no_value_in_words(sandbox, make_client):
-    df = frame(generate_records(3000))
-    form = ValuationForm(make_client(sandbox), frame=df)
+def test_too_little_evidence_gives_no_value_in_words(sandbox, make_client, homes):
+    form = ValuationForm(make_client(sandbox), frame=homes)
     form.picker.value = "PK00000007"
     form.as_of.value = "2025-01-01"
     form.value_button.click()
@@ -132,15 +185,10 @@ def test_it_is_exported_and_shows_as_a_widget(sandbox, make_client):
     assert "ValuationForm" in pk.widgets.__all__
 
 
-def test_the_range_is_in_pounds_on_both_profiles(profiled_sandbox, make_client, subject):
-    client = make_client(profiled_sandbox, profile=profiled_sandbox.profile)
-    form = ValuationForm(client, radius_m=3000)
-    form.subject.value, form.as_of.value = subject[0], AS_OF
-    form.value_button.click()
+def test_the_range_is_in_pounds_on_both_profiles(profile, valued_on, subject):
+    form = valued_on(profile).form
     assert form.evidence is not None and form.value is not None
-    assert form.value.attrs["money_unit"] == (
-        "minor" if profiled_sandbox.profile == "vepler" else "major"
-    )
+    assert form.value.attrs["money_unit"] == ("minor" if profile == "vepler" else "major")
     pounds = form.value.pk.in_pounds().pk.valuation([subject[1]], as_of=AS_OF)
     estimate = form.evidence.value["estimate"]
     assert estimate == pytest.approx(pounds["estimate"].iloc[0])
