@@ -99,7 +99,9 @@ def valuable_home() -> tuple[str, str]:
     from propertykit.sandbox.data import generate_records
 
     homes = frame(generate_records(5000))
-    values = homes.pk.valuation(as_of="2025-06-01")
+    # The first 200 valued against all 5,000 (a home's value depends on the world, not on the
+    # other subjects): the same first home as valuing all 5,000, in a third of the time.
+    values = homes.pk.valuation(list(homes["propertyId"].iloc[:200]), as_of="2025-06-01")
     near = values.loc[~values["thin"] & (values["radius_m"] <= 2000), "propertyId"].iloc[0]
     return str(homes.set_index("propertyId").loc[near, "locationId"]), str(near)
 
