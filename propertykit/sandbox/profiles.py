@@ -20,7 +20,6 @@ Paths, keys, credits, purchases, the daily cap and search-suggest are the same i
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from dataclasses import dataclass
@@ -114,21 +113,30 @@ def get_profile(name: str) -> SandboxProfile:
 def in_minor_units(record: dict[str, Any], factor: int = 100) -> dict[str, Any]:
     """A copy of ``record`` with its prices in minor units and Vepler's sale-status words.
 
+    The parts it changes (``pricing``, ``saleHistory`` and its sales, ``marketStatus``) are new;
+    the rest is shared with ``record``, as the sandbox's records are read, never changed.
+
     Examples
     --------
     >>> in_minor_units({"pricing": {"currentSalePrice": 500000, "pricePerSqFt": 850}})["pricing"]
     {'currentSalePrice': 50000000, 'pricePerSqFt': 850}
     """
-    out = copy.deepcopy(record)
+    out = dict(record)
     pricing = out.get("pricing")
     if isinstance(pricing, dict):
+        out["pricing"] = pricing = dict(pricing)
         for name in MINOR_PRICING:
             if isinstance(pricing.get(name), int | float):
                 pricing[name] = pricing[name] * factor
-    for sale in out.get("saleHistory") or []:
-        if isinstance(sale, dict) and isinstance(sale.get("price"), int | float):
-            sale["price"] = sale["price"] * factor
+    history = out.get("saleHistory")
+    if isinstance(history, list):
+        out["saleHistory"] = [
+            {**sale, "price": sale["price"] * factor}
+            if isinstance(sale, dict) and isinstance(sale.get("price"), int | float)
+            else sale
+            for sale in history
+        ]
     status = out.get("marketStatus")
     if isinstance(status, dict) and status.get("forSale") in _SALE_STATUS:
-        status["forSale"] = _SALE_STATUS[status["forSale"]]
+        out["marketStatus"] = {**status, "forSale": _SALE_STATUS[status["forSale"]]}
     return out

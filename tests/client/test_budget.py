@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import pytest
 
 from propertykit.errors import BudgetExceeded, ConfigError
+
+if TYPE_CHECKING:
+    from propertykit.sandbox import Sandbox
+
+
+@pytest.fixture
+def profiled_sandbox(profile: str) -> Iterator[Sandbox]:
+    """A new sandbox of 200 homes for one test, once per profile (enough for three batches;
+    ``suggest`` reads every home's address, and 5,000 of them cost a second to draw)."""
+    from propertykit.sandbox import serve
+
+    with serve(profile=profile, n_properties=200) as sb:
+        yield sb
 
 
 def lookups(sb):

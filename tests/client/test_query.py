@@ -28,18 +28,34 @@ UK = {
 }
 #: Money filters are given in the profile's unit: pence under vepler.
 FACTOR = {"spec": 1, "vepler": 100}
+#: The homes of the shared sandboxes: enough for each filter and condition to match some. Each
+#: query reads every home of the world it is asked of.
+SHARED_WORLD = 400
+#: The homes of the sandboxes of one test: DH1 fills more than one page of either profile's
+#: default size there (32 homes), CT1 seven homes and more (15). The worlds are one (seed 0) cut
+#: at two sizes, so that every sandbox here shares the records drawn, and those of one size the
+#: answers of the queries asked before.
+WORLD = 1000
 
 
 @pytest.fixture(scope="module", params=["spec", "vepler"])
 def shared_sb(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     """One read-only sandbox per profile for this module (never steered)."""
-    with pk.sandbox.serve(profile=request.param, n_properties=1500) as sb:
+    with pk.sandbox.serve(profile=request.param, n_properties=SHARED_WORLD) as sb:
+        yield sb
+
+
+@pytest.fixture
+def own_sb(profile: str) -> Iterator[Sandbox]:
+    """A new sandbox of :data:`WORLD` for one test, once per profile; free to steer."""
+    with pk.sandbox.serve(profile=profile, n_properties=WORLD) as sb:
         yield sb
 
 
 @pytest.fixture
 def client(shared_sb: Sandbox, make_client: Callable[..., pk.Client]) -> pk.Client:
-    return make_client(shared_sb, max_retries=0)
+    """A client of ``shared_sb`` without a cache: the caching tests below make their own."""
+    return make_client(shared_sb, max_retries=0, cache=False)
 
 
 def query_requests(sb: Sandbox) -> list[Any]:
@@ -72,19 +88,17 @@ def test_postcode_without_its_space_is_the_same_area(shared_sb, client):
     assert list(bare["locationId"]) == list(spaced["locationId"])
 
 
-def test_outcode_area_returns_every_home_of_the_district_over_several_pages(shared_sb, client):
-    outcode = "DH1"
+def test_outcode_area_returns_every_home_of_the_district_over_several_pages(own_sb, make_client):
+    sb, outcode = own_sb, "DH1"
+    client = make_client(sb, max_retries=0, cache=False)
     expected = {
-        f"L{i:08d}"
-        for i in range(shared_sb.n_properties)
-        if shared_sb.record(i)["address"]["outcode"] == outcode
+        f"L{i:08d}" for i in range(sb.n_properties) if sb.record(i)["address"]["outcode"] == outcode
     }
-    shared_sb.reset_log()
     df = client.query({"type": "outcode", "value": outcode})
     assert set(df["locationId"]) == expected
-    pages = math.ceil(len(expected) / (20 if shared_sb.profile == "spec" else 25))
+    pages = math.ceil(len(expected) / (20 if sb.profile == "spec" else 25))
     assert len(df) == len(expected) and pages >= 2  # more than one page of the default size
-    assert len(query_requests(shared_sb)) == pages
+    assert len(query_requests(sb)) == pages
 
 
 def test_point_and_radius_returns_only_homes_within_the_radius(shared_sb, client):
@@ -141,6 +155,17 @@ def test_a_list_of_areas_is_their_union(shared_sb, client):
 # -- filters ----------------------------------------------------------------------------------
 
 
+def flat(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``record`` with nested objects spelt out as the frame's dotted column names."""
+    out: dict[str, Any] = {}
+    for name, value in record.items():
+        if isinstance(value, dict):
+            out.update(flat(value, f"{prefix}{name}."))
+        else:
+            out[f"{prefix}{name}"] = value
+    return out
+
+
 def _price(row: pd.Series) -> float:
     current = row["pricing.currentSalePrice"]
     return row["pricing.estimatedSaleValue"] if pd.isna(current) else current
@@ -151,7 +176,8 @@ def _rent(row: pd.Series) -> float:
     return row["pricing.estimatedRentValue"] if pd.isna(current) else current
 
 
-FILTER_CASES: list[tuple[str, dict[str, Any], Callable[[pd.Series, int], bool]]] = [
+#: Each filter, and what it means for a record (flattened by :func:`flat`) or a frame's row.
+FILTER_CASES: list[tuple[str, dict[str, Any], Callable[[Any, int], bool]]] = [
     ("priceMin", {"priceMin": 400_000}, lambda r, f: _price(r) >= 400_000 * f),
     ("priceMax", {"priceMax": 150_000}, lambda r, f: _price(r) <= 150_000 * f),
     ("price range", {"priceMin": 200_000, "priceMax": 300_000},
@@ -191,9 +217,24 @@ def test_each_filter_keeps_only_matching_homes(shared_sb, client, filters, holds
         name: value * factor if name.startswith(("price", "rent")) else value
         for name, value in filters.items()
     }
-    df = client.query(UK, max_results=60, **sent)
-    assert len(df) > 0, "the filter should match some synthetic homes"
-    assert all(holds(row, factor) for _, row in df.iterrows())
+    records = client.query_records(UK, page_size=60, max_results=60, **sent)
+    assert len(records) > 0, "the filter should match some synthetic homes"
+    assert all(holds(flat(record), factor) for record in records)
+
+
+def test_a_filtered_query_frames_the_homes_its_records_hold(shared_sb, client):
+    """The frame of a filtered query (``query``) is of the records the filters kept
+    (``query_records``, tested filter by filter above), read by the same rules."""
+    factor = FACTOR[shared_sb.profile]
+    for name, filters, holds in (FILTER_CASES[2], FILTER_CASES[-1]):
+        sent = {
+            name: value * factor if name.startswith(("price", "rent")) else value
+            for name, value in filters.items()
+        }
+        records = client.query_records(UK, page_size=60, max_results=60, **sent)
+        df = client.query(UK, page_size=60, max_results=60, **sent)
+        assert list(df["locationId"]) == [record["locationId"] for record in records], name
+        assert all(holds(row, factor) for _, row in df.iterrows()), name
 
 
 def test_filters_are_sent_as_given_in_the_query_object(shared_sb, client):
@@ -229,14 +270,14 @@ def test_the_frame_records_the_profiles_money_unit(shared_sb, client):
 
 
 @pytest.mark.parametrize("page_size", [1, 7, 50, 100])
-def test_pages_of_any_size_give_the_same_homes(shared_sb, client, page_size):
+def test_pages_of_any_size_give_the_same_homes(own_sb, make_client, page_size):
+    client = make_client(own_sb, max_retries=0, cache=False)
     area = {"type": "outcode", "value": "CT1"}
     whole = client.query(area, page_size=100)
-    shared_sb.reset_log()
+    own_sb.reset_log()
     paged = client.query(area, page_size=page_size)
     assert list(paged["locationId"]) == list(whole["locationId"])
-    if page_size != 100:
-        assert len(query_requests(shared_sb)) == math.ceil(len(whole) / page_size)
+    assert len(query_requests(own_sb)) == math.ceil(len(whole) / page_size)
 
 
 @pytest.mark.parametrize(("page_size", "max_results"), [(None, 5), (10, 25), (7, 7), (None, 0)])
@@ -249,23 +290,23 @@ def test_max_results_stops_paying_once_enough_are_in(shared_sb, client, page_siz
     assert len(query_requests(shared_sb)) == expected
 
 
-def test_a_failure_part_way_keeps_the_pages_already_paid_for(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_a_failure_part_way_keeps_the_pages_already_paid_for(own_sb, make_client):
+    sb = own_sb
     client = make_client(sb, max_retries=0)
-    area = {"type": "outcode", "value": "DH1"}
-    client.query(area, page_size=50, max_results=50)  # first page now cached
+    area = {"type": "outcode", "value": "DH1"}  # 32 homes: four pages of 10
+    client.query(area, page_size=10, max_results=10)  # first page now cached
     sb.inject_fault("error", status=503, path_contains="/v1/property/query")
     with pytest.raises(pk.ServerError) as caught:
-        client.query(area, page_size=50)
+        client.query(area, page_size=10)
     partial = caught.value.partial
-    assert partial is not None and len(partial.records) == 50 and partial.resume_offset == 50
+    assert partial is not None and len(partial.records) == 10 and partial.resume_offset == 10
 
 
 # -- caching ----------------------------------------------------------------------------------
 
 
-def test_the_same_query_again_is_free(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_the_same_query_again_is_free(own_sb, make_client):
+    sb = own_sb
     client = make_client(sb)
     area = {"type": "outcode", "value": "DH1"}
     first = client.query(area, beds=[2, 3], page_size=10)
@@ -277,8 +318,8 @@ def test_the_same_query_again_is_free(profiled_sandbox, make_client):
     assert client.usage.by_endpoint.loc["query", "billable_requests"] == sent
 
 
-def test_a_different_body_is_a_different_cache_entry(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_a_different_body_is_a_different_cache_entry(own_sb, make_client):
+    sb = own_sb
     client = make_client(sb)
     area = {"type": "outcode", "value": "BA1"}
     two = client.query(area, beds=[2], page_size=100)
@@ -288,9 +329,9 @@ def test_a_different_body_is_a_different_cache_entry(profiled_sandbox, make_clie
 
 
 def test_a_new_client_with_another_key_shares_the_cache_and_no_key_is_stored(
-    profiled_sandbox, make_client, cache_file
+    own_sb, make_client, cache_file
 ):
-    sb = profiled_sandbox
+    sb = own_sb
     area = {"type": "outcode", "value": "BA1"}
     make_client(sb).query(area, tenure=["freehold"])
     sb.reset_log()
@@ -303,8 +344,8 @@ def test_a_new_client_with_another_key_shares_the_cache_and_no_key_is_stored(
             assert sb.api_key.encode() not in data and sb.restricted_key.encode() not in data
 
 
-def test_offline_replays_a_cached_query_and_refuses_a_new_one(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_offline_replays_a_cached_query_and_refuses_a_new_one(own_sb, make_client):
+    sb = own_sb
     make_client(sb).query({"type": "outcode", "value": "BA1"})
     sb.reset_log()
     offline = make_client(sb, offline=True)
@@ -314,8 +355,8 @@ def test_offline_replays_a_cached_query_and_refuses_a_new_one(profiled_sandbox, 
     assert sb.requests == []
 
 
-def test_a_budget_counts_query_pages(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_a_budget_counts_query_pages(own_sb, make_client):
+    sb = own_sb
     client = make_client(sb, budget=2)
     with pytest.raises(pk.BudgetExceeded):
         client.query({"type": "outcode", "value": "DH1"}, page_size=10)
@@ -367,12 +408,12 @@ BAD_CALLS: list[tuple[str, object, dict[str, Any]]] = [
 @pytest.mark.parametrize(
     ("area", "kwargs"), [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS]
 )
-def test_bad_input_is_refused_with_nothing_sent(profiled_sandbox, make_client, area, kwargs):
-    sb = profiled_sandbox
-    client = make_client(sb)
+def test_bad_input_is_refused_with_nothing_sent(shared_sb, client, area, kwargs):
+    shared_sb.reset_log()
+    charged = shared_sb.credits_charged
     with pytest.raises(pk.InvalidInput):
         client.query(area, **kwargs)
-    assert sb.requests == [] and sb.credits_charged == 0
+    assert shared_sb.requests == [] and shared_sb.credits_charged == charged
     assert client.usage.requests_sent == 0
 
 
@@ -388,7 +429,8 @@ def cond(field: str, comparator: str, value: Any) -> dict[str, Any]:
     return {"field": field, "comparator": comparator, "value": value}
 
 
-CONDITION_CASES: list[tuple[str, list[dict[str, Any]], Callable[[pd.Series, int], bool]]] = [
+#: Each comparator, and what it means for a record (flattened by :func:`flat`).
+CONDITION_CASES: list[tuple[str, list[dict[str, Any]], Callable[[Any, int], bool]]] = [
     ("eq", where(cond("roomDetails.beds", "eq", 3)), lambda r, f: r["roomDetails.beds"] == 3),
     ("ne", where(cond("propertyType", "ne", "flat")), lambda r, f: r["propertyType"] != "flat"),
     ("gt money", where(cond("pricing.estimatedSaleValue", "gt", 400_000)),
@@ -396,7 +438,7 @@ CONDITION_CASES: list[tuple[str, list[dict[str, Any]], Callable[[pd.Series, int]
     ("gte and lte", where(cond("floorAreaSqM", "gte", 80), cond("floorAreaSqM", "lte", 90)),
      lambda r, f: 80 <= r["floorAreaSqM"] <= 90),
     ("lt date", where(cond("epc.validFrom", "lt", "2012-01-01")),
-     lambda r, f: r["epc.validFrom"] < pd.Timestamp("2012-01-01")),
+     lambda r, f: r["epc.validFrom"] < "2012-01-01"),  # ISO 8601 dates sort as text
     ("in", where(cond("epc.currentEnergyRating", "in", ["A", "B"])),
      lambda r, f: r["epc.currentEnergyRating"] in ("A", "B")),
     ("nin", where(cond("tenure.type", "nin", ["freehold"])),
@@ -433,12 +475,25 @@ def test_each_condition_keeps_only_matching_homes(shared_sb, client, query, hold
             for c in group["conditions"]]} for group in item["groups"]]}
         for item in query
     ]  # fmt: skip
-    df = client.query(UK, max_results=60, query=sent)
-    assert len(df) > 0, "the condition should match some synthetic homes"
-    assert all(holds(row, factor) for _, row in df.iterrows())
+    records = client.query_records(UK, page_size=60, max_results=60, query=sent)
+    assert len(records) > 0, "the condition should match some synthetic homes"
+    assert all(holds(flat(record), factor) for record in records)
 
 
-def test_an_or_group_finds_what_either_side_finds(shared_sb, client):
+def test_a_query_of_conditions_frames_the_homes_its_records_hold(shared_sb, client):
+    """As for filters: the frame of a condition query holds the records the conditions kept,
+    its dates typed as dates."""
+    since = pd.Timestamp("2012-01-01")
+    query = where(cond("epc.validFrom", "lt", "2012-01-01"), cond("roomDetails.beds", "gte", 3))
+    records = client.query_records(UK, page_size=60, max_results=60, query=query)
+    df = client.query(UK, page_size=60, max_results=60, query=query)
+    assert len(df) > 0
+    assert list(df["locationId"]) == [record["locationId"] for record in records]
+    assert (df["epc.validFrom"] < since).all() and (df["roomDetails.beds"] >= 3).all()
+
+
+def test_an_or_group_finds_what_either_side_finds(own_sb, make_client):
+    client = make_client(own_sb, max_retries=0, cache=False)
     area = {"type": "outcode", "value": "DH1"}
     ones = client.query(area, query=where(cond("roomDetails.beds", "eq", 1)))
     fours = client.query(area, query=where(cond("roomDetails.beds", "eq", 4)))
@@ -526,18 +581,17 @@ BAD_CONDITIONS: list[tuple[str, Any, str]] = [
 @pytest.mark.parametrize(
     ("query", "said"), [c[1:] for c in BAD_CONDITIONS], ids=[c[0] for c in BAD_CONDITIONS]
 )
-def test_bad_conditions_are_refused_in_words_with_nothing_sent(
-    profiled_sandbox, make_client, query, said
-):
-    sb = profiled_sandbox
-    client = make_client(sb)
+def test_bad_conditions_are_refused_in_words_with_nothing_sent(shared_sb, client, query, said):
+    shared_sb.reset_log()
+    charged = shared_sb.credits_charged
     with pytest.raises(pk.InvalidInput, match=said):
         client.query(UK, query=query)
-    assert sb.requests == [] and sb.credits_charged == 0
+    assert shared_sb.requests == [] and shared_sb.credits_charged == charged
+    assert client.usage.requests_sent == 0
 
 
-def test_named_filters_and_conditions_together_are_refused(profiled_sandbox, make_client):
-    sb = profiled_sandbox
+def test_named_filters_and_conditions_together_are_refused(own_sb, make_client):
+    sb = own_sb
     with pytest.raises(pk.InvalidInput, match=r"not both"):
         make_client(sb).query(UK, beds=[2], query=where(cond("roomDetails.beds", "eq", 2)))
     assert sb.requests == []

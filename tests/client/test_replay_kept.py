@@ -309,7 +309,7 @@ def test_threads_sharing_one_client_fetch_keep_and_replay_together(
     from concurrent.futures import ThreadPoolExecutor
 
     sb = fresh_sandbox
-    parts = [sb.location_ids[i * 100 : (i + 1) * 100] for i in range(4)]  # one per thread
+    parts = [sb.location_ids[i * 60 : (i + 1) * 60] for i in range(4)]  # one per thread: 50 + 10
     parsed: list[int] = []
     read_json = frames_bodies.pa_json.read_json
     with make_client(sb) as client, ThreadPoolExecutor(4) as pool:
