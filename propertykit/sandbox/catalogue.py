@@ -1,8 +1,11 @@
 """The sandbox's property catalogue: finds records by id, trims attributes, answers suggest.
 
-Records are generated on demand by :mod:`propertykit.sandbox.data` and memoised, so a sandbox of
-any size starts instantly; only search-suggest builds an index over every record, once per
-``(seed, n_properties)`` and process.
+Records are generated on demand by :mod:`propertykit.sandbox.data`, a block of
+:data:`~propertykit.sandbox.data.BLOCK` at a time, and memoised, so a sandbox of any size starts
+instantly; only search-suggest builds an index over every record, once per
+``(seed, n_properties)`` and process. The blocks are the ones
+:func:`~propertykit.sandbox.data.generate_records` keeps, so a world a process has already
+generated (a test's fixture, a notebook's frame) is not drawn again to be served.
 """
 
 from __future__ import annotations
@@ -27,9 +30,13 @@ ALWAYS_KEPT = ("propertyId", "locationId")
 MAX_SUGGESTIONS = 10
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=500)
+def _block(block: int, seed: int, realism: str) -> tuple[dict[str, Any], ...]:
+    return tuple(data.drawn_block(block, seed, realism=realism))
+
+
 def _record(index: int, seed: int, realism: str = "textbook") -> dict[str, Any]:
-    return data.generate_record(index, seed, realism=realism)
+    return _block(index // data.BLOCK, seed, realism)[index % data.BLOCK]
 
 
 @lru_cache(maxsize=50_000)

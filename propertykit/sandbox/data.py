@@ -1,8 +1,8 @@
 """Deterministic synthetic UK property records for the sandbox.
 
 Each record depends only on ``(seed, index)``, so a sandbox of any size builds records lazily,
-and every identifier encodes its index, so a lookup never generates more than the record asked
-for.
+and every identifier encodes its index, so a lookup never generates more than the block of
+:data:`BLOCK` records that holds the one asked for.
 
 Identifiers
 -----------
@@ -55,8 +55,10 @@ from propertykit.sandbox.tables import (
 from propertykit.sandbox.valuation import real_place, real_value
 
 __all__ = [
+    "BLOCK",
     "PROVIDERS",
     "REFERENCE_DATE",
+    "drawn_block",
     "energy_rating",
     "generate_record",
     "generate_records",
@@ -457,23 +459,36 @@ def generate_records(n: int, seed: int = 0, *, realism: str = "textbook") -> lis
     ['L00000000', 'L00000001']
 
     Each call gives records of its own, free to change. Records are drawn a block of
-    ``_BLOCK`` at a time and kept pickled for the process (the latest 60,000 or so), so a world
-    asked again, at any size, is unpickled rather than drawn again: several times quicker
+    :data:`BLOCK` at a time and kept pickled for the process (the latest 60,000 or so), so a
+    world asked again, at any size, is unpickled rather than drawn again: several times quicker
     (benchmarks/sandbox.py).
     """
     records: list[dict[str, Any]] = []
-    for start in range(0, n, _BLOCK):
-        block = pickle.loads(_pickled_block(start // _BLOCK, seed, realism))
-        records.extend(block[: n - start])
+    for start in range(0, n, BLOCK):
+        records.extend(drawn_block(start // BLOCK, seed, realism=realism)[: n - start])
     return records
 
 
-#: Records drawn and kept together by :func:`generate_records`.
-_BLOCK = 100
+#: Records drawn and kept together, by :func:`generate_records` and the sandbox's catalogue.
+BLOCK = 100
+
+
+def drawn_block(block: int, seed: int = 0, *, realism: str = "textbook") -> list[dict[str, Any]]:
+    """Records ``block * BLOCK`` up to ``(block + 1) * BLOCK`` of the world ``seed``, copies of
+    their own: drawn once a process and kept pickled, so that whoever asks for them next (a
+    fixture's :func:`generate_records`, a sandbox serving the same world) unpickles them.
+
+    Examples
+    --------
+    >>> [r["locationId"] for r in drawn_block(3)[:2]]
+    ['L00000300', 'L00000301']
+    """
+    records: list[dict[str, Any]] = pickle.loads(_pickled_block(block, seed, realism))
+    return records
 
 
 @lru_cache(maxsize=600)
 def _pickled_block(block: int, seed: int, realism: str) -> bytes:
-    indexes = range(block * _BLOCK, (block + 1) * _BLOCK)
+    indexes = range(block * BLOCK, (block + 1) * BLOCK)
     records = [generate_record(index, seed, realism=realism) for index in indexes]
     return pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
