@@ -16,7 +16,7 @@ installed (``pip install kaleido``); it uses a local Chrome/Chromium.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -116,33 +116,35 @@ def price_trend(
     groups = _top_groups(sales[by], max_groups) if by else pd.Series("All sales", index=sales.index)
     table = sales.assign(period=period, group=groups)
     money = shared.money_unit(df)
-    figure = go.Figure()
     shown = 0
     names = list(groups.cat.categories) if by else ["All sales"]
+    traces = []  # given to the figure at once: a go.Scatter would be checked twice
     for position, (name, rows) in enumerate(table.groupby("group", observed=True, sort=True)):
-        points = _pooled(rows, min_sales, _X_FORMATS[freq])
-        if points.empty:
+        pooled = _pooled(rows, min_sales, _X_FORMATS[freq])
+        if not pooled:
             continue
-        shown += int(points["count"].sum())
-        points = _with_gaps(points, _FREQUENCIES[freq])
+        shown += sum(point["count"] for point in pooled)
+        points = _with_gaps(pooled, _FREQUENCIES[freq])
         colour = "#7f7f7f" if name == "Other" else _PALETTE[names.index(name) % len(_PALETTE)]
-        figure.add_trace(
-            go.Scatter(
-                x=points["x"],
-                y=points["median"].to_numpy(),
-                customdata=points[["count", "span"]].to_numpy(dtype=object),
-                mode="lines+markers",
-                name=str(name),
-                line={"color": colour},
-                marker={"color": colour, "symbol": _SYMBOLS[position % len(_SYMBOLS)]},
-                hovertemplate=(
+        traces.append(
+            {
+                "type": "scatter",
+                "x": points["x"],
+                "y": points["median"].to_numpy(),
+                "customdata": points[["count", "span"]].to_numpy(dtype=object),
+                "mode": "lines+markers",
+                "name": str(name),
+                "line": {"color": colour},
+                "marker": {"color": colour, "symbol": _SYMBOLS[position % len(_SYMBOLS)]},
+                "hovertemplate": (
                     f"%{{fullData.name}}<br>%{{customdata[1]}}: median %{{y:,.0f}} {money}"
                     "<br>%{customdata[0]:,} sales<extra></extra>"
                 ),
-            )
+            }
         )
-    if not figure.data:
+    if not traces:
         return shared.empty_figure(title, f"no period with {min_sales} or more sales")
+    figure = go.Figure(data=traces)
     few = f", at least {min_sales} a point" if min_sales > 1 else ""
     figure.update_layout(
         template=TEMPLATE,
@@ -301,60 +303,58 @@ def _band_counts(ratings: pd.Series) -> pd.Series:
     return letters.value_counts().reindex(list(BANDS), fill_value=0).astype(int)
 
 
-def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> pd.DataFrame:
+def _pooled(rows: pd.DataFrame, min_sales: int, x_format: str) -> list[dict[str, Any]]:
     """Medians per period, consecutive periods pooled until each holds ``min_sales`` sales."""
-    counts = rows.groupby("period", sort=True).size()
-    buckets: list[list[pd.Timestamp]] = []
-    current: list[pd.Timestamp] = []
-    held = 0
-    for when, count in counts.items():
-        current.append(pd.Timestamp(when))
-        held += int(count)
+    # one sort of the rows by period, a bucket is then a run of them, and plain dicts out:
+    # pandas' groupby and a frame per group cost most of a small trend (benchmarks/lookup_form.py)
+    order = np.argsort(rows["period"].to_numpy(), kind="stable")
+    periods = rows["period"].to_numpy()[order]
+    prices = rows["price"].to_numpy(dtype=float)[order]
+    starts = np.flatnonzero(np.r_[True, periods[1:] != periods[:-1]])
+    ends = np.r_[starts[1:], len(periods)]
+    buckets: list[tuple[int, int]] = []  # each bucket's first and last period, by position
+    first_period, held = 0, 0
+    for position, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        held += int(end - start)
         if held >= min_sales:
-            buckets.append(current)
-            current, held = [], 0
-    if current and buckets:  # a short tail joins the last full bucket
-        buckets[-1].extend(current)
-    # each period's bucket, then every bucket's median in one pass over the rows
-    number = {when: position for position, bucket in enumerate(buckets) for when in bucket}
-    by_bucket = rows["price"].groupby(rows["period"].map(number)).agg(["median", "size"])
-    out = []
-    for position, bucket in enumerate(buckets):
-        first, last = bucket[0], bucket[-1]
+            buckets.append((first_period, position))
+            first_period, held = position + 1, 0
+    if buckets and first_period < len(starts):  # a short tail joins the last full bucket
+        buckets[-1] = (buckets[-1][0], len(starts) - 1)
+    points = []
+    for first_position, last_position in buckets:
+        first = pd.Timestamp(periods[starts[first_position]])
+        last = pd.Timestamp(periods[starts[last_position]])
         span = first.strftime(x_format.replace("%q", str(first.quarter)))
         if last != first:
             span += " to " + last.strftime(x_format.replace("%q", str(last.quarter)))
-        out.append(
+        within = prices[starts[first_position] : ends[last_position]]
+        points.append(
             {
                 "x": first + (last - first) / 2,
-                "median": float(by_bucket.at[position, "median"]),
-                "count": int(by_bucket.at[position, "size"]),
+                "median": float(np.median(within)),
+                "count": len(within),
                 "span": span,
                 "first": first,
                 "last": last,
             }
         )
-    return pd.DataFrame(out, columns=["x", "median", "count", "span", "first", "last"])
+    return points
 
 
-def _with_gaps(points: pd.DataFrame, freq: str) -> pd.DataFrame:
-    """``points`` with a blank point wherever periods without sales lie between two points, so
-    the line breaks there instead of running straight across them."""
-    first = pd.DatetimeIndex(points["first"]).to_period(freq).asi8
-    last = pd.DatetimeIndex(points["last"]).to_period(freq).asi8
-    after_gap = first[1:] - last[:-1] != 1
-    if not after_gap.any():
-        return points
-    rows = []
-    for position in range(len(points)):
-        if position and after_gap[position - 1]:
-            middle = (
-                points["last"].iloc[position - 1]
-                + (points["first"].iloc[position] - points["last"].iloc[position - 1]) / 2
-            )
-            rows.append({"x": middle, "median": np.nan, "count": 0, "span": "no sales"})
-        rows.append(points.iloc[position].to_dict())
-    return pd.DataFrame(rows, columns=points.columns)
+def _with_gaps(points: list[dict[str, Any]], freq: str) -> pd.DataFrame:
+    """``points`` as a frame (x, median, count, span), with a blank point wherever periods
+    without sales lie between two points, so the line breaks there instead of running straight
+    across them."""
+    rows: list[dict[str, Any]] = []
+    for point in points:
+        if rows:
+            before = rows[-1]
+            if point["first"].to_period(freq).ordinal - before["last"].to_period(freq).ordinal != 1:
+                middle = before["last"] + (point["first"] - before["last"]) / 2
+                rows.append({"x": middle, "median": np.nan, "count": 0, "span": "no sales"})
+        rows.append(point)
+    return pd.DataFrame(rows, columns=["x", "median", "count", "span"])
 
 
 def _top_groups(values: pd.Series, limit: int) -> pd.Series:
