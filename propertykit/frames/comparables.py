@@ -129,7 +129,7 @@ def comparables(
     --------
     >>> import propertykit as pk
     >>> from propertykit.sandbox.data import generate_records
-    >>> df = pk.frame(generate_records(3000))
+    >>> df = pk.frame(generate_records(2000))
     >>> found = comparables(df, "PK00000042", as_of="2025-01-01", months=36)
     >>> list(found.columns[:4]), bool((found["date"] < "2025-01-01").all())
     (['propertyId', 'date', 'price', 'adjusted_price'], True)
@@ -250,7 +250,7 @@ def find_comparables(
     >>> import propertykit as pk
     >>> from propertykit.frames.evidence import gather_evidence, read_subjects
     >>> from propertykit.sandbox.data import generate_records
-    >>> df = pk.frame(generate_records(3000))
+    >>> df = pk.frame(generate_records(2000))
     >>> evidence = gather_evidence(df)
     >>> subjects = read_subjects(df, ["PK00000010", "PK00000011"], evidence, "2025-01-01")
     >>> found = find_comparables(evidence, subjects, None, 24, 5, 20)

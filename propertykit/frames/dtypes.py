@@ -61,13 +61,25 @@ def _categories(text: pa.Array, levels: tuple[str, ...] | None) -> pd.Categorica
     seen = pc.unique(text).drop_null()
     seen = seen.take(pc.array_sort_indices(seen))  # by code point, as pandas
     codes = pc.index_in(text, value_set=seen).fill_null(-1).to_numpy(zero_copy_only=False)
+    if len(seen) <= FEW_CATEGORIES:  # the dtype of a few values seen again, made once
+        return pd.Categorical.from_codes(codes, dtype=_seen(tuple(seen.to_pylist())))
     return pd.Categorical.from_codes(codes, categories=pd.Index(seen, dtype=STR_DTYPE))
+
+
+#: Up to how many categories the dtype of the values seen is kept for the next frame.
+FEW_CATEGORIES = 64
 
 
 @functools.cache
 def _levels(levels: tuple[str, ...]) -> pd.CategoricalDtype:
     """The ordered dtype of ``levels``, made once (pandas checks the categories each time)."""
     return pd.CategoricalDtype(list(levels), ordered=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def _seen(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The unordered dtype of ``categories``, made once for the latest ones asked for."""
+    return pd.CategoricalDtype(pd.Index(list(categories), dtype=STR_DTYPE))
 
 
 def _times(text: pa.Array, kind: str) -> Any:

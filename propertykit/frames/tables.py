@@ -151,14 +151,16 @@ def frame_from_arrow(
     extras: dict[str, pa.Array] = {}
     for name, child in children.items():
         extras |= leaves(name, child)
-    columns = typed_columns(RECORD_FIELDS, named, sink)
-    columns["spatial.boundary"] = boundaries
+    typed = typed_columns(RECORD_FIELDS, named, sink)
+    typed["spatial.boundary"] = boundaries
+    columns = {name: typed[name] for name in COLUMNS}  # in order: no reindexing by pandas
     columns |= {name: as_arrow(values) for name, values in extras.items() if name not in COLUMNS}
-    df = pd.DataFrame(columns, columns=[*COLUMNS, *(n for n in extras if n not in COLUMNS)])
+    df = pd.DataFrame(columns)
     df.attrs["extra_columns"] = tuple(df.columns[len(COLUMNS) :])
     if sink:
         df.attrs["unparsed"] = report(sink, columns["propertyId"], list(df.columns))
-    currencies = df["pricing.currency"].dropna().unique()
+    currency = columns["pricing.currency"]  # the categories of the values present
+    currencies = currency.categories[np.unique(currency.codes[currency.codes >= 0])]
     df.attrs["currency"] = str(currencies[0]) if len(currencies) == 1 else None
     df.attrs["money_unit"] = money_unit or "major"
     df.attrs["money_unit_assumed"] = money_unit is None
@@ -184,8 +186,10 @@ def _rows(records: Any) -> list[Any]:
 
 
 def _warn_if_minor_units(df: pd.DataFrame) -> None:
-    prices = pd.concat([df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"]]).dropna()
-    median = float(prices.median()) if len(prices) else math.nan
+    both = (df["pricing.currentSalePrice"], df["pricing.estimatedSaleValue"])
+    prices = np.concatenate([column.to_numpy(dtype=np.float64) for column in both])
+    prices = prices[~np.isnan(prices)]
+    median = float(np.median(prices)) if len(prices) else math.nan
     if median > PENCE_MEDIAN_THRESHOLD:
         warnings.warn(
             f"The median sale price is {median:,.0f}, which looks like minor units (pence), not "

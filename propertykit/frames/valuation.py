@@ -93,7 +93,7 @@ def valuation(
     --------
     >>> import propertykit as pk
     >>> from propertykit.sandbox.data import generate_records
-    >>> df = pk.frame(generate_records(3000))
+    >>> df = pk.frame(generate_records(2000))
     >>> values = valuation(df, ["PK00000042", "PK00000007"], as_of="2025-01-01")
     >>> list(values.columns[:5]), list(values["propertyId"])
     (['propertyId', 'as_of', 'estimate', 'lower', 'upper'], ['PK00000042', 'PK00000007'])

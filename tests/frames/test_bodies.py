@@ -22,6 +22,7 @@ from propertykit.jsonio import records_of
 from propertykit.sandbox import Sandbox
 from propertykit.sandbox.data import generate_records
 from tests._hypothesis import examples
+from tests.frames._exact import assert_same_frame
 from tests.frames.test_untidy import untidy_records, valid_sales
 
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
@@ -52,7 +53,7 @@ def test_the_sandbox_pages_frame_as_their_records_through_arrow(
     bodies = envelopes(records, size=37)
     arrow, boundaries, _ = _bodies.read_by_arrow(bodies)  # the quick route takes them all
     assert len(arrow) == len(records) and sum(b is not None for b in boundaries) > 100
-    pd.testing.assert_frame_equal(frame(bodies), frame(records), check_exact=True)
+    assert_same_frame(frame(bodies), frame(records))
 
 
 def test_a_response_body_from_the_service_frames_as_the_client_would(sandbox: Sandbox) -> None:
@@ -63,7 +64,7 @@ def test_a_response_body_from_the_service_frames_as_the_client_would(sandbox: Sa
     answer.raise_for_status()
     df = frame(answer.content)
     assert len(df) == 60
-    pd.testing.assert_frame_equal(df, frame(records_of(answer.json())), check_exact=True)
+    assert_same_frame(df, frame(records_of(answer.json())))
 
 
 def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
@@ -73,11 +74,9 @@ def test_pretty_printed_bodies_str_and_memoryview_are_read_too(
     assert b"\n" in pretty[0]
     _bodies.read_by_arrow(pretty)  # newlines inside a body do not stop the quick route
     expected = frame(records[:50])
-    pd.testing.assert_frame_equal(frame(pretty), expected, check_exact=True)
-    pd.testing.assert_frame_equal(frame([b.decode() for b in pretty]), expected, check_exact=True)
-    pd.testing.assert_frame_equal(
-        frame([memoryview(b) for b in pretty]), expected, check_exact=True
-    )
+    assert_same_frame(frame(pretty), expected)
+    assert_same_frame(frame([b.decode() for b in pretty]), expected)
+    assert_same_frame(frame([memoryview(b) for b in pretty]), expected)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +186,7 @@ def test_untidy_bodies_frame_exactly_as_their_decoded_records(
     counted = [message for category, message in said if category is NotRecordsWarning]
     # every item left out is counted, once, whichever route read the bodies
     assert [c.split(" item")[0] for c in counted] == ([f"{len(left_out):,}"] if left_out else [])
-    pd.testing.assert_frame_equal(df, want, check_exact=True)
+    assert_same_frame(df, want)
     assert df.attrs.get("unparsed") == want.attrs.get("unparsed")
     assert _unparsed(said) == _unparsed(said_too)
 
@@ -207,4 +206,4 @@ def test_a_record_with_keys_a_and_a_dot_b_frames_from_its_body_as_from_itself() 
     records[1]["agentNote"] = None
     records[1]["agentNote.text"] = "kept"  # a key with a dot in it, beside the key before it
     body = json.dumps({"success": True, "result": records}).encode()
-    pd.testing.assert_frame_equal(frame([body]), frame(records), check_exact=True)
+    assert_same_frame(frame([body]), frame(records))

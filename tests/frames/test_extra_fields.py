@@ -23,6 +23,7 @@ import propertykit as pk
 import propertykit.views.accessor  # (df.pk)
 from propertykit.sandbox.data import generate_records
 from tests._hypothesis import examples
+from tests.frames._exact import assert_same_frame
 
 POOL = generate_records(12, seed=26)
 #: Where a field is added: the record, a named object, each sale, or a new object of its own.
@@ -156,7 +157,7 @@ def test_every_added_field_is_reachable_under_its_dotted_name_as_arrow_types_it(
     df, said = framed(records)
     from_body, said_too = framed(body_of(records))
     # from records and from bodies alike
-    pd.testing.assert_frame_equal(df, from_body, check_exact=True)
+    assert_same_frame(df, from_body)
     assert df.attrs == from_body.attrs and said == said_too
     assert list(df.columns[: len(pk.frames.COLUMNS)]) == list(pk.frames.COLUMNS)
     sales = df.pk.sales()
@@ -234,7 +235,7 @@ def test_untidy_bodies_with_extra_fields_frame_as_their_records() -> None:
     records[5]["epc"]["x_score"] = {"value": 1}
     df, said = framed(records)
     again, said_too = framed([body_of(records[:6]), body_of(records[6:])])
-    pd.testing.assert_frame_equal(df, again, check_exact=True)
+    assert_same_frame(df, again)
     assert said == said_too and len(said) == 1  # the year; the mixed field has text for both
     assert df["x_note"].tolist()[3:5] == ["viewing by appointment", "7"]
     assert df.loc[5, "epc.x_score.value"] == 1

@@ -20,6 +20,7 @@ from propertykit.frames import bodies as _bodies
 from propertykit.frames.bodies import CHUNK_BYTES, ENVELOPE_FIELDS
 from propertykit.frames.tables import frame
 from propertykit.sandbox.data import generate_records
+from tests.frames._exact import assert_same_frame
 
 POOL = generate_records(300, seed=21)
 #: The reader's first chunk, a twentieth of its real size (``small_chunks``), so that a twentieth
@@ -53,7 +54,7 @@ def assert_same_as_records(bodies: list[bytes]) -> pd.DataFrame:
     records = [r for body in bodies for r in json.loads(body)["result"] if r is not None]
     from_bodies, warned = framed(bodies)
     from_records, expected = framed(records)
-    pd.testing.assert_frame_equal(from_bodies, from_records, check_exact=True)
+    assert_same_frame(from_bodies, from_records)
     assert from_bodies.attrs.get("unparsed") == from_records.attrs.get("unparsed")
     assert sorted(warned) == sorted(expected)
     return from_bodies

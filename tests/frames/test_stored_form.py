@@ -21,6 +21,7 @@ from propertykit.frames.stored_form import (
     read_for_keeping,
 )
 from tests._hypothesis import examples
+from tests.frames._exact import assert_same_frame
 from tests.frames.test_untidy import untidy_records
 
 pytestmark = [
@@ -52,7 +53,7 @@ def _kept(bodies: list[bytes]) -> list[bytes | None]:
 
 
 def _same(left: pd.DataFrame, right: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(left, right, check_exact=True)
+    assert_same_frame(left, right)
     assert left.attrs == right.attrs
     served = [list(map(pickle.dumps, frame["spatial.boundary"])) for frame in (left, right)]
     assert served[0] == served[1]  # the very values: 1.0 is not 1, keys in the same order

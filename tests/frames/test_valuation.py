@@ -155,6 +155,12 @@ def test_every_property_of_the_frame_by_default_and_the_unusable_counted() -> No
     assert "not checked on data" in values.attrs["band"]["how"]
 
 
+@pytest.fixture(scope="module")
+def small() -> pd.DataFrame:
+    """50 homes: the frame each refusal reads."""
+    return pk.frame(generate_records(50))
+
+
 @pytest.mark.parametrize(
     ("subjects", "options", "message"),
     [
@@ -168,8 +174,7 @@ def test_every_property_of_the_frame_by_default_and_the_unusable_counted() -> No
     ],
 )
 def test_bad_input_is_refused_naming_the_problem(
-    subjects: list[object], options: dict[str, object], message: str
+    small: pd.DataFrame, subjects: list[object], options: dict[str, object], message: str
 ) -> None:
-    df = pk.frame(generate_records(50))
     with pytest.raises(InvalidInput, match=message):
-        valuation(df, subjects, **options)  # type: ignore[arg-type]
+        valuation(small, subjects, **options)  # type: ignore[arg-type]
