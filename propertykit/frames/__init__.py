@@ -7,8 +7,9 @@ refuses, a field or leaf at a time through the lenient rules of
 :mod:`~propertykit.frames.coercion`, which coerce a value or count it, warn and keep it raw for
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
-the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`price_index` the repeat-sales index, :func:`comparables` a subject's comparable
+the sales and EPC tables, :func:`epc_trend` the EPC band shares per year or quarter of
+lodgement and :func:`epc_profile` a book's EPC profile (bands, below C, expiring certificates);
+:func:`price_index` the repeat-sales index, :func:`comparables` a subject's comparable
 sales and :func:`valuation` estimates with an 80 % range (on :mod:`~propertykit.frames.evidence`);
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
@@ -26,9 +27,10 @@ from __future__ import annotations
 from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.comparables import COMPARABLE_COLUMNS, comparables
+from propertykit.frames.epc_profile import EpcProfile, epc_profile
 from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
-from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
+from propertykit.frames.money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
@@ -58,16 +60,19 @@ __all__ = [
     "EPC_RATINGS",
     "EPC_TREND_MIN_COUNT",
     "MINOR_PER_MAJOR",
+    "MINOR_UNIT_COLUMNS",
     "PENCE_MEDIAN_THRESHOLD",
     "RENT_PERIODS",
     "SALES_COLUMNS",
     "TAX_BANDS",
     "VALUATION_COLUMNS",
+    "EpcProfile",
     "EpcTrendWarning",
     "FewPairsWarning",
     "MinorUnitsWarning",
     "UnparsedValuesWarning",
     "comparables",
+    "epc_profile",
     "epc_table",
     "epc_trend",
     "explode_sales",

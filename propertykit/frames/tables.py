@@ -320,10 +320,7 @@ def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -
     >>> int(table.loc[0, "efficiencyGap"]), bool(table.loc[0, "validToday"])
     (20, True)
     """
-    day = pd.Timestamp.now(tz="UTC").tz_localize(None) if today is None else pd.Timestamp(today)
-    if day.tzinfo is not None:
-        day = day.tz_convert("UTC").tz_localize(None)
-    day = day.normalize()
+    day = judged_day(today)
     table = pd.DataFrame(index=df.index)
     table["propertyId"] = _column(df, "propertyId")
     for name in EPC_COLUMNS[1:5] + EPC_COLUMNS[6:8]:
@@ -339,6 +336,15 @@ def epc_table(df: pd.DataFrame, *, today: date | datetime | str | None = None) -
     table.attrs = dict(df.attrs)
     table.attrs["extra_columns"] = ()
     return table
+
+
+def judged_day(today: date | datetime | str | None) -> pd.Timestamp:
+    """The day certificates are judged on: ``today`` (default: today in UTC), as a naive UTC
+    midnight."""
+    day = pd.Timestamp.now(tz="UTC").tz_localize(None) if today is None else pd.Timestamp(today)
+    if day.tzinfo is not None:
+        day = day.tz_convert("UTC").tz_localize(None)
+    return day.normalize()
 
 
 _EMPTY = frame([])

@@ -1,5 +1,5 @@
 """views — what an analyst looks at: the ``df.pk`` accessor, GeoDataFrames, charts, maps, the
-report and (Geo)Parquet export.
+report, the portfolio workbook and (Geo)Parquet export.
 
 Importing this package registers ``df.pk`` and nothing heavier: geopandas and plotly load when a
 view is first used, so ``import propertykit`` stays light. The names below load their module on
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         evidence_html,
         value_range_text,
     )
+    from propertykit.views.workbook import write_workbook
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -56,6 +57,7 @@ _LAZY = {
     "comparables_map": "valuation",
     "evidence_html": "valuation",
     "value_range_text": "valuation",
+    "write_workbook": "workbook",
 }
 
 __all__ = [
@@ -79,6 +81,7 @@ __all__ = [
     "use_tile_fetcher",
     "value_range_text",
     "write_report",
+    "write_workbook",
 ]
 
 

@@ -31,6 +31,7 @@ from propertykit.errors import InvalidInput
 from propertykit.text import visible
 from propertykit.views import figures as shared
 from propertykit.views import maps, plots, static, street, valuation
+from propertykit.views.epc_profile import epc_profile_html
 
 if TYPE_CHECKING:
     from xyzservices import TileProvider
@@ -175,6 +176,7 @@ def build_report(
 <p class="lede">{html.escape(lede)}</p>
 <section class="card"><h2>Summary</h2>{_summary_table(df)}</section>
 <section class="card"><h2>By property type</h2>{_type_table(df)}</section>
+<section class="card"><h2>EPC profile</h2>{epc_profile_html(df)}</section>
 {notes_html}
 {"".join(charts)}
 <footer>{_footer(df, counts=counts, source=source, when=when, streets=credit)}</footer>

@@ -1,0 +1,319 @@
+"""The portfolio workbook: an .xlsx a client can open, of values, never formulas.
+
+:func:`write_workbook` writes a property frame as sheets a client works in: "Properties" (every
+column of the frame; sale histories and boundaries as JSON text), "Sales" (one row per sale),
+"EPC" (one row per property), "EPC profile" (:func:`propertykit.frames.epc_profile`: count and
+share per band, share below C, certificates expired or expiring within a year) and, when given,
+"Valuation" (``df.pk.valuation()``) and "Matches" (``client.match_addresses()``), then "Notes":
+where the data came from, when, what it cost, and the caveats in plain words.
+
+Prices are numbers in pounds with a ``£`` format (divided by 100 where the service sent pence),
+dates are Excel dates, each sheet's header is frozen and filtered, columns sized to what they
+hold. Cells are written by :mod:`~propertykit.views.workbook_cells`: text from the service or a
+client's file stays text, whatever it begins with or holds.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from propertykit.config import VERSION
+from propertykit.errors import InvalidInput
+from propertykit.frames import (
+    MINOR_PER_MAJOR,
+    MINOR_UNIT_COLUMNS,
+    EpcProfile,
+    epc_profile,
+    epc_table,
+    explode_sales,
+    in_major_units,
+    is_minor,
+)
+from propertykit.text import plural
+from propertykit.views.workbook_cells import FORMULA_STARTS, MAX_CELL_CHARACTERS, SheetWriter
+
+__all__ = ["SHEETS", "write_workbook"]
+
+#: The sheets a workbook can hold, in order (Valuation and Matches only when given).
+SHEETS = ("Properties", "Sales", "EPC", "EPC profile", "Valuation", "Matches", "Notes")
+#: Money columns beyond the ones :mod:`propertykit.frames.money` rescales: served in pounds.
+_POUNDS_AS_SERVED = ("pricing.pricePerSqFt",)
+_VALUATION_MONEY = ("estimate", "lower", "upper", "price_per_sqm")
+_STATUSES = ("matched", "ambiguous", "unmatched")
+
+
+def write_workbook(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    valuation: pd.DataFrame | None = None,
+    matches: pd.DataFrame | None = None,
+    usage: Any = None,
+    source: str | None = None,
+    today: date | datetime | str | None = None,
+) -> Path:
+    """Write the portfolio workbook (.xlsx) of ``df``: typed values, no formulas.
+
+    Parameters
+    ----------
+    df
+        The property frame (``client.properties(...)``, :func:`propertykit.frame`).
+    path
+        Where to write; must end in ``.xlsx``. Written whole or not at all (a temporary file
+        beside it, renamed when complete); parent folders are created.
+    valuation
+        ``df.pk.valuation(...)``'s frame, in the frame's money unit: a "Valuation" sheet, with
+        each property's address beside its estimate.
+    matches
+        ``client.match_addresses(...)``'s frame: a "Matches" sheet, one row per address given
+        (the index first, as the row it came from), and counts in the notes.
+    usage
+        What the data cost: ``client.usage``, a mapping or any object with ``requests_sent``,
+        ``cache_hits`` and ``billable_requests``; ``None`` if unknown.
+    source
+        Where the data came from, in words (e.g. the service's address, or "the propertykit
+        sandbox": made-up data, which the notes then say); never a key.
+    today
+        The day EPC certificates are judged on (default: today in UTC).
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path written.
+
+    Raises
+    ------
+    InvalidInput
+        ``path`` is not an .xlsx file, or ``usage`` lacks a count.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, openpyxl, propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "book.xlsx"
+    >>> written = write_workbook(pk.frame(generate_records(20)), out, source="the sandbox")
+    >>> openpyxl.load_workbook(written).sheetnames
+    ['Properties', 'Sales', 'EPC', 'EPC profile', 'Notes']
+    """
+    import xlsxwriter
+
+    target = Path(path).expanduser().resolve()
+    if target.suffix.lower() != ".xlsx":
+        raise InvalidInput(f"A workbook is written as .xlsx, not {target.name!r}")
+    counts = _usage_rows(usage)  # refused before anything is written
+    pounds = in_major_units(df)
+    profile = epc_profile(df, today=today)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    os.close(handle)
+    try:
+        with xlsxwriter.Workbook(temporary, {"strings_to_formulas": False}) as book:
+            writer = SheetWriter(book, currency=df.attrs.get("currency"))
+            money = {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED}
+            writer.write_table("Properties", pounds, money=money)
+            writer.write_table("Sales", explode_sales(pounds), money=money)
+            writer.write_table("EPC", epc_table(df, today=profile.today))
+            _write_profile(writer, profile)
+            if valuation is not None:
+                valued = _valuation_sheet(valuation, pounds, minor=is_minor(df))
+                writer.write_table("Valuation", valued, money=_VALUATION_MONEY)
+            if matches is not None:
+                writer.write_table("Matches", matches.reset_index(names=_row_name(matches)))
+            notes = _notes(df, profile, valuation, matches, counts, source)
+            _write_notes(writer, notes)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _write_profile(writer: SheetWriter, profile: EpcProfile) -> None:
+    """The "EPC profile" sheet: the bands table, then the totals below it."""
+    bands = profile.bands.rename(columns={"band": "Current EPC band", "count": "Properties"})
+    bands = bands.rename(columns={"share": "Share of rated"})
+    sheet = writer.write_table("EPC profile", bands, shares={"Share of rated"}, filters=False)
+    first = len(bands) + 2
+    for offset, (label, value) in enumerate(profile.summary()):
+        writer.write_text(sheet, first + offset, 0, label)
+        kind = "share" if label.startswith("Share") and isinstance(value, float) else None
+        writer.write_value(sheet, first + offset, 1, value, kind)
+    sheet.set_column(0, 0, max(len(label) for label, _ in profile.summary()) + 2)
+
+
+def _valuation_sheet(valuation: pd.DataFrame, pounds: pd.DataFrame, *, minor: bool) -> pd.DataFrame:
+    """The valuation in pounds, each property's address after its id."""
+    table = valuation.copy()
+    if minor and valuation.attrs.get("money_unit") != "major":
+        for column in _VALUATION_MONEY:
+            if column in table.columns:
+                table[column] = pd.to_numeric(table[column], errors="coerce") / MINOR_PER_MAJOR
+    name = "address.displayAddress"
+    if {"propertyId", name} <= set(pounds.columns) and "propertyId" in table.columns:
+        addresses = pounds.drop_duplicates("propertyId").set_index("propertyId")[name]
+        position = list(table.columns).index("propertyId") + 1
+        table.insert(position, "address", table["propertyId"].map(addresses))
+    return table
+
+
+def _row_name(matches: pd.DataFrame) -> str:
+    name = matches.index.name
+    return str(name) if name is not None and name not in matches.columns else "row"
+
+
+def _write_notes(writer: SheetWriter, notes: list[tuple[str, str]]) -> None:
+    """The "Notes" sheet, last: its counts of cells changed are taken once all else is written."""
+    sheet = writer.workbook.add_worksheet("Notes")
+    writer.write_text(sheet, 0, 0, "What", writer.formats["header"])
+    writer.write_text(sheet, 0, 1, "Detail", writer.formats["header"])
+    tally = writer.tally
+    changed = [
+        f"{plural(tally.formula_like, 'cell')} of text began with =, +, -, @, a tab or a carriage "
+        "return: kept as text (never a formula), marked so that editing keeps them text.",
+        f"{plural(tally.spelled_out, 'cell')} held characters a workbook cannot store (control "
+        "characters, lone surrogates): spelled out as \\x00, \\ud800 and so on.",
+        f"{plural(tally.cut, 'cell')} held more than {MAX_CELL_CHARACTERS:,} characters, the "
+        "most a cell holds: cut, ending with a mark that gives the full length.",
+    ]
+    rows = [*notes, ("Text", " ".join(changed))]
+    for row, (what, detail) in enumerate(rows, start=1):
+        writer.write_text(sheet, row, 0, what)
+        writer.write_text(sheet, row, 1, detail, writer.formats["wrapped"])
+    sheet.set_column(0, 0, 22)
+    sheet.set_column(1, 1, 110)
+    sheet.freeze_panes(1, 0)
+
+
+def _notes(
+    df: pd.DataFrame,
+    profile: EpcProfile,
+    valuation: pd.DataFrame | None,
+    matches: pd.DataFrame | None,
+    counts: list[tuple[str, str]],
+    source: str | None,
+) -> list[tuple[str, str]]:
+    """What the notes sheet says, as (what, detail) rows, in plain words."""
+    when = datetime.now(UTC)
+    origin = source or "a property-data service (source not given)"
+    notes = [
+        ("Source", origin),
+        ("Written", f"{when:%Y-%m-%d %H:%M} UTC by propertykit {VERSION}"),
+    ]
+    if source is not None and "sandbox" in source.lower():
+        notes.append(
+            ("Made-up data", "From the propertykit sandbox: synthetic records, not real homes.")
+        )
+    notes += counts
+    notes.append(("Properties", _properties_note(df)))
+    served = "served in pence and divided by 100" if is_minor(df) else "as served"
+    notes.append(
+        (
+            "Money",
+            f"Columns with a £ format are in pounds ({served}). Other amounts (ground rent, "
+            "service charge, council tax) are as the service sent them.",
+        )
+    )
+    notes.append(
+        (
+            "Dates",
+            "Dates are Excel dates; date-times are in UTC (Excel keeps no time zone). "
+            "Dates before March 1900, which Excel cannot hold, are text.",
+        )
+    )
+    notes.append(("EPC profile", _profile_note(profile)))
+    if valuation is not None:
+        notes.append(("Valuation", _valuation_note(valuation)))
+    if matches is not None:
+        notes.append(("Matches", _matches_note(matches)))
+    starts = ", ".join(repr(start) for start in FORMULA_STARTS)
+    notes.append(
+        (
+            "Formulas",
+            f"None: every cell is a value. Text beginning with {starts} is stored as text.",
+        )
+    )
+    return notes
+
+
+def _properties_note(df: pd.DataFrame) -> str:
+    text = (
+        f"{plural(len(df), 'property', 'properties')}, every field the service sent (one "
+        "column each). Sale histories and boundaries are JSON text on Properties; the Sales sheet "
+        "has one row per sale."
+    )
+    missing = df.attrs.get("missing_ids") or ()
+    if missing:
+        text += f" {plural(len(missing), 'id')} asked for returned no record."
+    unparsed = df.attrs.get("unparsed") or ()
+    if unparsed:
+        text += (
+            f" {plural(len(unparsed), 'value')} could not be read in its column and is left "
+            "blank there (df.pk.unparsed() lists them as served)."
+        )
+    return text
+
+
+def _profile_note(profile: EpcProfile) -> str:
+    return (
+        f"Each property's current rating counted once; shares are of the "
+        f"{plural(profile.rated, 'rated property', 'rated properties')} "
+        f"({plural(profile.not_rated, 'property', 'properties')} without a rating). "
+        f"Certificates judged on {profile.today:%d %B %Y}: expiring means ending within a year "
+        "of that day. A rating describes the home when it was assessed, not now."
+    )
+
+
+def _valuation_note(valuation: pd.DataFrame) -> str:
+    thin = int(valuation["thin"].sum()) if "thin" in valuation.columns else 0
+    criteria = valuation.attrs.get("criteria")
+    thin_ones = plural(thin, "property", "properties")
+    text = (
+        "Estimates from comparable sales before each as_of date, with an 80 % range (lower to "
+        f"upper): a desktop estimate, not a formal valuation. {thin_ones} had too few "
+        "comparables (thin: no estimate)."
+    )
+    if isinstance(criteria, str) and criteria:
+        text += f" Comparables: {criteria}."
+    return text
+
+
+def _matches_note(matches: pd.DataFrame) -> str:
+    status = matches["status"].astype("object") if "status" in matches.columns else pd.Series()
+    counts = {name: int((status == name).sum()) for name in _STATUSES}
+    text = (
+        f"{plural(len(matches), 'address', 'addresses')} given: {counts['matched']:,} matched, "
+        f"{counts['ambiguous']:,} ambiguous (several plausible properties: see candidates), "
+        f"{counts['unmatched']:,} unmatched (see reason). Filter the status column to list them. "
+        "A match needs the house and flat numbers, and the postcode when given, to agree: "
+        "nothing is guessed."
+    )
+    charged = matches.attrs.get("charged")
+    if charged is not None:
+        text += f" Matching charged {charged} credits."
+    return text
+
+
+def _usage_rows(usage: Any) -> list[tuple[str, str]]:
+    """The notes' rows on what fetching cost, from a Usage, a mapping, or ``None``."""
+    if usage is None:
+        return [("Cost", "Requests and credits were not recorded for this data.")]
+    names = ("requests_sent", "cache_hits", "billable_requests")
+    if isinstance(usage, Mapping):
+        values = [usage.get(name) for name in names]
+    else:
+        values = [getattr(usage, name, None) for name in names]
+    if any(not isinstance(value, int) for value in values):
+        raise InvalidInput(f"usage must give {', '.join(names)}; got {type(usage).__name__}")
+    sent, hits, billable = (int(value) for value in values if value is not None)
+    return [
+        ("Requests sent", f"{sent:,} over the network"),
+        ("From the cache", f"{hits:,} answers, at no cost"),
+        ("Credits used", f"{billable:,} billable requests"),
+    ]
