@@ -1,4 +1,4 @@
-"""The ``propertykit`` command: ``demo``, ``sandbox``, ``report``, ``cache``, ``deeds``.
+"""The ``propertykit`` command: ``demo``, ``sandbox``, ``report``, ``portfolio``, ``cache``, ``deeds``.
 
 Each subcommand lives in ``propertykit/cli/<name>.py`` and provides ``configure(parser)``
 and ``run(args) -> int``; this module only dispatches, importing a command when it is used.
@@ -25,6 +25,7 @@ COMMANDS = {
     "demo": "run the main job against the bundled sandbox",
     "sandbox": "serve the local sandbox of the service",
     "report": "build a self-contained HTML or PDF report",
+    "portfolio": "match an address list, fetch and value the properties, write a workbook",
     "cache": "inspect or clear the HTTP cache",
     "deeds": "show the title-deed purchase journal",
 }
