@@ -28,14 +28,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ReadAddress", "STREET_WORDS", "find_postcode", "normalise", "read_address"]
+__all__ = ["STREET_WORDS", "ReadAddress", "find_postcode", "normalise", "read_address"]
 
 #: The last word of a street's name: where a street ends and the places begin.
-STREET_WORDS = frozenset(
+_STREET_WORDS = (
     "road street lane avenue gardens close crescent drive place square terrace court grove "
     "park way walk row rise hill green mews parade boulevard view vale wharf yard hollow "
-    "gate mount heights end embankment circus approach passage broadway causeway".split()
+    "gate mount heights end embankment circus approach passage broadway causeway"
 )
+STREET_WORDS = frozenset(_STREET_WORDS.split())
 
 #: Abbreviations read as the full word (``st`` is decided by where it stands).
 _ABBREVIATIONS = {
@@ -51,9 +52,8 @@ _ABBREVIATIONS = {
 }  # fmt: skip
 
 #: Words that announce a sub-building's number (``Flat 3``, ``Unit 2``).
-SUB_BUILDING_WORDS = frozenset(
-    "flat apartment unit suite studio room maisonette shop office workshop store bay".split()
-)
+_SUB_BUILDING_WORDS = "flat apartment unit suite studio room maisonette shop office workshop bay"
+SUB_BUILDING_WORDS = frozenset(_SUB_BUILDING_WORDS.split())
 
 _POSTCODE = re.compile(
     r"(?<![a-z0-9])([a-z]{1,2}[0-9][a-z0-9]?)\s*([0-9][a-z]{2})(?![a-z0-9])", re.IGNORECASE

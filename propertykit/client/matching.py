@@ -102,9 +102,10 @@ class MatchDryRun:
 
     Examples
     --------
-    >>> MatchDryRun(addresses=3, distinct=2, decided=0, blank=1, queries=4, requests=3,
-    ...             cached=1, per_minute=30.0, seconds=6.0, credits=0)
-    <MatchDryRun: 3 addresses (2 distinct, 0 decided in review, 1 blank); 3 requests to send at 30 a minute (about 6 s), 1 cached (free); 0 credits>
+    >>> dry = MatchDryRun(addresses=3, distinct=2, decided=0, blank=1, queries=4, requests=3,
+    ...                   cached=1, per_minute=30.0, seconds=6.0, credits=0)
+    >>> repr(dry).split("; ")[1]
+    '3 requests to send at 30 a minute (about 6 s), 1 cached (free)'
     """
 
     addresses: int
@@ -144,9 +145,9 @@ def check_addresses(addresses: object) -> list[Any]:
     --------
     >>> check_addresses(["4 Mill Lane"])
     ['4 Mill Lane']
-    >>> check_addresses("4 Mill Lane")
+    >>> check_addresses("4 Mill Lane")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    propertykit.errors.InvalidInput: match_addresses() takes a list or pandas Series of address texts, got one str: wrap it in a list
+    propertykit.errors.InvalidInput: match_addresses() takes a list ... got one str: wrap it...
     """
     if isinstance(addresses, str | bytes):
         raise InvalidInput(
@@ -292,7 +293,9 @@ def _reviewed_row(given: str | None, reviewed: Reviewed) -> dict[str, Any]:
     if reviewed.held:
         return _row(given, "matched", reviewed.location_id, reviewed.matched_address, None,
                     reason=f"picked in review ({reviewed.decided_at})")  # fmt: skip
-    return _row(given, "unmatched", reason=f"not held by the service (review, {reviewed.decided_at})")
+    return _row(
+        given, "unmatched", reason=f"not held by the service (review, {reviewed.decided_at})"
+    )
 
 
 def _row(

@@ -102,9 +102,9 @@ class FileNotes:
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as connection:
-            with connection:  # one transaction, committed on leaving
-                yield connection
+        connecting = closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS))
+        with connecting as connection, connection:  # one transaction, committed on leaving
+            yield connection
 
     def get_many(self, keys: Sequence[str]) -> list[str | None]:
         found: dict[str, str] = {}
