@@ -21,6 +21,7 @@ from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
+from propertykit.client.matching import AddressesMixin
 from propertykit.client.portable import ClientRecipe, Portable, portable_settings
 from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
@@ -61,7 +62,7 @@ def _cache_faults_named(method: _Method) -> _Method:
     return cast(_Method, named)
 
 
-class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
+class Client(HealthMixin, QueryMixin, AddressesMixin, PurchasesMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -182,6 +183,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
             clock=clock or Clock(),
         )
         self._lookups = Lookups(self._transport, self.endpoints)
+        self._decisions = None
 
     @classmethod
     def from_recipe(cls, recipe: ClientRecipe) -> Client:
@@ -201,6 +203,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         return (Client.from_recipe, (self.recipe(),))
 
     query = _cache_faults_named(QueryMixin.query)
+    match_addresses = _cache_faults_named(AddressesMixin.match_addresses)
 
     # -- housekeeping -----------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from propertykit.wire.cache_setting import (
 )
 from propertykit.wire.clock import Clock
 from propertykit.wire.derived_cache import clear_derived
+from propertykit.wire.notes import notes_for
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.wire.team import redis_connection_of
@@ -62,6 +63,7 @@ __all__ = [
     "fetch_tile",
     "keep_beside",
     "kept_values",
+    "notes_for",
     "open_cache",
     "open_cache_file",
     "open_sqlite_cache",

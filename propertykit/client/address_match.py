@@ -1,0 +1,293 @@
+"""Whether a suggestion is the address a person typed: rules that never guess, and the queries.
+
+Pure decisions over read addresses (:mod:`propertykit.client.addresses`), the second half of
+:meth:`propertykit.Client.match_addresses`:
+
+- :func:`plan_queries`: the search texts to ask for one address, decided from its text alone
+  (so a dry run counts them exactly), at most three, built for a plain full-text search that
+  wants every word of the query: the postcode and the numbers when there is a postcode (one
+  request), else the numbers with the street and the town, then looser forms;
+- :func:`compare`: one suggestion against the typed address. The numbers must agree in their
+  roles (building, flat or unit, both ends of a range), the postcode must agree when one was
+  typed, the street must be the same street give or take a typo (rapidfuzz's token-set
+  similarity at least :data:`STREET_MIN`), a typed town must be one of the suggestion's places,
+  and a house known only by its name must carry that name;
+- :func:`decide`: from every suggestion of an address's queries, ``matched`` when exactly one
+  agrees, ``ambiguous`` when several do (or a building's address names none of its flats),
+  ``unmatched`` otherwise, with the reason in plain words.
+
+Examples
+--------
+>>> typed = read_address("92 Mill Lane, MK40 1NN")
+>>> ninety = Candidate.of({"locationId": "L1", "displayAddress": "90 Mill Lane, Bedford, MK40 1NN"})
+>>> decide(typed, [ninety]).status, decide(typed, [ninety]).reason
+('unmatched', 'no number 92 on mill lane at MK40 1NN (the service has 90)')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rapidfuzz import fuzz
+
+from propertykit.client.addresses import STREET_WORDS, ReadAddress, normalise, read_address
+from propertykit.text import listed, plural
+
+__all__ = [
+    "NAME_MIN",
+    "PLACE_MIN",
+    "STREET_MIN",
+    "Candidate",
+    "Comparison",
+    "Decision",
+    "compare",
+    "decide",
+    "plan_queries",
+]
+
+#: Least similarity (0-100, rapidfuzz ``token_set_ratio``) of two streets taken to be one street:
+#: a transposed or missing letter stays above it ("hgih street" 91), another street on the same
+#: road name falls below ("mill lane" / "mill close" 74).
+STREET_MIN = 80.0
+#: Least similarity of a typed town or locality to one of the suggestion's places.
+PLACE_MIN = 80.0
+#: Least similarity of a house's name, when it has no number to go by.
+NAME_MIN = 80.0
+#: How far ahead the best street must be to settle between suggestions that agree otherwise.
+CLEAR_LEAD = 10.0
+#: Most near misses listed with an unmatched address, for review.
+NEAR_MISSES = 5
+
+Status = Literal["matched", "ambiguous", "unmatched"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A suggestion of the service, read: its id, its address as shown, and its parts."""
+
+    location_id: str
+    display: str
+    read: ReadAddress
+    places: tuple[str, ...]
+
+    @classmethod
+    def of(cls, suggestion: Mapping[str, Any]) -> Candidate:
+        """Read a suggestion (``locationId``, ``displayAddress``; town, locality and county
+        where it has them).
+
+        Examples
+        --------
+        >>> Candidate.of({"locationId": "L1", "displayAddress": "4 Mill Lane, Bedford"}).places
+        ('bedford',)
+        """
+        display = str(suggestion.get("displayAddress") or suggestion.get("address") or "")
+        read = read_address(display)
+        if not read.postcode and isinstance(suggestion.get("postcode"), str):
+            read = _with_postcode(read, suggestion["postcode"])
+        fields = (suggestion.get(name) for name in ("locality", "town", "county"))
+        extra = tuple(normalise(value) for value in fields if isinstance(value, str) and value)
+        places = tuple(dict.fromkeys(read.places + extra))
+        return cls(str(suggestion.get("locationId", "")), display, read, places)
+
+
+def _with_postcode(read: ReadAddress, postcode: str) -> ReadAddress:
+    found = read_address(postcode).postcode
+    return ReadAddress(found, read.sub_numbers, read.building_numbers, read.street,
+                       read.names, read.places)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One suggestion against a typed address.
+
+    ``agrees``: it is that address. ``flat_of_building``: it is a flat or unit of the typed
+    building, whose text names none. Otherwise ``why`` says what differs, and ``kind`` which
+    part (``postcode``, ``number``, ``flat``, ``street``, ``place``, ``name``).
+    """
+
+    candidate: Candidate
+    agrees: bool
+    flat_of_building: bool
+    score: float
+    kind: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What :func:`decide` made of one address: a row of ``match_addresses``' frame."""
+
+    status: Status
+    location_id: str | None
+    matched_address: str | None
+    score: float | None
+    candidates: tuple[str, ...]
+    candidate_addresses: tuple[str, ...]
+    reason: str | None
+
+
+def plan_queries(typed: ReadAddress) -> list[str]:
+    """The search texts to ask for one address, at most three, in order, none repeated.
+
+    Every word of a query must be in an answer (a plain full-text search), and an answer holds
+    at most 10 suggestions, so a query carries only words the address surely has: the postcode
+    and the numbers when there is a postcode, since the postcode must agree anyway; else the
+    numbers, the street and the town, then the numbers and the street alone, then the numbers,
+    the street's last word and the town (for a typo in the street's name).
+
+    Examples
+    --------
+    >>> plan_queries(read_address("Flat 6, 72 High St, MK40 1NN"))
+    ['mk401nn 6 72']
+    >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
+    ['72 high street kempston', '72 high street', '72 street kempston']
+    >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
+    ['mk401nn rose cottage', 'mk401nn cottage', 'mk401nn rose']
+    """
+    numbers = " ".join(typed.numbers)
+    postcode = typed.postcode_token
+    names = " ".join(typed.names)
+    name_words = sorted(set(names.split()), key=lambda word: (-len(word), word))
+    street_words = typed.street.split()
+    last = street_words[-1] if street_words and street_words[-1] in STREET_WORDS else ""
+    town = typed.places[0] if typed.places else ""
+    if postcode and numbers:
+        queries = [f"{postcode} {numbers}"]
+    elif postcode:
+        words = names or typed.street
+        queries = [f"{postcode} {words}".strip()]
+        queries += [f"{postcode} {word}" for word in (name_words or street_words)[:2]]
+    else:
+        head = numbers or names
+        queries = [
+            f"{head} {typed.street} {town}",
+            f"{head} {typed.street}",
+            f"{head} {last} {town}" if last and town else f"{head} {town}",
+        ]
+        if not head:
+            queries = [f"{typed.street} {town}"]
+    cleaned = [" ".join(query.split()) for query in queries]
+    return [query for query in dict.fromkeys(cleaned) if query]
+
+
+def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
+    """One suggestion against the typed address, by the rules of the module's docstring.
+
+    Examples
+    --------
+    >>> flat = Candidate.of({"locationId": "L7", "displayAddress": "Flat 6, 72 High Street"})
+    >>> compare(read_address("72 high st flat 6"), flat).agrees
+    True
+    >>> compare(read_address("Flat 7, 72 High St"), flat).why
+    'flat 6, not 7'
+    """
+    theirs = candidate.read
+    score = fuzz.token_set_ratio(typed.words(), theirs.words())
+
+    def differs(kind: str, why: str, flat_of_building: bool = False) -> Comparison:
+        return Comparison(candidate, False, flat_of_building, score, kind, why)
+
+    if typed.postcode and theirs.postcode and typed.postcode != theirs.postcode:
+        return differs("postcode", f"postcode {theirs.postcode}, not {typed.postcode}")
+    if typed.building_numbers != theirs.building_numbers:
+        have = "-".join(theirs.building_numbers) or "no number"
+        return differs("number", f"number {have}, not {'-'.join(typed.building_numbers)}")
+    street = _street_similarity(typed, theirs)
+    if street < STREET_MIN:
+        return differs("street", f"on {theirs.street or 'no street'}, not {typed.street}")
+    if not typed.postcode and typed.places and not _in_a_place(typed.places, candidate.places):
+        return differs("place", f"in {listed(list(candidate.places), most=2) or 'no town'}")
+    if not typed.numbers and not _same_name(typed.names, theirs.names):
+        return differs("name", f"named {listed(list(theirs.names)) or 'nothing'}")
+    if typed.sub_numbers != theirs.sub_numbers:
+        if not typed.sub_numbers:
+            return differs("flat", f"flat {'-'.join(theirs.sub_numbers)} of it", True)
+        have = "-".join(theirs.sub_numbers) or "no flat"
+        return differs("flat", f"flat {have}, not {'-'.join(typed.sub_numbers)}")
+    return Comparison(candidate, True, False, max(score, street), "", "")
+
+
+def _street_similarity(typed: ReadAddress, theirs: ReadAddress) -> float:
+    if not typed.street:  # "Rose Cottage, MK40 1NN": the postcode places it (checked above)
+        return 100.0 if typed.postcode else 0.0
+    return float(fuzz.token_set_ratio(typed.street, theirs.street))
+
+
+def _in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
+    """Whether any typed place (town, locality, county) is one of theirs: the others may be
+    left out or added (a county the service does not show), so one is enough."""
+    return any(fuzz.token_set_ratio(mine, place) >= PLACE_MIN for mine in typed for place in theirs)
+
+
+def _same_name(typed: Sequence[str], theirs: Sequence[str]) -> bool:
+    if not theirs:
+        return not typed
+    mine = " ".join(typed)
+    return any(fuzz.token_set_ratio(mine, name) >= NAME_MIN for name in theirs)
+
+
+def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
+    """matched, ambiguous or unmatched, from every suggestion of one address's queries.
+
+    Examples
+    --------
+    >>> flats = [Candidate.of({"locationId": f"L{n}", "displayAddress": f"Flat {n}, 12 Mill Lane"})
+    ...          for n in (1, 2, 3)]
+    >>> decision = decide(read_address("12 Mill Lane"), flats)
+    >>> decision.status, decision.candidates, decision.reason
+    ('ambiguous', ('L1', 'L2', 'L3'), 'names the building but not which of its 3 flats or units')
+    """
+    unique = {candidate.location_id: candidate for candidate in suggestions}
+    compared = [compare(typed, candidate) for candidate in unique.values()]
+    agreeing = sorted((c for c in compared if c.agrees), key=lambda c: -c.score)
+    if len(agreeing) == 1 or (
+        len(agreeing) > 1 and agreeing[0].score >= agreeing[1].score + CLEAR_LEAD
+    ):
+        best = agreeing[0]
+        return Decision("matched", best.candidate.location_id, best.candidate.display,
+                        round(best.score, 1), (), (), None)  # fmt: skip
+    if agreeing:
+        return _ambiguous(agreeing, f"{len(agreeing)} addresses fit it equally well")
+    flats = [c for c in compared if c.flat_of_building]
+    if flats:
+        what = plural(len(flats), "flat or unit", "flats or units")
+        return _ambiguous(flats, f"names the building but not which of its {what}")
+    return _unmatched(typed, compared)
+
+
+def _ambiguous(fitting: list[Comparison], reason: str) -> Decision:
+    best = max(c.score for c in fitting)
+    ids = tuple(c.candidate.location_id for c in fitting)
+    shown = tuple(c.candidate.display for c in fitting)
+    return Decision("ambiguous", None, None, round(best, 1), ids, shown, reason)
+
+
+def _unmatched(typed: ReadAddress, compared: list[Comparison]) -> Decision:
+    if not compared:
+        return Decision("unmatched", None, None, None, (), (), "the service suggested nothing")
+    near = sorted(compared, key=lambda c: -c.score)[:NEAR_MISSES]
+    ids = tuple(c.candidate.location_id for c in near)
+    shown = tuple(c.candidate.display for c in near)
+    return Decision("unmatched", None, None, round(near[0].score, 1), ids, shown,
+                    _reason(typed, compared, near[0]))  # fmt: skip
+
+
+def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison) -> str:
+    """Plain words for why nothing fits, from the nearest suggestion."""
+    same_street = [
+        c
+        for c in compared
+        if c.kind == "number"
+        and (not typed.postcode or c.candidate.read.postcode == typed.postcode)
+        and fuzz.token_set_ratio(typed.street, c.candidate.read.street) >= STREET_MIN
+    ]
+    if same_street and typed.building_numbers:
+        numbers = sorted({"-".join(c.candidate.read.building_numbers) for c in same_street})
+        where = f" at {typed.postcode}" if typed.postcode else ""
+        return (
+            f"no number {'-'.join(typed.building_numbers)} on {typed.street or 'that street'}"
+            f"{where} (the service has {listed([n for n in numbers if n], most=4)})"
+        )
+    return f"nearest suggestion differs: {nearest.why} ({nearest.candidate.display})"

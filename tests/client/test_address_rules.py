@@ -1,0 +1,149 @@
+"""Reading addresses as people type them, and the rules that decide a match without guessing.
+
+Plain values, no server: the spellings issue 46 lists (postcode anywhere, with or without its
+space; abbreviations both ways; a shop in front; a transposed letter; case and punctuation) and
+the rules (numbers by role, ranges, postcode, a building without its flat).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from propertykit.client.address_match import Candidate, compare, decide, plan_queries
+from propertykit.client.addresses import find_postcode, normalise, read_address
+
+
+def suggestion(location_id: str, display: str, **fields: str) -> Candidate:
+    return Candidate.of({"locationId": location_id, "displayAddress": display, **fields})
+
+
+WORLD = [
+    suggestion("L1", "Flat 6, 72 High Street, Kempston, Bedford, MK40 1NN", county="Bedfordshire"),
+    suggestion("L2", "Flat 7, 72 High Street, Kempston, Bedford, MK40 1NN"),
+    suggestion("L3", "4 High Street, Kempston, Bedford, MK40 1NN"),
+    suggestion("L4", "90 Mill Lane, Kempston, Bedford, MK40 2AB"),
+    suggestion("L5", "13-14 Mill Lane, Kempston, Bedford, MK40 2AB"),
+    suggestion("L6", "13 Mill Lane, Kempston, Bedford, MK40 2AB"),
+    suggestion("L7", "Rose Cottage, Mill Lane, Kempston, Bedford, MK40 2AB"),
+    suggestion("L8", "Ivy Cottage, Mill Lane, Kempston, Bedford, MK40 2AB"),
+    suggestion("L9", "Unit 2, 8 Station Road, Bedford, MK40 3CD"),
+    suggestion("L10", "Flat 72, 6 High Street, Kempston, Bedford, MK40 1NN"),
+]
+
+
+def match(text: str) -> tuple[str, str | None]:
+    decision = decide(read_address(text), WORLD)
+    return decision.status, decision.location_id
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "Flat 6, 72 High St, MK40 1NN",
+        "72 high street flat 6 mk401nn",
+        "FLAT 6 72 HIGH STREET KEMPSTON BEDFORD MK40 1NN",
+        "Flat 6, 72 High St., Bedford, Bedfordshire, MK40 1NN",
+        "flat 6, 72 hgih street, mk40 1nn",  # a transposed letter
+        "Apartment 6, 72 High Street, Kempston",  # no postcode: the place agrees
+        "6, 72 High St, Kempston, Bedford",  # the flat's number without its word
+    ],
+)
+def test_spellings_of_one_flat_all_match_it(typed: str) -> None:
+    assert match(typed) == ("matched", "L1")
+
+
+def test_a_shop_name_in_front_is_ignored() -> None:
+    assert match("THE CORNER CAFE 4 HIGH STREET MK40 1NN") == ("matched", "L3")
+    assert match("The Corner Cafe, 4 High St, Kempston") == ("matched", "L3")
+
+
+def test_a_different_house_number_on_the_same_street_is_not_a_match() -> None:
+    decision = decide(read_address("92 Mill Lane, MK40 2AB"), WORLD)
+    assert decision.status == "unmatched"
+    assert decision.location_id is None
+    assert "no number 92 on mill lane at MK40 2AB" in (decision.reason or "")
+
+
+def test_a_range_matches_only_the_same_range() -> None:
+    assert match("13-14 Mill Lane, MK40 2AB") == ("matched", "L5")
+    assert match("13 Mill Lane, MK40 2AB") == ("matched", "L6")
+    assert match("14 Mill Lane, MK40 2AB")[0] == "unmatched"
+
+
+def test_flat_and_building_numbers_keep_their_roles() -> None:
+    assert match("Flat 72, 6 High Street, MK40 1NN") == ("matched", "L10")
+    assert match("Flat 6, 72 High Street, MK40 1NN") == ("matched", "L1")
+    assert match("Flat 9, 72 High Street, MK40 1NN")[0] == "unmatched"
+
+
+def test_a_building_without_its_flat_is_ambiguous_with_the_flats_as_candidates() -> None:
+    decision = decide(read_address("72 High Street, MK40 1NN"), WORLD)
+    assert decision.status == "ambiguous"
+    assert set(decision.candidates) == {"L1", "L2"}
+    assert "which of its 2 flats" in (decision.reason or "")
+
+
+def test_the_postcode_must_agree_when_given() -> None:
+    assert match("Flat 6, 72 High Street, MK40 9ZZ")[0] == "unmatched"
+
+
+def test_another_town_is_not_a_match() -> None:
+    assert match("Flat 6, 72 High Street, Luton")[0] == "unmatched"
+
+
+def test_houses_known_by_name_match_by_name() -> None:
+    assert match("Rose Cottage, Mill Lane, MK40 2AB") == ("matched", "L7")
+    assert match("Ivy Cottage, Mill Ln, Kempston") == ("matched", "L8")
+    assert match("Oak Cottage, Mill Lane, MK40 2AB")[0] == "unmatched"
+
+
+def test_units_match_like_flats() -> None:
+    assert match("Unit 2, 8 Station Rd, Bedford MK403CD") == ("matched", "L9")
+    assert match("Unit 3, 8 Station Rd, Bedford MK403CD")[0] == "unmatched"
+
+
+def test_no_suggestions_is_unmatched_with_a_reason() -> None:
+    decision = decide(read_address("1 Nowhere Road"), [])
+    assert (decision.status, decision.reason) == ("unmatched", "the service suggested nothing")
+
+
+def test_two_equally_good_addresses_are_ambiguous_never_picked() -> None:
+    twins = [
+        suggestion("A", "12 Mill Lane, Bedford, MK40 1AA"),
+        suggestion("B", "12 Mill Lane, Bedford, MK41 9ZZ"),
+    ]
+    decision = decide(read_address("12 Mill Lane, Bedford"), twins)
+    assert decision.status == "ambiguous"
+    assert set(decision.candidates) == {"A", "B"}
+
+
+def test_postcode_found_anywhere_with_or_without_space() -> None:
+    assert find_postcode("mk401nn 72 High St")[0] == "MK40 1NN"
+    assert find_postcode("72 High St, MK40 1NN, UK")[0] == "MK40 1NN"
+    assert find_postcode("Flat 1, 2 The Street, sw1a1aa")[0] == "SW1A 1AA"
+    assert find_postcode("72 High St")[0] is None
+
+
+def test_abbreviations_are_written_out_both_ways() -> None:
+    assert normalise("Rose Gdns") == normalise("rose gardens")
+    assert normalise("Park Ave") == normalise("Park Avenue")
+    assert normalise("Mill Rd") == normalise("mill road")
+    assert normalise("High St") == "high street"
+    assert normalise("St Johns Rd") == "saint johns road"
+
+
+def test_queries_are_at_most_three_and_depend_on_the_text_only() -> None:
+    texts = ["Flat 6, 72 High St, MK40 1NN", "72 High St, Kempston", "Rose Cottage, Mill Lane",
+             "Rose Cottage MK40 2AB", "The Corner Cafe, 4 High St"]  # fmt: skip
+    for text in texts:
+        queries = plan_queries(read_address(text))
+        assert 1 <= len(queries) <= 3
+        assert len(set(queries)) == len(queries)
+        assert queries == plan_queries(read_address(text))
+    assert plan_queries(read_address("Flat 6, 72 High St, MK40 1NN")) == ["mk401nn 6 72"]
+
+
+def test_comparison_says_what_differs() -> None:
+    typed = read_address("Flat 6, 72 High St, MK40 1NN")
+    assert compare(typed, WORLD[1]).why == "flat 7, not 6"
+    assert compare(typed, WORLD[2]).why == "number 4, not 72"
