@@ -1,4 +1,4 @@
-"""cli — the ``propertykit`` command: ``demo``, ``sandbox``, ``report``, ``portfolio``, ``cache``, ``deeds``.
+"""cli — the ``propertykit`` command: demo, sandbox, report, portfolio, cache, deeds.
 
 :mod:`~propertykit.cli.dispatch` builds the parser and runs a subcommand; each subcommand is one
 module here with ``configure(parser)`` and ``run(args) -> int``, imported only when used.

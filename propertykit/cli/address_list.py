@@ -75,9 +75,9 @@ def read_addresses(
     table.columns = [str(name).strip() for name in table.columns]
     missing = [name for name in columns if name not in table.columns]
     if missing:
-        names = [repr(visible(name)) for name in table.columns]
+        names = [_quoted(name) for name in table.columns]
         raise InvalidInput(
-            f"{visible(file.name)} has no column {', '.join(repr(visible(m)) for m in missing)}; "
+            f"{visible(file.name)} has no column {', '.join(_quoted(m) for m in missing)}; "
             f"its columns are {listed(names, most=12)}"
         )
     if not len(table):
@@ -85,6 +85,11 @@ def read_addresses(
     parts = table[list(columns)].fillna("").astype(str)
     joined = parts.apply(lambda row: ", ".join(p.strip() for p in row if p.strip()), axis=1)
     return pd.Series(joined.tolist(), index=table.index.rename(ROW), dtype=object)
+
+
+def _quoted(name: str) -> str:
+    """A name from the file, quoted, its control characters spelled out (once: not ``repr``)."""
+    return f"'{visible(name)}'"
 
 
 def _read_text(file: Path) -> pd.DataFrame | None:
@@ -131,7 +136,7 @@ def _read_excel(file: Path, sheet: str | None) -> pd.DataFrame | None:
         raise InvalidInput(f"{visible(file.name)} cannot be read as an .xlsx workbook") from exc
     except ValueError as exc:
         if sheet is not None and "not found" in str(exc).lower():
-            raise InvalidInput(f"{visible(file.name)} has no worksheet {visible(sheet)!r}") from exc
+            raise InvalidInput(f"{visible(file.name)} has no worksheet {_quoted(sheet)}") from exc
         raise InvalidInput(
             f"{visible(file.name)} cannot be read as an .xlsx workbook: {visible(exc)}"
         ) from exc

@@ -1,4 +1,4 @@
-"""The ``propertykit`` command: ``demo``, ``sandbox``, ``report``, ``portfolio``, ``cache``, ``deeds``.
+"""The ``propertykit`` command: demo, sandbox, report, portfolio, cache, deeds.
 
 Each subcommand lives in ``propertykit/cli/<name>.py`` and provides ``configure(parser)``
 and ``run(args) -> int``; this module only dispatches, importing a command when it is used.

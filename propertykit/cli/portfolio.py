@@ -29,6 +29,7 @@ from propertykit.cli.address_list import read_addresses
 from propertykit.cli.report import open_service
 from propertykit.client import Client
 from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
+from propertykit.frames import frame
 from propertykit.text import plural, visible
 from propertykit.views import write_report, write_workbook
 
@@ -62,7 +63,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = _checked_path(args.out, (".xlsx",), "--out")
+    out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
     report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
     addresses = read_addresses(args.addresses, args.column, sheet=args.sheet)
     with open_service(use_sandbox=args.sandbox, seed=args.seed) as svc:
@@ -108,7 +109,7 @@ def say_dry_run(client: Client, addresses: pd.Series) -> None:
     print(f"Addresses: {plural(len(addresses), 'row')} read; nothing was sent.")
     print(f"Matching: {_plain(plan)}")
     batch = client.endpoints.batch_size
-    most = len(addresses)
+    most = int(getattr(plan, "distinct", len(addresses)))  # blank rows and repeats aside
     print(
         f"Then: at most {plural(most, 'property', 'properties')} to look up (one per matched "
         f"address), in at most {plural(math.ceil(most / batch), 'billable request')} of "
@@ -131,7 +132,8 @@ def say_matches(matches: pd.DataFrame) -> None:
     )
     print(f"Matched {matched:,} of {plural(len(matches), 'address', 'addresses')}; {counts}.")
     for row, entry in list(uncertain.iterrows())[:LISTED]:
-        print(f"  row {visible(row)}: {entry['status']}: {visible(entry['input'])!r}{_why(entry)}")
+        text = visible(entry["input"])
+        print(f'  row {visible(row)}: {entry["status"]}: "{text}"{_why(entry)}')
     if len(uncertain) > LISTED:
         print(f"  and {len(uncertain) - LISTED:,} more")
     if len(uncertain):
@@ -158,6 +160,7 @@ def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:
     unique = list(dict.fromkeys(ids))
     if not unique:
         print("propertykit: no address matched: the workbook lists them all", file=sys.stderr)
+        return frame([])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingIdsWarning)  # said once below
         df = client.properties(unique)

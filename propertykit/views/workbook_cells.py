@@ -187,8 +187,13 @@ class SheetWriter:
         self, sheet: Worksheet, row: int, column: int, value: Any, kind: str | None = None
     ) -> int:
         """Write one value by its kind (or its own type); the width it needs (0 for blank)."""
-        if value is None or value is pd.NA or value is pd.NaT:
-            return 0
+        if (
+            value is None
+            or value is pd.NA
+            or value is pd.NaT
+            or (isinstance(value, str) and not value)
+        ):
+            return 0  # a blank cell
         if isinstance(value, bool | np.bool_):
             sheet.write_boolean(row, column, bool(value))
             return 5

@@ -1,0 +1,96 @@
+"""A client's address list as a person saves it: CSV from Excel (UTF-8 or Windows-1252,
+commas or semicolons, quoted commas and line breaks), an .xlsx with numbers and blank rows;
+every cell read as text, each address keeping the row it came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from propertykit.cli.address_list import ROW, read_addresses
+from propertykit.errors import InvalidInput
+
+
+def test_csv_columns_are_joined_and_rows_numbered_as_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "book.csv"
+    path.write_text(
+        "Ref,Line1,Town,Postcode\n"
+        'A1,"Flat 6, 72 High St",Bedford,MK40 1NN\n'
+        "\n"  # a blank line: left out, the numbering keeps counting
+        'A2,"12 Mill Lane\nRear",,mk401nn\n'  # a quoted line break
+        "A3,NA,,\n"
+        "A4,,,\n",
+        encoding="utf-8",
+    )
+    addresses = read_addresses(path, ["Line1", "Town", "Postcode"])
+    assert addresses.index.name == ROW
+    assert addresses.to_dict() == {
+        2: "Flat 6, 72 High St, Bedford, MK40 1NN",
+        5: "12 Mill Lane\nRear, mk401nn",  # the row ends on line 5
+        6: "NA",  # text, not a missing value
+        7: "",  # blank: answered by matching, not dropped
+    }
+
+
+def test_windows_csv_with_semicolons_and_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "book.csv"
+    path.write_bytes("Adresse;Code\n3 Rue Café;0123\n".encode("cp1252"))
+    assert read_addresses(path, ["Adresse", "Code"]).tolist() == ["3 Rue Café, 0123"]
+    path.write_bytes("\ufeffAddress\n4 Mill Lane\n".encode())
+    assert read_addresses(path, ["Address"]).tolist() == ["4 Mill Lane"]
+
+
+def test_xlsx_cells_are_text_and_blank_rows_keep_the_numbering(tmp_path: Path) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Number", "Street", "Postcode"])
+    sheet.append([12, "Mill Lane", "MK40 1NN"])
+    sheet.append([None, None, None])
+    sheet.append(["0013", "High St", None])
+    other = book.create_sheet("Held")
+    other.append(["Address"])
+    other.append(["1 Elsewhere Road"])
+    path = tmp_path / "book.xlsx"
+    book.save(path)
+    found = read_addresses(path, ["Number", "Street", "Postcode"])
+    assert found.to_dict() == {2: "12, Mill Lane, MK40 1NN", 4: "0013, High St"}
+    assert read_addresses(path, ["Address"], sheet="Held").tolist() == ["1 Elsewhere Road"]
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "said"),
+    [
+        (b"", "empty.csv", "is empty"),
+        (b"  \n\n", "blank.csv", "is empty"),
+        (b"Address\n", "header.csv", "a header row but no addresses"),
+        (
+            b"Ref,Addr\nA1,x\n",
+            "other.csv",
+            "has no column 'Address'; its columns are 'Ref', 'Addr'",
+        ),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "picture.csv", "not a text file"),
+        (b"PK\x03\x04 not really a zip", "broken.xlsx", "cannot be read as an .xlsx workbook"),
+        (b"Addr\x1b[31m\nA1\n", "hostile.csv", "its columns are 'Addr\\x1b[31m'"),
+    ],
+)
+def test_files_that_cannot_give_addresses_are_one_clear_line(
+    tmp_path: Path, content: bytes, name: str, said: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InvalidInput) as raised:
+        read_addresses(path, ["Address"])
+    message = str(raised.value)
+    assert said in message and "\n" not in message and "\x1b" not in message
+
+
+def test_a_missing_file_or_sheet_is_named(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="No such file"):
+        read_addresses(tmp_path / "nowhere.csv", ["Address"])
+    book = openpyxl.Workbook()
+    book.active.append(["Address"])
+    book.save(tmp_path / "book.xlsx")
+    with pytest.raises(InvalidInput, match="no worksheet 'Held'"):
+        read_addresses(tmp_path / "book.xlsx", ["Address"], sheet="Held")
