@@ -15,6 +15,7 @@ client's file stays text, whatever it begins with or holds.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Mapping
@@ -37,7 +38,7 @@ from propertykit.frames import (
     is_minor,
 )
 from propertykit.text import plural
-from propertykit.views.workbook_cells import FORMULA_STARTS, MAX_CELL_CHARACTERS, SheetWriter
+from propertykit.views.workbook_cells import MAX_CELL_CHARACTERS, SheetWriter
 
 __all__ = ["SHEETS", "write_workbook"]
 
@@ -47,6 +48,8 @@ SHEETS = ("Properties", "Sales", "EPC", "EPC profile", "Valuation", "Matches", "
 _POUNDS_AS_SERVED = ("pricing.pricePerSqFt",)
 _VALUATION_MONEY = ("estimate", "lower", "upper", "price_per_sqm")
 _STATUSES = ("matched", "ambiguous", "unmatched")
+_TOTALS_COLUMN = 4  # the EPC profile's totals, in column E beside the bands
+_NOTES_WIDTH = 100  # characters of the notes' Detail column
 
 
 def write_workbook(
@@ -136,16 +139,22 @@ def write_workbook(
 
 
 def _write_profile(writer: SheetWriter, profile: EpcProfile) -> None:
-    """The "EPC profile" sheet: the bands table, then the totals below it."""
-    bands = profile.bands.rename(columns={"band": "Current EPC band", "count": "Properties"})
-    bands = bands.rename(columns={"share": "Share of rated"})
+    """The "EPC profile" sheet: the bands table, and the totals beside it."""
+    bands = profile.bands.rename(
+        columns={"band": "Current EPC band", "count": "Properties", "share": "Share of rated"}
+    )
     sheet = writer.write_table("EPC profile", bands, shares={"Share of rated"}, filters=False)
-    first = len(bands) + 2
-    for offset, (label, value) in enumerate(profile.summary()):
-        writer.write_text(sheet, first + offset, 0, label)
+    header = writer.formats["header"]
+    writer.write_text(sheet, 0, _TOTALS_COLUMN, "Of the book", header)
+    writer.write_text(sheet, 0, _TOTALS_COLUMN + 1, "", header)
+    for row, (label, value) in enumerate(profile.summary(), start=1):
+        writer.write_text(sheet, row, _TOTALS_COLUMN, label)
         kind = "share" if label.startswith("Share") and isinstance(value, float) else None
-        writer.write_value(sheet, first + offset, 1, value, kind)
-    sheet.set_column(0, 0, max(len(label) for label, _ in profile.summary()) + 2)
+        writer.write_value(sheet, row, _TOTALS_COLUMN + 1, value, kind)
+    widest = max(len(label) for label, _ in profile.summary())
+    sheet.set_column(_TOTALS_COLUMN, _TOTALS_COLUMN, widest + 2)
+    sheet.set_column(_TOTALS_COLUMN + 1, _TOTALS_COLUMN + 1, 10)
+    _print_on_one_page_wide(sheet)
 
 
 def _valuation_sheet(valuation: pd.DataFrame, pounds: pd.DataFrame, *, minor: bool) -> pd.DataFrame:
@@ -175,20 +184,31 @@ def _write_notes(writer: SheetWriter, notes: list[tuple[str, str]]) -> None:
     writer.write_text(sheet, 0, 1, "Detail", writer.formats["header"])
     tally = writer.tally
     changed = [
+        "No formulas: every cell is a value.",
         f"{plural(tally.formula_like, 'cell')} of text began with =, +, -, @, a tab or a carriage "
-        "return: kept as text (never a formula), marked so that editing keeps them text.",
+        "return: kept as text, marked so that editing keeps them text.",
         f"{plural(tally.spelled_out, 'cell')} held characters a workbook cannot store (control "
         "characters, lone surrogates): spelled out as \\x00, \\ud800 and so on.",
         f"{plural(tally.cut, 'cell')} held more than {MAX_CELL_CHARACTERS:,} characters, the "
         "most a cell holds: cut, ending with a mark that gives the full length.",
     ]
     rows = [*notes, ("Text", " ".join(changed))]
+    wrapped = writer.formats["wrapped"]
     for row, (what, detail) in enumerate(rows, start=1):
-        writer.write_text(sheet, row, 0, what)
-        writer.write_text(sheet, row, 1, detail, writer.formats["wrapped"])
-    sheet.set_column(0, 0, 22)
-    sheet.set_column(1, 1, 110)
+        writer.write_text(sheet, row, 0, what, wrapped)
+        writer.write_text(sheet, row, 1, detail, wrapped)
+        lines = max(1, math.ceil(len(detail) / (_NOTES_WIDTH * 0.9)))
+        sheet.set_row(row, 15 * lines)  # spreadsheets do not grow wrapped rows on opening
+    sheet.set_column(0, 0, 16)
+    sheet.set_column(1, 1, _NOTES_WIDTH)
     sheet.freeze_panes(1, 0)
+    _print_on_one_page_wide(sheet)
+
+
+def _print_on_one_page_wide(sheet: Any) -> None:
+    """Printed landscape, as wide as one page."""
+    sheet.set_landscape()
+    sheet.fit_to_pages(1, 0)
 
 
 def _notes(
@@ -212,7 +232,7 @@ def _notes(
         )
     notes += counts
     notes.append(("Properties", _properties_note(df)))
-    served = "served in pence and divided by 100" if is_minor(df) else "as served"
+    served = "served in pence, divided by 100" if is_minor(df) else "served in pounds"
     notes.append(
         (
             "Money",
@@ -232,13 +252,6 @@ def _notes(
         notes.append(("Valuation", _valuation_note(valuation)))
     if matches is not None:
         notes.append(("Matches", _matches_note(matches)))
-    starts = ", ".join(repr(start) for start in FORMULA_STARTS)
-    notes.append(
-        (
-            "Formulas",
-            f"None: every cell is a value. Text beginning with {starts} is stored as text.",
-        )
-    )
     return notes
 
 

@@ -266,7 +266,7 @@ def test_hostile_text_is_never_a_formula_and_never_crashes(
 def test_epc_profile_recomputed_from_the_records(book: Path, records: list[dict[str, Any]]) -> None:
     sheet = openpyxl.load_workbook(book)["EPC profile"]
     bands = {row[0].value: (row[1].value, row[2].value) for row in sheet.iter_rows(2, 8)}
-    totals = {row[0].value: row[1].value for row in sheet.iter_rows(10, sheet.max_row)}
+    totals = {row[4].value: row[5].value for row in sheet.iter_rows(2, sheet.max_row)}
     ratings = Counter(
         (r.get("epc") or {}).get("currentEnergyRating") for r in records
     )  # the records as served, not the frame
