@@ -6,8 +6,8 @@ sandbox's addresses typed as clients type them (``propertykit.sandbox.address_bo
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
