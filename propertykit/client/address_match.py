@@ -83,19 +83,25 @@ class Candidate:
         ('bedford',)
         """
         display = str(suggestion.get("displayAddress") or suggestion.get("address") or "")
-        read = read_address(display)
-        if not read.postcode and isinstance(suggestion.get("postcode"), str):
-            read = _with_postcode(read, suggestion["postcode"])
+        read = _with_fields(read_address(display), suggestion)
         fields = (suggestion.get(name) for name in ("locality", "town", "county"))
         extra = tuple(normalise(value) for value in fields if isinstance(value, str) and value)
         places = tuple(dict.fromkeys(read.places + extra))
         return cls(str(suggestion.get("locationId", "")), display, read, places)
 
 
-def _with_postcode(read: ReadAddress, postcode: str) -> ReadAddress:
-    found = read_address(postcode).postcode
-    return ReadAddress(found, read.sub_numbers, read.building_numbers, read.street,
-                       read.names, read.places)  # fmt: skip
+def _with_fields(read: ReadAddress, suggestion: Mapping[str, Any]) -> ReadAddress:
+    """``read`` with the street, building name and postcode the suggestion states, where it
+    states them (a locality called "Mill Road" is then never taken for the street)."""
+    street, names, postcode = read.street, read.names, read.postcode
+    if isinstance(suggestion.get("streetName"), str) and suggestion["streetName"].strip():
+        street = normalise(suggestion["streetName"])
+    if isinstance(suggestion.get("buildingName"), str) and suggestion["buildingName"].strip():
+        names = (normalise(suggestion["buildingName"]),)
+    if not postcode and isinstance(suggestion.get("postcode"), str):
+        postcode = read_address(suggestion["postcode"]).postcode
+    return ReadAddress(postcode, read.sub_numbers, read.building_numbers, street, names,
+                       read.places)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -168,7 +174,8 @@ def plan_queries(typed: ReadAddress) -> list[str]:
         ]
         if not head:
             queries = [f"{typed.street} {town}"]
-    cleaned = [" ".join(query.split()) for query in queries]
+    # "saint" is this reader's word for "St": the service may hold either, so it is left out.
+    cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
     return [query for query in dict.fromkeys(cleaned) if query]
 
 

@@ -134,9 +134,9 @@ def normalise(words: str) -> str:
     Examples
     --------
     >>> normalise("High St."), normalise("St. John's Rd"), normalise("Rose Gdns")
-    ('high street', 'saint johns road', 'rose gardens')
+    ('high street', 'saint john s road', 'rose gardens')
     """
-    tokens = _NOT_WORD.sub(" ", words.casefold().replace("'", "")).replace(",", " ").split()
+    tokens = _NOT_WORD.sub(" ", words.casefold()).replace(",", " ").split()
     return " ".join(_expanded(tokens))
 
 
@@ -168,7 +168,7 @@ def read_address(text: str) -> ReadAddress:
     """
     postcode, rest = find_postcode(text)
     rest = _RANGE.sub(lambda m: f" {m.group(1)}-{m.group(2)} ", rest.casefold())
-    rest = rest.replace("'", "").replace("/", " ")
+    rest = rest.replace("/", " ")
     segments = [_expanded(_split_words(segment)) for segment in rest.split(",")]
     tokens = [(t, i) for i, segment in enumerate(segments) for t in segment]
     sub, tokens = _sub_building_numbers(tokens)
@@ -222,19 +222,29 @@ def _sub_building_numbers(
 def _without_numbers(
     postcode: str | None, sub: tuple[str, ...], tokens: list[tuple[str, int]]
 ) -> ReadAddress:
-    """An address whose building has no number: a name, then a street, then places."""
-    for k, (token, _segment) in enumerate(tokens):
-        if token in STREET_WORDS and k > 0:
-            start = k
-            while start > 0 and tokens[start - 1][1] == tokens[k][1]:
-                start -= 1
-            if start == 0 and not sub:  # "Mill Lane, Bedford": no name in front of the street
-                street, places = _street_and_places(tokens)
-                return ReadAddress(postcode, sub, (), street, (), places)
-            street, places = _street_and_places(tokens[start:])
-            return ReadAddress(postcode, sub, (), street, _segments_of(tokens[:start]), places)
-    parts = _segments_of(tokens)
-    return ReadAddress(postcode, sub, (), "", parts[:1], parts[1:])
+    """An address whose building has no number: names, then a street, then places.
+
+    The street is a street word and the word before it: the first part that ends in one,
+    unless the next part does too (``Meadow View, Mill Lane``: the house is Meadow View;
+    ``Mill Lane, Clarendon Park``: the place is Clarendon Park); without commas, the last.
+    """
+    ends = [k for k, (t, _s) in enumerate(tokens) if t in STREET_WORDS and k > 0]
+    whole = [k for k in ends if k + 1 == len(tokens) or tokens[k + 1][1] != tokens[k][1]]
+    if not ends:
+        parts = _segments_of(tokens)
+        return ReadAddress(postcode, sub, (), "", parts[:1], parts[1:])
+    end = ends[-1]
+    if whole:  # the first part ending in a street word, unless the next one does too
+        first_part = tokens[0][1]
+        end = whole[0]
+        if tokens[end][1] == first_part and len(whole) > 1:
+            end = whole[1]
+    start = end - 1
+    if tokens[start][0] == "s" and start > 0:
+        start -= 1  # "queen s road" (Queen's Road): the possessive's letter is a token
+    street = " ".join(t for t, _s in tokens[start : end + 1])
+    return ReadAddress(postcode, sub, (), street, _segments_of(tokens[:start]),
+                       _segments_of(tokens[end + 1 :]))  # fmt: skip
 
 
 def _street_and_places(tokens: list[tuple[str, int]]) -> tuple[str, tuple[str, ...]]:

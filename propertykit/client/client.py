@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from requests_cache.backends.base import BaseCache
 
+from propertykit.client.address_search import AddressesMixin
 from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client.context import LookupContext
@@ -21,7 +22,6 @@ from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
-from propertykit.client.matching import AddressesMixin
 from propertykit.client.portable import ClientRecipe, Portable, portable_settings
 from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar

@@ -18,25 +18,21 @@ the cache only. Search-suggest is free: matching buys no property records.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import pandas as pd
 
 from propertykit.client.address_match import Candidate, Decision, decide, plan_queries
 from propertykit.client.addresses import ReadAddress, read_address
-from propertykit.client.match_decisions import BOOK, MatchDecisions, Reviewed, text_key
+from propertykit.client.match_decisions import MatchDecisions, Reviewed, text_key
 from propertykit.client.progress import progress_bar
 from propertykit.errors import InvalidInput
 from propertykit.text import plural
-from propertykit.wire import Usage, notes_for
+from propertykit.wire import Usage
 
-if TYPE_CHECKING:
-    from propertykit.config import Endpoints
-    from propertykit.wire import Transport
-
-__all__ = ["COLUMNS", "AddressSearch", "AddressesMixin", "MatchDryRun", "match_addresses"]
+__all__ = ["COLUMNS", "AddressSearch", "MatchDryRun", "check_addresses", "match_addresses"]
 
 #: The columns of ``match_addresses``' frame, in order.
 COLUMNS = [
@@ -318,78 +314,3 @@ def _row(
         "candidate_addresses": candidate_addresses or [],
         "reason": reason,
     }
-
-
-class AddressesMixin:
-    """``match_addresses`` and ``address_decisions`` for :class:`~propertykit.Client`."""
-
-    _transport: Transport
-    _decisions: MatchDecisions | None
-    endpoints: Endpoints
-    progress: bool | None
-    suggest: Callable[..., list[dict[str, Any]]]
-
-    @overload
-    def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[False] = ...
-    ) -> pd.DataFrame: ...
-
-    @overload
-    def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[True]
-    ) -> MatchDryRun: ...
-
-    def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: bool = False
-    ) -> pd.DataFrame | MatchDryRun:
-        """Match address texts to properties: one row per input, in order; never a guess.
-
-        Each address is read (postcode anywhere, numbers by role, abbreviations written out),
-        asked of search-suggest in at most three queries, and compared with every suggestion
-        (see :mod:`propertykit.client.matching` and ``docs/addresses.md``). Columns: ``input``,
-        ``status`` (``matched``, ``ambiguous``, ``unmatched``), ``locationId`` (matched only),
-        ``matched_address``, ``score`` (0-100), ``candidates`` (the plausible ids when
-        ambiguous; the nearest suggestions when unmatched), ``candidate_addresses``,
-        ``reason``. ``attrs``: ``requests_sent``, ``from_cache``, ``charged``,
-        ``decisions_applied``. Decisions of a review (:class:`propertykit.widgets.MatchReview`,
-        :attr:`address_decisions`) answer their texts without asking. ``dry_run=True`` sends
-        nothing and returns a :class:`~propertykit.client.matching.MatchDryRun`.
-
-        Examples
-        --------
-        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "96 Mill Lane"])
-        >>> df[["status", "locationId"]].values.tolist()  # doctest: +SKIP
-        [['matched', 'L00000001'], ['ambiguous', None]]
-        >>> client.match_addresses(["12 Mill Lane, SE11 8TF"], dry_run=True).requests
-        1
-        """
-        search = AddressSearch(
-            fetch=self.suggest,
-            cached=self._suggest_cached,
-            usage=self._transport.usage,
-            per_minute=self.endpoints.suggest_per_minute,
-            billable="suggest" in self.endpoints.billable_endpoints,
-            progress=self.progress,
-            decisions=self.address_decisions,
-        )
-        return match_addresses(search, addresses, dry_run=dry_run)
-
-    @property
-    def address_decisions(self) -> MatchDecisions:
-        """Decisions of address reviews, kept beside the cache and applied by
-        :meth:`match_addresses` (see :mod:`propertykit.client.match_decisions`).
-
-        Examples
-        --------
-        >>> client.address_decisions.not_held("1 Nowhere Road, ZZ1 1ZZ")
-        >>> client.match_addresses(["1 nowhere road, zz1 1zz"])["status"].tolist()
-        ['unmatched']
-        """
-        if self._decisions is None:
-            notes = notes_for(self._transport.cache, BOOK)
-            self._decisions = MatchDecisions(notes, self._transport.base_url)
-        return self._decisions
-
-    def _suggest_cached(self, query: str) -> bool:
-        params = {self.endpoints.suggest_query_param: query}
-        return self._transport.cached_json(self.endpoints.suggest_path, params) is not None

@@ -8,7 +8,7 @@ import pytest
 import propertykit as pk
 from propertykit.sandbox import Sandbox
 
-pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 
 
 def test_a_decision_on_redis_is_used_by_a_colleague_and_survives_clearing(
