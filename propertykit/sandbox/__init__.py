@@ -92,8 +92,19 @@ Faults
 
 from __future__ import annotations
 
+from propertykit.sandbox.address_book import TypedAddress, typed_addresses, world_addresses
 from propertykit.sandbox.control import Sandbox, serve
 from propertykit.sandbox.data import generate_record, generate_records
 from propertykit.sandbox.state import Charge, RequestRecord
 
-__all__ = ["Charge", "RequestRecord", "Sandbox", "generate_record", "generate_records", "serve"]
+__all__ = [
+    "Charge",
+    "RequestRecord",
+    "Sandbox",
+    "TypedAddress",
+    "generate_record",
+    "generate_records",
+    "serve",
+    "typed_addresses",
+    "world_addresses",
+]

@@ -29,16 +29,17 @@ improve over the years they were lodged in a known way (:mod:`propertykit.sandbo
 
 from __future__ import annotations
 
-import bisect
 import math
 import pickle
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox.epc_trend import draw_certificate, energy_rating
+from propertykit.sandbox.geography import home, record_rng, town_of, type_position
 from propertykit.sandbox.price_index import REALISMS, sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
@@ -49,15 +50,16 @@ from propertykit.sandbox.tables import (
     STREET_NAMES,
     STREET_SUFFIXES,
     TAGS,
-    TOWNS,
     Town,
 )
-from propertykit.sandbox.valuation import real_place, real_value
+from propertykit.sandbox.valuation import real_value
 
 __all__ = [
     "BLOCK",
     "PROVIDERS",
     "REFERENCE_DATE",
+    "drawn_address",
+    "drawn_addresses",
     "drawn_block",
     "energy_rating",
     "generate_record",
@@ -78,10 +80,6 @@ _REFERENCE_ORDINAL = REFERENCE_DATE.toordinal()
 
 #: Source-id providers, in the order :func:`source_ids_for` lists them.
 PROVIDERS = ("rightmove", "zoopla", "onthemarket", "epc")
-
-# Cumulative weights of PROPERTY_TYPES, to draw one with a single bisect.
-_TYPE_WEIGHTS = tuple(t[1] for t in PROPERTY_TYPES)
-_TYPE_CUMULATIVE = tuple(sum(_TYPE_WEIGHTS[: i + 1]) for i in range(len(PROPERTY_TYPES)))
 
 
 def location_id(index: int) -> str:
@@ -180,13 +178,8 @@ def index_from_source_id(value: str) -> int | None:
     return index
 
 
-def _rng(index: int, seed: int) -> random.Random:
-    return random.Random(f"propertykit:{seed}:{index}")
-
-
-def _town_of(rng: random.Random) -> Town:
-    # Always the first draw of a record's generator, so title numbers can be checked cheaply.
-    return TOWNS[int(rng.random() * len(TOWNS))]
+_rng = record_rng
+_town_of = town_of  # the first draw of a record's generator: title numbers are checked cheaply
 
 
 def title_number(index: int, seed: int = 0) -> str:
@@ -310,6 +303,65 @@ def _tenure(rand: Callable[[], float], is_flat: bool) -> dict[str, Any]:
     return {"type": "freehold", "groundRent": 0, "serviceCharge": 0}
 
 
+@dataclass(frozen=True)
+class _Head:
+    """The first draws of a record: town, type, rooms, size and age (the address comes next)."""
+
+    town: Town
+    type_position: int
+    kind: str
+    is_flat: bool
+    beds: int
+    baths: int
+    receptions: int
+    floor_area: float
+    year_built: int | None
+
+
+def _head(rng: random.Random) -> _Head:
+    rand = rng.random
+    town = _town_of(rng)
+    position = type_position(rng)
+    kind, _, code, _, _, (fewest_beds, most_beds) = PROPERTY_TYPES[position]
+    is_flat = code == "RD06"
+    beds = fewest_beds + int(rand() * (most_beds - fewest_beds + 1))
+    baths = 1 + int(rand() * (1 + beds // 2)) if beds > 1 else 1
+    receptions = 0 if is_flat and rand() < 0.3 else 1 + int(rand() * max(1, beds - 1) * 0.6)
+    floor_area = int((28 + beds * 22 + rand() * 25 + (15 if kind == "detached" else 0)) * 10) / 10
+    built = 1960 + int(rand() ** 1.3 * 66) if is_flat else 1850 + int(rand() ** 0.9 * 176)
+    year_built = None if rand() < 0.03 else min(built, REFERENCE_DATE.year)
+    return _Head(town, position, kind, is_flat, beds, baths, receptions, floor_area, year_built)
+
+
+def drawn_address(index: int, seed: int = 0, *, realism: str = "textbook") -> dict[str, Any]:
+    """The ``address`` of the record at ``index``, without drawing the rest of the record.
+
+    Examples
+    --------
+    >>> drawn_address(7) == generate_record(7)["address"]
+    True
+    """
+    if realism == "real":
+        return dict(home(index, seed).address)
+    rng = _rng(index, seed)
+    head = _head(rng)
+    return _address(rng.random, head.town, head.is_flat)
+
+
+def drawn_addresses(n: int, seed: int = 0, *, realism: str = "textbook") -> list[dict[str, Any]]:
+    """The addresses of the first ``n`` records, without drawing the rest of the records.
+
+    Examples
+    --------
+    >>> [a["displayAddress"] == r["address"]["displayAddress"]
+    ...  for a, r in zip(drawn_addresses(3, realism="real"), generate_records(3, realism="real"))]
+    [True, True, True]
+    """
+    if realism not in REALISMS:
+        raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
+    return [drawn_address(index, seed, realism=realism) for index in range(n)]
+
+
 def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> dict[str, Any]:
     """One synthetic property record, the same every time for the same ``(index, seed)``.
 
@@ -345,26 +397,20 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
         raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
     rng = _rng(index, seed)
     rand = rng.random
-    town = _town_of(rng)
+    head = _head(rng)
+    town, kind, is_flat, floor_area = head.town, head.kind, head.is_flat, head.floor_area
+    _, _, code, subtypes, price_factor, _ = PROPERTY_TYPES[head.type_position]
+    year_built = head.year_built
     base_price = REGION_PRICES[town.region][0]
-
-    type_position = min(bisect.bisect_left(_TYPE_CUMULATIVE, rand()), len(PROPERTY_TYPES) - 1)
-    kind, _, code, subtypes, price_factor, (fewest_beds, most_beds) = PROPERTY_TYPES[type_position]
-    is_flat = code == "RD06"
-    beds = fewest_beds + int(rand() * (most_beds - fewest_beds + 1))
-    baths = 1 + int(rand() * (1 + beds // 2)) if beds > 1 else 1
-    receptions = 0 if is_flat and rand() < 0.3 else 1 + int(rand() * max(1, beds - 1) * 0.6)
-    floor_area = int((28 + beds * 22 + rand() * 25 + (15 if kind == "detached" else 0)) * 10) / 10
-    built = 1960 + int(rand() ** 1.3 * 66) if is_flat else 1850 + int(rand() ** 0.9 * 176)
-    year_built = None if rand() < 0.03 else min(built, REFERENCE_DATE.year)
 
     address = _address(rand, town, is_flat)
     lat = int((town.lat + (rand() - 0.5) * 0.05) * 1e6) / 1e6
     lng = int((town.lng + (rand() - 0.5) * 0.08) * 1e6) / 1e6
 
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
-    if realism == "real":  # streams of their own, so every other field stays as it was
-        lat, lng = real_place(random.Random(f"propertykit:{seed}:{index}:place"), lat, lng)
+    if realism == "real":  # the draws above are still taken, so every other field stays put
+        place = home(index, seed)  # postcode units, streets, buildings (sandbox.geography)
+        address, lat, lng = dict(place.address), place.lat, place.lng
         value_now = real_value(
             random.Random(f"propertykit:{seed}:{index}:value"),
             lat=lat,
@@ -422,7 +468,7 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
         "classificationCode": code,
         "propertyType": kind,
         "propertySubType": subtypes[int(rand() * len(subtypes))],
-        "roomDetails": {"beds": beds, "baths": baths, "receptions": receptions},
+        "roomDetails": {"beds": head.beds, "baths": head.baths, "receptions": head.receptions},
         "pricing": pricing,
         "marketStatus": market_status,
         "epc": epc,
