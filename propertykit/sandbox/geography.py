@@ -189,7 +189,16 @@ def _streets(draws: random.Random, plots: list[_Plot]) -> list[_Street]:
     return streets
 
 
-def _number(draws: random.Random, street: _Street) -> None:
+def _name(draws: random.Random, names: tuple[str, ...], used: set[str]) -> str | None:
+    """A name no other plot of the unit has (``None`` when every one is taken)."""
+    name = draws.choice(names)
+    if name in used:
+        return None
+    used.add(name)
+    return name
+
+
+def _number(draws: random.Random, street: _Street, used: set[str]) -> None:
     """Numbers (or names, or ranges) for the plots of one street, in order along it."""
     step = 2 if draws.random() < 0.6 else 1
     current = 1 + (step * int(draws.random() * 30) if step == 2 else int(draws.random() * 60))
@@ -200,13 +209,12 @@ def _number(draws: random.Random, street: _Street) -> None:
         along += spacing
         kind = draws.random()
         if plot.is_building:
-            plot.name = draws.choice(BUILDING_NAMES) if kind < 0.4 else None
+            plot.name = _name(draws, BUILDING_NAMES, used) if kind < 0.4 else None
             plot.label = "Flat" if kind < 0.75 else ("Apartment" if kind < 0.9 else "Unit")
-        elif kind < 0.04:
-            plot.name = draws.choice(HOUSE_NAMES)  # a name and no number
-            continue
         elif kind < 0.1:
-            plot.name = draws.choice(HOUSE_NAMES)
+            plot.name = _name(draws, HOUSE_NAMES, used)
+            if kind < 0.04 and plot.name is not None:
+                continue  # a name and no number
         elif kind < 0.14:
             plot.number = f"{current}-{current + step}"
             current += 2 * step
@@ -227,8 +235,9 @@ def _lay_out_unit(
               "postcode": f"{outcode} {incode}", "postcodeNoSpace": outcode + incode,
               "outcode": outcode, "incode": incode, "country": "GB"}  # fmt: skip
     homes: dict[int, Home] = {}
+    used: set[str] = set()
     for street in _streets(draws, _plots(draws, unit)):
-        _number(draws, street)
+        _number(draws, street, used)
         cos, sin = math.cos(street.angle), math.sin(street.angle)
         for plot in street.plots:
             side = 6.0 if draws.random() < 0.5 else -6.0
