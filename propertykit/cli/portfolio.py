@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
     report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
     addresses = read_addresses(args.addresses, args.column, sheet=args.sheet)
-    with open_service(use_sandbox=args.sandbox, seed=args.seed) as svc:
+    # the sandbox's world with real address geography: postcode units, flats in buildings
+    with open_service(use_sandbox=args.sandbox, seed=args.seed, realism="real") as svc:
         client = svc.client
         if args.dry_run:
             say_dry_run(client, addresses)
@@ -84,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
             source=svc.source,
         )
         print(f"Workbook: {path} ({plural(len(df), 'property', 'properties')})")
+        if valuation is not None:
+            valued = int(valuation["estimate"].notna().sum())
+            print(
+                f"Valued {valued:,} of {plural(len(df), 'property', 'properties')} from the "
+                "book's own sales; the rest had too few comparables (the Valuation sheet says why)"
+            )
         if report is not None:
             page = write_report(
                 df, report, title="Portfolio report", usage=client.usage, source=svc.source

@@ -94,12 +94,13 @@ class Service:
 
 @contextlib.contextmanager
 def open_service(
-    *, use_sandbox: bool, seed: int = 0, **client_options: object
+    *, use_sandbox: bool, seed: int = 0, realism: str = "textbook", **client_options: object
 ) -> Iterator[Service]:
     """The service ``pk.Client()`` finds, or a fresh local sandbox when asked (and said so).
 
     A service that cannot be found is a :class:`~propertykit.errors.ConfigError` that says how
-    to name it, or to pass ``--sandbox``; it never falls back to the sandbox.
+    to name it, or to pass ``--sandbox``; it never falls back to the sandbox. ``realism`` picks
+    the sandbox's world (``"real"``: addresses with real geography, to match).
     """
     if not use_sandbox:
         try:
@@ -110,7 +111,7 @@ def open_service(
             yield Service(client, client.base_url)
         return
     print(f"propertykit: using the local sandbox (made-up data, seed {seed})", file=sys.stderr)
-    with sandbox.serve(seed=seed) as sb:
+    with sandbox.serve(seed=seed, realism=realism) as sb:
         client_options.setdefault("cache", False)
         with Client(sb.api_key, sb.url, **client_options) as client:  # type: ignore[arg-type]
             yield Service(client, f"the propertykit sandbox (seed {seed})", sb)

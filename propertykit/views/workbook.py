@@ -326,7 +326,7 @@ def _usage_rows(usage: Any) -> list[tuple[str, str]]:
         raise InvalidInput(f"usage must give {', '.join(names)}; got {type(usage).__name__}")
     sent, hits, billable = (int(value) for value in values if value is not None)
     return [
-        ("Requests sent", f"{sent:,} over the network"),
-        ("From the cache", f"{hits:,} answers, at no cost"),
-        ("Credits used", f"{billable:,} billable requests"),
+        ("Requests sent", f"{plural(sent, 'request')} over the network"),
+        ("From the cache", f"{plural(hits, 'answer')}, at no cost"),
+        ("Credits used", plural(billable, "billable request")),
     ]

@@ -6,6 +6,7 @@ file's control characters spelled out, and writes the workbook."""
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -14,11 +15,13 @@ import openpyxl
 import pytest
 
 from propertykit.cli import main
-from propertykit.sandbox import Sandbox
+from propertykit.sandbox import Sandbox, typed_addresses
+from tests._system import NewProcess
 
 pytestmark = pytest.mark.timeout(120)
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
+MATCH_HEADER = ("row in file", "input", "status", "locationId")
 _SERVICE_VARIABLES = (
     "PROPERTYKIT_API_KEY",
     "PROPERTYKIT_BASE_URL",
@@ -132,3 +135,56 @@ def test_a_run_lists_what_did_not_match_visibly_and_writes_the_workbook(
     assert inputs == ["92 Nowhere Lane, ZZ1 1ZZ", '=HYPERLINK("x")\\x1b[2J\u202e', None]
     assert matches["B3"].data_type == "s" and matches["B3"].quotePrefix
     assert [row[0].value for row in matches.iter_rows(min_row=2)] == [2, 3, 4]
+
+
+def test_end_to_end_a_clients_xlsx_becomes_a_workbook_and_report(
+    new_process: NewProcess, tmp_path: Path
+) -> None:
+    """As a user runs it (a new process, ``--sandbox``: its world of real address geography),
+    a client's .xlsx of typed addresses, a hostile one and a blank one among them."""
+    typed = typed_addresses(14, n_properties=5000)  # the world `--sandbox` serves
+    hostile = '=HYPERLINK("http://evil.example","pay")\u202egnp.exe'  # a bidi override
+    book = openpyxl.Workbook()
+    book.active.append(["Ref", "Address"])
+    for number, row in enumerate(typed):
+        book.active.append([f"R{number}", row.text])
+    book.active.append(["R-evil", hostile])
+    book.active.cell(book.active.max_row, 2).data_type = "s"  # text that looks like a formula
+    book.active.append(["R-blank", None])
+    source = tmp_path / "client.xlsx"
+    book.save(source)
+    out, page = tmp_path / "book.xlsx", tmp_path / "book.html"
+    environment = {k: v for k, v in os.environ.items() if k not in _SERVICE_VARIABLES}
+    environment["PROPERTYKIT_CACHE_DIR"] = str(tmp_path / "cache")
+    done = new_process.run(
+        "-m", "propertykit", "portfolio", str(source), "--column", "Address",
+        "--out", str(out), "--report", str(page), "--sandbox", env=environment, timeout=110,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "using the local sandbox (made-up data" in done.stderr
+    assert 'unmatched: "=HYPERLINK(\\"http' not in done.stdout  # shown once, not escaped twice
+    assert '"=HYPERLINK("http://evil.example","pay")\\u202egnp.exe"' in done.stdout
+    assert "\u202e" not in done.stdout + done.stderr
+    workbook = openpyxl.load_workbook(out)
+    matches = [dict(zip(MATCH_HEADER, row, strict=False))
+               for row in workbook["Matches"].iter_rows(min_row=2, values_only=True)]  # fmt: skip
+    assert [m["row in file"] for m in matches] == list(range(2, 2 + len(typed) + 2))
+    for match, row in zip(matches, typed, strict=False):
+        if match["status"] == "matched":  # never a wrong property
+            assert match["locationId"] == row.expected, (row.text, row.kind)
+        else:
+            assert row.expected in ("absent", "ambiguous") or row.kind in ("bare", "transposed")
+    assert sum(m["status"] == "matched" for m in matches) >= len(typed) * 0.7
+    assert [m["status"] for m in matches[-2:]] == ["unmatched", "unmatched"]
+    matched = {m["locationId"] for m in matches if m["status"] == "matched"}
+    properties = workbook["Properties"]
+    assert properties.max_row - 1 == len(matched)
+    header = [cell.value for cell in properties[1]]
+    found = {row[header.index("locationId")] for row in properties.iter_rows(2, values_only=True)}
+    assert found == matched
+    price = workbook["Sales"]["C2"]
+    assert price.data_type == "n" and "£" in price.number_format
+    notes = {row[0]: row[1] for row in workbook["Notes"].iter_rows(min_row=2, values_only=True)}
+    assert "sandbox" in notes["Source"] and "not real homes" in notes["Made-up data"]
+    assert int(notes["Requests sent"].split()[0].replace(",", "")) > 0
+    assert "EPC profile" in page.read_text(encoding="utf-8")
