@@ -30,6 +30,7 @@ NAMES = (
     "03-maps-for-reports",
     "04-title-deeds",
     "05-valuation",
+    "06-portfolio",
 )
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLOTLY = "application/vnd.plotly.v1+json"
