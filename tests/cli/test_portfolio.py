@@ -17,18 +17,12 @@ import pytest
 from propertykit.cli import main
 from propertykit.sandbox import Sandbox, typed_addresses
 from tests._system import NewProcess
+from tests.notebooks._kernels import SERVICE_VARIABLES as _SERVICE_VARIABLES
 
 pytestmark = pytest.mark.timeout(120)
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 MATCH_HEADER = ("row in file", "input", "status", "locationId")
-_SERVICE_VARIABLES = (
-    "PROPERTYKIT_API_KEY",
-    "PROPERTYKIT_BASE_URL",
-    "PROPERTYKIT_PROFILE",
-    "PROPERTYKIT_OFFLINE",
-    "VEPLER_API_KEY",
-)
 
 
 @pytest.fixture

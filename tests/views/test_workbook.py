@@ -39,15 +39,9 @@ HOSTILE = [
     "0123",  # looks like a number: stays text
     "_x0041_",  # looks like the format's own escape of a character
 ]
-MATCH_COLUMNS = [
-    "input",
-    "status",
-    "locationId",
-    "matched_address",
-    "score",
-    "candidates",
-    "reason",
-]
+#: The columns of client.match_addresses' frame that the test frames fill in (the contract's).
+MATCH_COLUMNS = ["input", "status", "locationId", "matched_address", "score",
+                 "candidates", "reason"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
