@@ -72,7 +72,8 @@ def cell_text(value: str, tally: TextTally | None = None) -> str:
     text = _REFUSED.sub(lambda found: ascii(found.group())[1:-1], value)
     if tally is not None and text != value:
         tally.spelled_out += 1
-    units = _utf16_units(text)
+    # Two UTF-16 units a character at most: only long text need be counted.
+    units = _utf16_units(text) if len(text) > MAX_CELL_CHARACTERS // 2 else len(text)
     if units > MAX_CELL_CHARACTERS:
         if tally is not None:
             tally.cut += 1
@@ -187,12 +188,9 @@ class SheetWriter:
         self, sheet: Worksheet, row: int, column: int, value: Any, kind: str | None = None
     ) -> int:
         """Write one value by its kind (or its own type); the width it needs (0 for blank)."""
-        if (
-            value is None
-            or value is pd.NA
-            or value is pd.NaT
-            or (isinstance(value, str) and not value)
-        ):
+        if isinstance(value, str):  # the most common kind first
+            return self.write_text(sheet, row, column, value) if value else 0
+        if value is None or value is pd.NA or value is pd.NaT:
             return 0  # a blank cell
         if isinstance(value, bool | np.bool_):
             sheet.write_boolean(row, column, bool(value))
@@ -210,8 +208,6 @@ class SheetWriter:
             return min(len(repr(value)), 14)
         if isinstance(value, datetime | date):
             return self._write_date(sheet, row, column, pd.Timestamp(value))
-        if isinstance(value, str):
-            return self.write_text(sheet, row, column, value)
         return self.write_text(sheet, row, column, _json_text(value))
 
     def write_text(
