@@ -21,8 +21,9 @@ adjustment, when the pooled one is of the wrong sign too); a slope steeper than
 A caveat the fit cannot check: a floor area recorded with an error enters both sides (``£/m²``
 divides by it), which makes the slope steeper than the truth; the clip bounds the harm.
 
-Pure numpy: a few :func:`numpy.bincount` passes, no design matrix; 100,000 sales take a few
-milliseconds.
+Pure numpy: a few :func:`numpy.bincount` passes, no design matrix: the same slopes as a dense
+dummy-variable regression some 270 times sooner on 20,000 sales, and 100,000 sales in 2,000
+groups and 120 quarters in about 30 ms (``benchmarks/size_elasticity.py``).
 """
 
 from __future__ import annotations
