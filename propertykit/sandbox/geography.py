@@ -233,7 +233,8 @@ def _lay_out_unit(
     per_lng = _METRES_PER_DEGREE * math.cos(math.radians(lat))
     common = {"locality": locality, "town": town.name, "county": town.county,
               "postcode": f"{outcode} {incode}", "postcodeNoSpace": outcode + incode,
-              "outcode": outcode, "incode": incode, "country": "GB"}  # fmt: skip
+              "outcode": outcode, "incode": incode,
+              "tail": f", {locality}, {town.name}, {outcode} {incode}"}  # fmt: skip
     homes: dict[int, Home] = {}
     used: set[str] = set()
     for street in _streets(draws, _plots(draws, unit)):
@@ -255,11 +256,19 @@ def _lay_out_unit(
 def _address(sub: str | None, plot: _Plot, street: str, common: dict[str, str]) -> dict[str, Any]:
     parts = [part for part in (sub, plot.name) if part]
     parts.append(f"{plot.number} {street}" if plot.number else street)
-    parts += [common["locality"], common["town"], common["postcode"]]
-    address: dict[str, Any] = {"displayAddress": ", ".join(parts), "postcode": common["postcode"],
-                               "streetName": street, "streetNumber": plot.number}  # fmt: skip
-    address.update((k, common[k]) for k in ("locality", "town", "county", "postcodeNoSpace",
-                                            "outcode", "incode", "country"))  # fmt: skip
+    address: dict[str, Any] = {
+        "displayAddress": ", ".join(parts) + common["tail"],
+        "postcode": common["postcode"],
+        "streetName": street,
+        "streetNumber": plot.number,
+        "locality": common["locality"],
+        "town": common["town"],
+        "county": common["county"],
+        "postcodeNoSpace": common["postcodeNoSpace"],
+        "outcode": common["outcode"],
+        "incode": common["incode"],
+        "country": "GB",
+    }
     if sub:
         address["subBuilding"] = sub
     if plot.name:

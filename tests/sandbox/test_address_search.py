@@ -83,6 +83,12 @@ def test_every_token_must_be_held_and_answers_are_ranked_at_most_10(real: Api) -
     assert all(s["postcode"] == address["postcode"] for s in found)
     town = _suggest(real, address["town"])
     assert len(town) == 10  # far more match; ten come back
+    fewer = real.get("/v1/property/suggest", params={"q": address["town"], "limit": 3}).json()
+    assert fewer["result"] == town[:3]
+    more = real.get("/v1/property/suggest", params={"q": address["town"], "limit": 50}).json()
+    assert more["result"] == town
+    bad = real.get("/v1/property/suggest", params={"q": address["town"], "limit": "ten"})
+    assert bad.status_code == 400
     shares = []
     for s in town:
         held = set(tokens(s["displayAddress"]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def test_a_units_homes_stand_within_a_few_hundred_metres_and_units_are_apart() -
 
 def test_flats_share_a_numbered_building_on_one_street_and_houses_are_numbered_or_named() -> None:
     records = generate_records(N, realism="real")
-    buildings: dict[tuple[str, str, str], list[dict[str, object]]] = defaultdict(list)
+    buildings: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for record in records:
         address = record["address"]
         if "subBuilding" in address:
@@ -67,11 +68,11 @@ def test_flats_share_a_numbered_building_on_one_street_and_houses_are_numbered_o
             assert address["streetNumber"] or address["buildingName"]
     assert max(len(flats) for flats in buildings.values()) >= 5
     for flats in buildings.values():
-        spots = [(f["spatial"]["lat"], f["spatial"]["lng"]) for f in flats]  # type: ignore[index]
+        spots = [(f["spatial"]["lat"], f["spatial"]["lng"]) for f in flats]
         assert max(_metres(spots[0], spot) for spot in spots) < 10
-        names = {f["address"].get("buildingName") for f in flats}  # type: ignore[union-attr]
+        names = {f["address"].get("buildingName") for f in flats}
         assert len(names) == 1
-        subs = [f["address"]["subBuilding"] for f in flats]  # type: ignore[index]
+        subs = [f["address"]["subBuilding"] for f in flats]
         assert len(set(subs)) == len(subs)
     displays = [r["address"]["displayAddress"] for r in records]
     assert len(set(displays)) == len(displays)  # no two homes share an address
