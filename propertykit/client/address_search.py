@@ -18,8 +18,8 @@ import pandas as pd
 from propertykit.client.envelope import check_envelope
 from propertykit.client.match_decisions import BOOK, MatchDecisions
 from propertykit.client.matching import AddressSearch, MatchDryRun, match_addresses
-from propertykit.jsonio import records_of
-from propertykit.wire import notes_for
+from propertykit.jsonio import loads, records_of
+from propertykit.wire import cached_bodies, notes_for
 
 if TYPE_CHECKING:
     from propertykit.config import Endpoints
@@ -113,12 +113,15 @@ class AddressesMixin:
             )
             return [record for record in _suggestions_of(body) if isinstance(record, dict)]
 
-        def cached(query: str) -> bool:
-            return transport.cached_json(path, {query_param: query, **params}) is not None
+        def cached(queries: list[str]) -> list[list[dict[str, Any]] | None]:
+            wanted = [(transport.base_url + path, {query_param: q, **params}) for q in queries]
+            bodies = cached_bodies(transport.session, wanted, offline=transport.offline)
+            return [None if body is None else _answer_of(body) for body in bodies]
 
         return AddressSearch(
             fetch=fetch,
             cached=cached,
+            endpoint=endpoint,
             usage=transport.usage,
             per_minute=endpoints.suggest_per_minute,
             billable=billable,
@@ -130,3 +133,13 @@ class AddressesMixin:
 def _suggestions_of(body: Any) -> list[Any]:
     records = records_of(body)
     return records if records or not isinstance(body, list) else list(body)
+
+
+def _answer_of(body: bytes) -> list[dict[str, Any]] | None:
+    """The suggestions of a cached body (``None``: not one the normal path would accept)."""
+    try:
+        parsed = loads(body)
+        check_envelope(parsed)
+    except ValueError:
+        return None
+    return [record for record in _suggestions_of(parsed) if isinstance(record, dict)]
