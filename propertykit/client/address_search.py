@@ -67,9 +67,9 @@ class AddressesMixin:
 
         Examples
         --------
-        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "96 Mill Lane"])
-        >>> df[["status", "locationId"]].values.tolist()  # doctest: +SKIP
-        [['matched', 'L00000001'], ['ambiguous', None]]
+        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "95 Mill Lane, SE11 8TF"])
+        >>> df["status"].tolist(), df["locationId"].iloc[0]
+        (['matched', 'unmatched'], 'L00000033')
         >>> client.match_addresses(["12 Mill Lane, SE11 8TF"], dry_run=True).requests
         1
         """
