@@ -9,7 +9,8 @@ refuses, a field or leaf at a time through the lenient rules of
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
 lodgement; :func:`price_index` the repeat-sales index, :func:`comparables` a subject's comparable
-sales and :func:`valuation` estimates with an 80 % range (on :mod:`~propertykit.frames.evidence`);
+sales and :func:`valuation` estimates with an 80 % range (on :mod:`~propertykit.frames.evidence`),
+:func:`fit_size_elasticity` how price per m² falls with floor area per property type;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
 :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not
@@ -31,6 +32,7 @@ from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
+from propertykit.frames.size_elasticity import SizeElasticity, fit_size_elasticity
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares
@@ -66,11 +68,13 @@ __all__ = [
     "EpcTrendWarning",
     "FewPairsWarning",
     "MinorUnitsWarning",
+    "SizeElasticity",
     "UnparsedValuesWarning",
     "comparables",
     "epc_table",
     "epc_trend",
     "explode_sales",
+    "fit_size_elasticity",
     "frame",
     "gross_yield",
     "in_major_units",
