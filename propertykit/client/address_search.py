@@ -94,14 +94,13 @@ class AddressesMixin:
     def _address_search(self) -> AddressSearch:
         """Where candidates come from: the profile's address autocomplete, else search-suggest."""
         endpoints = self.endpoints
-        autocomplete = getattr(endpoints, "autocomplete_path", None)
-        if autocomplete:
-            path, endpoint = autocomplete, "autocomplete"
-            limit_param = str(getattr(endpoints, "autocomplete_limit_param", "limit"))
-            params: dict[str, str | int] = {limit_param: AT_MOST}
-            query_param = str(getattr(endpoints, "autocomplete_query_param", "q"))
+        params: dict[str, str | int] = {}
+        if endpoints.autocomplete_path:
+            path, endpoint = endpoints.autocomplete_path, "autocomplete"
+            params[endpoints.autocomplete_limit_param] = AT_MOST
+            query_param = endpoints.autocomplete_query_param
         else:
-            path, endpoint, params = endpoints.suggest_path, "suggest", {}
+            path, endpoint = endpoints.suggest_path, "suggest"
             query_param = endpoints.suggest_query_param
         transport = self._transport
         billable = endpoint in endpoints.billable_endpoints

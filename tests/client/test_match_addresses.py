@@ -173,4 +173,6 @@ def test_the_autocomplete_and_suggest_share_the_clients_per_minute_limit(
         client.suggest("Mill")
         with pytest.raises(RateLimited, match="limit of 3 per minute reached on this client"):
             client.match_addresses([row.text for row in typed[:10]])
-        assert [r.path.rsplit("/", 1)[-1] for r in sb.requests] == ["suggest"] + ["autocomplete"] * 2
+        assert [r.path.rsplit("/", 1)[-1] for r in sb.requests] == ["suggest"] + [
+            "autocomplete"
+        ] * 2
