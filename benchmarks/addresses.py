@@ -142,7 +142,7 @@ def main() -> int:
           f"({cold.attrs['requests_sent'] / distinct:.2f} an address; dry run said "
           f"{planned.requests:,}), {cold_s:.1f} s")  # fmt: skip
     print(f"match_addresses warm:  {warm.attrs['requests_sent']} requests, {warm_s:.1f} s "
-          f"(cache reads of the answers alone {cache_s:.1f} s)")  # fmt: skip
+          f"(the same answers one query at a time by client.suggest: {cache_s:.1f} s)")  # fmt: skip
     print(f"local scoring:         {scoring_s:.2f} CPU s for {distinct:,} addresses "
           f"({1000 * scoring_s / distinct:.2f} ms each)")  # fmt: skip
     report("naive, as typed", score(rows, naive_picks), present)

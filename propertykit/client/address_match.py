@@ -243,8 +243,10 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
     >>> flats = [Candidate.of({"locationId": f"L{n}", "displayAddress": f"Flat {n}, 12 Mill Lane"})
     ...          for n in (1, 2, 3)]
     >>> decision = decide(read_address("12 Mill Lane"), flats)
-    >>> decision.status, decision.candidates, decision.reason
-    ('ambiguous', ('L1', 'L2', 'L3'), 'names the building but not which of its 3 flats or units')
+    >>> decision.status, decision.candidates
+    ('ambiguous', ('L1', 'L2', 'L3'))
+    >>> decision.reason
+    'names the building but not its flat or unit (3 flats or units in it)'
     """
     unique = {candidate.location_id: candidate for candidate in suggestions}
     compared = [compare(typed, candidate) for candidate in unique.values()]
@@ -259,8 +261,8 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
         return _ambiguous(agreeing, f"{len(agreeing)} addresses fit it equally well")
     flats = [c for c in compared if c.flat_of_building]
     if flats:
-        what = plural(len(flats), "flat or unit", "flats or units")
-        return _ambiguous(flats, f"names the building but not which of its {what}")
+        found = plural(len(flats), "flat or unit", "flats or units")
+        return _ambiguous(flats, f"names the building but not its flat or unit ({found} in it)")
     return _unmatched(typed, compared)
 
 

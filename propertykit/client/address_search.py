@@ -18,8 +18,8 @@ import pandas as pd
 from propertykit.client.envelope import check_envelope
 from propertykit.client.match_decisions import BOOK, MatchDecisions
 from propertykit.client.matching import AddressSearch, MatchDryRun, match_addresses
-from propertykit.jsonio import records_of
-from propertykit.wire import notes_for
+from propertykit.jsonio import loads, records_of
+from propertykit.wire import cached_bodies, notes_for
 
 if TYPE_CHECKING:
     from propertykit.config import Endpoints
@@ -67,9 +67,9 @@ class AddressesMixin:
 
         Examples
         --------
-        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "96 Mill Lane"])
-        >>> df[["status", "locationId"]].values.tolist()  # doctest: +SKIP
-        [['matched', 'L00000001'], ['ambiguous', None]]
+        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "95 Mill Lane, SE11 8TF"])
+        >>> df["status"].tolist(), df["locationId"].iloc[0]
+        (['matched', 'unmatched'], 'L00000033')
         >>> client.match_addresses(["12 Mill Lane, SE11 8TF"], dry_run=True).requests
         1
         """
@@ -94,14 +94,13 @@ class AddressesMixin:
     def _address_search(self) -> AddressSearch:
         """Where candidates come from: the profile's address autocomplete, else search-suggest."""
         endpoints = self.endpoints
-        autocomplete = getattr(endpoints, "autocomplete_path", None)
-        if autocomplete:
-            path, endpoint = autocomplete, "autocomplete"
-            limit_param = str(getattr(endpoints, "autocomplete_limit_param", "limit"))
-            params: dict[str, str | int] = {limit_param: AT_MOST}
-            query_param = str(getattr(endpoints, "autocomplete_query_param", "q"))
+        params: dict[str, str | int] = {}
+        if endpoints.autocomplete_path:
+            path, endpoint = endpoints.autocomplete_path, "autocomplete"
+            params[endpoints.autocomplete_limit_param] = AT_MOST
+            query_param = endpoints.autocomplete_query_param
         else:
-            path, endpoint, params = endpoints.suggest_path, "suggest", {}
+            path, endpoint = endpoints.suggest_path, "suggest"
             query_param = endpoints.suggest_query_param
         transport = self._transport
         billable = endpoint in endpoints.billable_endpoints
@@ -113,12 +112,15 @@ class AddressesMixin:
             )
             return [record for record in _suggestions_of(body) if isinstance(record, dict)]
 
-        def cached(query: str) -> bool:
-            return transport.cached_json(path, {query_param: query, **params}) is not None
+        def cached(queries: list[str]) -> list[list[dict[str, Any]] | None]:
+            wanted = [(transport.base_url + path, {query_param: q, **params}) for q in queries]
+            bodies = cached_bodies(transport.session, wanted, offline=transport.offline)
+            return [None if body is None else _answer_of(body) for body in bodies]
 
         return AddressSearch(
             fetch=fetch,
             cached=cached,
+            endpoint=endpoint,
             usage=transport.usage,
             per_minute=endpoints.suggest_per_minute,
             billable=billable,
@@ -130,3 +132,13 @@ class AddressesMixin:
 def _suggestions_of(body: Any) -> list[Any]:
     records = records_of(body)
     return records if records or not isinstance(body, list) else list(body)
+
+
+def _answer_of(body: bytes) -> list[dict[str, Any]] | None:
+    """The suggestions of a cached body (``None``: not one the normal path would accept)."""
+    try:
+        parsed = loads(body)
+        check_envelope(parsed)
+    except ValueError:
+        return None
+    return [record for record in _suggestions_of(parsed) if isinstance(record, dict)]

@@ -436,7 +436,7 @@ class Client(HealthMixin, QueryMixin, AddressesMixin, PurchasesMixin, Portable):
         Examples
         --------
         >>> client.suggest("Mill Lane")[0]["displayAddress"]
-        'Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF'
+        '113 Mill Lane, Littleover, Derby, DE23 1EN'
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("suggest() needs a non-empty query string")

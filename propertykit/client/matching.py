@@ -56,7 +56,10 @@ class AddressSearch:
     fetch
         Asks the service one query: its suggestions (through the cache and the limit).
     cached
-        Whether the cache already holds a query's answer (nothing sent to find out).
+        The suggestions the cache holds for each query, read in bulk (``None``: not cached);
+        nothing is sent and nothing counted.
+    endpoint
+        The endpoint's name in the client's usage counts (``suggest``, ``autocomplete``).
     usage
         The client's usage counts (requests sent, cache hits, billable requests).
     per_minute
@@ -70,7 +73,8 @@ class AddressSearch:
     """
 
     fetch: Callable[[str], list[dict[str, Any]]]
-    cached: Callable[[str], bool]
+    cached: Callable[[list[str]], list[list[dict[str, Any]] | None]]
+    endpoint: str
     usage: Usage
     per_minute: float | None
     billable: bool
@@ -221,9 +225,14 @@ def match_addresses(
     usage = search.usage
     sent, hits, billed = usage.requests_sent, usage.cache_hits, usage.billable_requests
     answers: dict[str, list[Candidate]] = {}
-    with progress_bar(len(queries), "address queries", show=search.progress) as bar:
-        for query in queries:
-            answers[query] = [Candidate.of(s) for s in search.fetch(query) if isinstance(s, dict)]
+    for query, found in zip(queries, search.cached(queries), strict=True):
+        if found is not None:  # a warm cache read in bulk, counted as the normal path would
+            answers[query] = [Candidate.of(s) for s in found]
+            usage.record_cache_hit(search.endpoint)
+    to_send = [query for query in queries if query not in answers]
+    with progress_bar(len(to_send), "address queries", show=search.progress) as bar:
+        for query in to_send:  # one after another: the per-minute limit paces them
+            answers[query] = [Candidate.of(s) for s in search.fetch(query)]
             bar.update(1)
     decided = {
         key: decide(typed, [c for q in plan.queries[key] for c in answers[q]])
@@ -245,7 +254,7 @@ def match_addresses(
 
 
 def _dry_run(search: AddressSearch, plan: _Plan, queries: list[str], rows: int) -> MatchDryRun:
-    cached = sum(1 for query in queries if search.cached(query))
+    cached = sum(1 for found in search.cached(queries) if found is not None)
     requests = len(queries) - cached
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0

@@ -183,7 +183,7 @@ def open_session(
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.metered = adapter
-    limited = (endpoints.suggest_path, getattr(endpoints, "autocomplete_path", None))
+    limited = (endpoints.suggest_path, endpoints.autocomplete_path)
     session.limited_paths = frozenset(base_url + p for p in limited if p and per_minute)
     session.settings.only_if_cached = offline
     session.settings.disabled = cache is None

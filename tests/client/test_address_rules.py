@@ -80,7 +80,7 @@ def test_a_building_without_its_flat_is_ambiguous_with_the_flats_as_candidates()
     decision = decide(read_address("72 High Street, MK40 1NN"), WORLD)
     assert decision.status == "ambiguous"
     assert set(decision.candidates) == {"L1", "L2"}
-    assert "which of its 2 flats" in (decision.reason or "")
+    assert "not its flat or unit (2 flats or units in it)" in (decision.reason or "")
 
 
 def test_the_postcode_must_agree_when_given() -> None:

@@ -162,3 +162,17 @@ def outcome(row: TypedAddress, answer: Any) -> str:
     if answer.status != "matched":
         return "missed"
     return "right" if answer.locationId == row.expected else "wrong"
+
+
+def test_the_autocomplete_and_suggest_share_the_clients_per_minute_limit(
+    make_client: Callable[..., Client], typed: list[TypedAddress]
+) -> None:
+    with serve(profile="vepler", realism="real", n_properties=HOMES) as sb:
+        sb.set_suggest_limit(FAST)
+        client = make_client(sb, endpoints=pk.Endpoints.vepler(suggest_per_minute=3), max_wait=0)
+        client.suggest("Mill")
+        with pytest.raises(RateLimited, match="limit of 3 per minute reached on this client"):
+            client.match_addresses([row.text for row in typed[:10]])
+        assert [r.path.rsplit("/", 1)[-1] for r in sb.requests] == ["suggest"] + [
+            "autocomplete"
+        ] * 2
