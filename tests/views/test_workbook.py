@@ -296,3 +296,25 @@ def test_an_empty_frame_still_makes_a_workbook(tmp_path: Path) -> None:
     workbook = openpyxl.load_workbook(path)
     assert workbook["Properties"].max_row == 1
     assert "0 properties" in notes_of(workbook)["Properties"]
+
+
+@pytest.mark.timeout(60)
+def test_a_frame_served_in_pence_by_the_vepler_profile_is_written_in_pounds(
+    tmp_path: Path,
+) -> None:
+    with (
+        pk.sandbox.serve(profile="vepler") as sb,
+        pk.Client(sb.api_key, sb.url, cache=False, profile="vepler", progress=False) as client,
+    ):
+        df = client.properties(sb.location_ids[:12])
+    assert df.attrs["money_unit"] == "minor"  # the service's own unit, kept in the frame
+    path = write_workbook(df, tmp_path / "vepler.xlsx", usage=client.usage, today=TODAY)
+    workbook = openpyxl.load_workbook(path)
+    pounds = df.pk.in_pounds()
+    written = [row["pricing.estimatedSaleValue"].value for row in rows_of(workbook["Properties"])]
+    expected = pounds["pricing.estimatedSaleValue"].tolist()
+    assert written == [None if pd.isna(v) else v for v in expected]
+    assert all(v is None or v < 10_000_000 for v in written)  # pounds, not pence
+    sold = [row["price"].value for row in rows_of(workbook["Sales"])]
+    assert sold == pounds.pk.sales()["price"].tolist()
+    assert "Credits used" in notes_of(workbook) and "divided by 100" in notes_of(workbook)["Money"]
