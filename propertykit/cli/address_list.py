@@ -14,6 +14,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +22,7 @@ import pandas as pd
 from propertykit.errors import InvalidInput
 from propertykit.text import listed, visible
 
-__all__ = ["ROW", "read_addresses"]
+__all__ = ["ROW", "AddressList", "read_address_list"]
 
 #: The name of the index of the addresses read: the row of the file each came from (the header
 #: is row 1, as a spreadsheet numbers it).
@@ -32,10 +33,27 @@ _ENCODINGS = ("utf-8-sig", "cp1252")
 _EXCEL = (".xlsx", ".xlsm")
 
 
-def read_addresses(
+@dataclass(frozen=True)
+class AddressList:
+    """A client's list as read: every column of the file, and the addresses to match.
+
+    Attributes
+    ----------
+    table
+        Every column of the file, as text, indexed by the row each row came from (:data:`ROW`).
+    addresses
+        One string per row of ``table``: the address columns joined by ", " (blank parts left
+        out; a row without an address is ``""``).
+    """
+
+    table: pd.DataFrame
+    addresses: pd.Series
+
+
+def read_address_list(
     path: str | Path, columns: Sequence[str], *, sheet: str | None = None
-) -> pd.Series:
-    """The addresses of ``path``: one string per row, ``columns`` joined by ", ".
+) -> AddressList:
+    """The list in ``path``: its table, and its addresses, ``columns`` joined by ", ".
 
     Parameters
     ----------
@@ -48,8 +66,8 @@ def read_addresses(
 
     Returns
     -------
-    pandas.Series
-        The addresses, indexed by their row in the file (:data:`ROW`).
+    AddressList
+        The file's table and its addresses, indexed by their row in the file (:data:`ROW`).
 
     Raises
     ------
@@ -61,7 +79,7 @@ def read_addresses(
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "book.csv"
     >>> _ = path.write_text("Line1,Postcode\\n12 Mill Lane,MK40 1NN\\nNA,\\n")
-    >>> read_addresses(path, ["Line1", "Postcode"]).to_dict()
+    >>> read_address_list(path, ["Line1", "Postcode"]).addresses.to_dict()
     {2: '12 Mill Lane, MK40 1NN', 3: 'NA'}
     """
     file = Path(path).expanduser()
@@ -72,7 +90,8 @@ def read_addresses(
     table = _read_excel(file, sheet) if file.suffix.lower() in _EXCEL else _read_text(file)
     if table is None or not len(table.columns):
         raise InvalidInput(f"{visible(file.name)} is empty: no header row, no addresses")
-    table.columns = [str(name).strip() for name in table.columns]
+    table.columns = _distinct([str(name).strip() for name in table.columns])
+    table.index = table.index.rename(ROW)
     missing = [name for name in columns if name not in table.columns]
     if missing:
         names = [_quoted(name) for name in table.columns]
@@ -84,7 +103,18 @@ def read_addresses(
         raise InvalidInput(f"{visible(file.name)} has a header row but no addresses")
     parts = table[list(columns)].fillna("").astype(str)
     joined = parts.apply(lambda row: ", ".join(p.strip() for p in row if p.strip()), axis=1)
-    return pd.Series(joined.tolist(), index=table.index.rename(ROW), dtype=object)
+    addresses = pd.Series(joined.tolist(), index=table.index, dtype=object)
+    return AddressList(table.astype(object).where(table.notna(), None), addresses)
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """Column names made distinct: a repeated name gets " (2)", " (3)"... after it."""
+    seen: dict[str, int] = {}
+    distinct = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        distinct.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return distinct
 
 
 def _quoted(name: str) -> str:
@@ -128,10 +158,12 @@ def _read_text(file: Path) -> pd.DataFrame | None:
 
 
 def _read_excel(file: Path, sheet: str | None) -> pd.DataFrame | None:
-    """The first (or the named) worksheet of an .xlsx, every cell as text, indexed by its row
-    (the header in row 1); blank rows left out."""
+    """The first (or the named) worksheet of an .xlsx, every cell as text, its first row the
+    header, indexed by row (the header in row 1); blank rows left out."""
     try:
-        table = pd.read_excel(file, sheet_name=sheet or 0, dtype=str, engine="openpyxl")
+        cells = pd.read_excel(
+            file, sheet_name=sheet or 0, dtype=str, header=None, engine="openpyxl"
+        )
     except (zipfile.BadZipFile, OSError, KeyError) as exc:
         raise InvalidInput(f"{visible(file.name)} cannot be read as an .xlsx workbook") from exc
     except ValueError as exc:
@@ -140,7 +172,10 @@ def _read_excel(file: Path, sheet: str | None) -> pd.DataFrame | None:
         raise InvalidInput(
             f"{visible(file.name)} cannot be read as an .xlsx workbook: {visible(exc)}"
         ) from exc
-    if table.empty and not len(table.columns):
+    if cells.empty:
         return None
+    header = ["" if pd.isna(name) else str(name) for name in cells.iloc[0]]
+    header = [name or f"column {n + 1}" for n, name in enumerate(header)]
+    table = cells.iloc[1:].set_axis(header, axis=1)
     table.index = pd.RangeIndex(2, 2 + len(table), name=ROW)
     return table.dropna(how="all")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from propertykit.cli.address_list import read_addresses
+from propertykit.cli.address_list import read_address_list
 from propertykit.cli.report import open_service
 from propertykit.client import Client
 from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
@@ -65,7 +65,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
     report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
-    addresses = read_addresses(args.addresses, args.column, sheet=args.sheet)
+    held = read_address_list(args.addresses, args.column, sheet=args.sheet)
+    addresses = held.addresses
     # the sandbox's world with real address geography: postcode units, flats in buildings
     with open_service(use_sandbox=args.sandbox, seed=args.seed, realism="real") as svc:
         client = svc.client
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             df,
             out,
             valuation=valuation,
-            matches=matches,
+            matches=beside_the_file(held.table, matches),
             usage=client.usage,
             source=svc.source,
         )
@@ -158,6 +159,16 @@ def _why(entry: pd.Series) -> str:
         more = len(candidates) - CANDIDATES_SHOWN
         parts.append(f"could be {shown}" + (f" and {more:,} more" if more > 0 else ""))
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def beside_the_file(table: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
+    """The client's own columns (their references, the address as typed), then the match's, by
+    row: what the workbook's Matches sheet shows. A name both have is kept twice, the file's
+    with " (file)" after it."""
+    own = table.rename(columns={c: f"{c} (file)" for c in table.columns if c in matches.columns})
+    combined = pd.concat([own, matches], axis=1)
+    combined.attrs = dict(matches.attrs)
+    return combined
 
 
 def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from propertykit.cli.address_list import ROW, read_addresses
+from propertykit.cli.address_list import ROW, read_address_list
 from propertykit.errors import InvalidInput
 
 
@@ -24,8 +24,10 @@ def test_csv_columns_are_joined_and_rows_numbered_as_in_the_file(tmp_path: Path)
         "A4,,,\n",
         encoding="utf-8",
     )
-    addresses = read_addresses(path, ["Line1", "Town", "Postcode"])
-    assert addresses.index.name == ROW
+    read = read_address_list(path, ["Line1", "Town", "Postcode"])
+    addresses = read.addresses
+    assert addresses.index.name == ROW and read.table.index.equals(addresses.index)
+    assert read.table["Ref"].tolist() == ["A1", "A2", "A3", "A4"]  # every column kept
     assert addresses.to_dict() == {
         2: "Flat 6, 72 High St, Bedford, MK40 1NN",
         5: "12 Mill Lane\nRear, mk401nn",  # the row ends on line 5
@@ -37,9 +39,9 @@ def test_csv_columns_are_joined_and_rows_numbered_as_in_the_file(tmp_path: Path)
 def test_windows_csv_with_semicolons_and_a_byte_order_mark(tmp_path: Path) -> None:
     path = tmp_path / "book.csv"
     path.write_bytes("Adresse;Code\n3 Rue Café;0123\n".encode("cp1252"))
-    assert read_addresses(path, ["Adresse", "Code"]).tolist() == ["3 Rue Café, 0123"]
+    assert read_address_list(path, ["Adresse", "Code"]).addresses.tolist() == ["3 Rue Café, 0123"]
     path.write_bytes("\ufeffAddress\n4 Mill Lane\n".encode())
-    assert read_addresses(path, ["Address"]).tolist() == ["4 Mill Lane"]
+    assert read_address_list(path, ["Address"]).addresses.tolist() == ["4 Mill Lane"]
 
 
 def test_xlsx_cells_are_text_and_blank_rows_keep_the_numbering(tmp_path: Path) -> None:
@@ -54,9 +56,11 @@ def test_xlsx_cells_are_text_and_blank_rows_keep_the_numbering(tmp_path: Path) -
     other.append(["1 Elsewhere Road"])
     path = tmp_path / "book.xlsx"
     book.save(path)
-    found = read_addresses(path, ["Number", "Street", "Postcode"])
+    found = read_address_list(path, ["Number", "Street", "Postcode"]).addresses
     assert found.to_dict() == {2: "12, Mill Lane, MK40 1NN", 4: "0013, High St"}
-    assert read_addresses(path, ["Address"], sheet="Held").tolist() == ["1 Elsewhere Road"]
+    assert read_address_list(path, ["Address"], sheet="Held").addresses.tolist() == [
+        "1 Elsewhere Road"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -81,16 +85,24 @@ def test_files_that_cannot_give_addresses_are_one_clear_line(
     path = tmp_path / name
     path.write_bytes(content)
     with pytest.raises(InvalidInput) as raised:
-        read_addresses(path, ["Address"])
+        read_address_list(path, ["Address"])
     message = str(raised.value)
     assert said in message and "\n" not in message and "\x1b" not in message
 
 
 def test_a_missing_file_or_sheet_is_named(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="No such file"):
-        read_addresses(tmp_path / "nowhere.csv", ["Address"])
+        read_address_list(tmp_path / "nowhere.csv", ["Address"])
     book = openpyxl.Workbook()
     book.active.append(["Address"])
     book.save(tmp_path / "book.xlsx")
     with pytest.raises(InvalidInput, match="no worksheet 'Held'"):
-        read_addresses(tmp_path / "book.xlsx", ["Address"], sheet="Held")
+        read_address_list(tmp_path / "book.xlsx", ["Address"], sheet="Held")
+
+
+def test_repeated_column_names_are_told_apart(tmp_path: Path) -> None:
+    path = tmp_path / "book.csv"
+    path.write_text("Address,Address,Ref\n4 Mill Lane,Bedford,A1\n")
+    read = read_address_list(path, ["Address", "Address (2)"])
+    assert list(read.table.columns) == ["Address", "Address (2)", "Ref"]
+    assert read.addresses.tolist() == ["4 Mill Lane, Bedford"]

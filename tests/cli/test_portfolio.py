@@ -22,7 +22,6 @@ from tests.notebooks._kernels import SERVICE_VARIABLES as _SERVICE_VARIABLES
 pytestmark = pytest.mark.timeout(120)
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-MATCH_HEADER = ("row in file", "input", "status", "locationId")
 
 
 @pytest.fixture
@@ -124,11 +123,17 @@ def test_a_run_lists_what_did_not_match_visibly_and_writes_the_workbook(
     assert 'row 4: unmatched: "" (blank' in done.stdout
     assert f"Workbook: {out}" in done.stdout
     assert not any(r.path.endswith("/properties") for r in fresh_sandbox.requests)  # none bought
-    matches = openpyxl.load_workbook(out)["Matches"]
-    inputs = [row[1].value for row in matches.iter_rows(min_row=2)]
-    assert inputs == ["92 Nowhere Lane, ZZ1 1ZZ", '=HYPERLINK("x")\\x1b[2J\u202e', None]
-    assert matches["B3"].data_type == "s" and matches["B3"].quotePrefix
-    assert [row[0].value for row in matches.iter_rows(min_row=2)] == [2, 3, 4]
+    sheet = openpyxl.load_workbook(out)["Matches"]
+    header = [cell.value for cell in sheet[1]]
+    assert header[:5] == ["row in file", "Ref", "Address", "input", "status"]  # the file's first
+    rows = [dict(zip(header, row, strict=True)) for row in sheet.iter_rows(min_row=2)]
+    assert [row["Ref"].value for row in rows] == ["R1", "R2", "R3"]
+    assert [row["row in file"].value for row in rows] == [2, 3, 4]
+    inputs = [row["input"] for row in rows]
+    assert [cell.value for cell in inputs] == [
+        "92 Nowhere Lane, ZZ1 1ZZ", '=HYPERLINK("x")\\x1b[2J\u202e', None
+    ]  # fmt: skip
+    assert inputs[1].data_type == "s" and inputs[1].quotePrefix
 
 
 def test_end_to_end_a_clients_xlsx_becomes_a_workbook_and_report(
@@ -160,8 +165,13 @@ def test_end_to_end_a_clients_xlsx_becomes_a_workbook_and_report(
     assert '"=HYPERLINK("http://evil.example","pay")\\u202egnp.exe"' in done.stdout
     assert "\u202e" not in done.stdout + done.stderr
     workbook = openpyxl.load_workbook(out)
-    matches = [dict(zip(MATCH_HEADER, row, strict=False))
-               for row in workbook["Matches"].iter_rows(min_row=2, values_only=True)]  # fmt: skip
+    sheet = workbook["Matches"]
+    header = [cell.value for cell in sheet[1]]
+    matches = [dict(zip(header, row, strict=True)) for row in sheet.iter_rows(2, values_only=True)]
+    assert [m["Ref"] for m in matches] == [f"R{n}" for n in range(len(typed))] + [
+        "R-evil",
+        "R-blank",
+    ]
     assert [m["row in file"] for m in matches] == list(range(2, 2 + len(typed) + 2))
     for match, row in zip(matches, typed, strict=False):
         if match["status"] == "matched":  # never a wrong property
