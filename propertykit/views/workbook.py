@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -114,8 +114,9 @@ def write_workbook(
     pounds = in_major_units(df)
     profile = epc_profile(df, today=today)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    os.close(handle)
+    # Beside the target, made as any file is (the user's umask, not mkstemp's owner-only mode):
+    # a workbook is made to be shared.
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
         with xlsxwriter.Workbook(temporary, {"strings_to_formulas": False}) as book:
             writer = SheetWriter(book, currency=df.attrs.get("currency"))
@@ -133,7 +134,7 @@ def write_workbook(
             _write_notes(writer, notes)
         os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return target
 

@@ -5,6 +5,7 @@ whatever it begins with or holds; the EPC profile recomputed from the records th
 from __future__ import annotations
 
 import copy
+import os
 import zipfile
 from collections import Counter
 from datetime import date, datetime
@@ -291,8 +292,12 @@ def test_a_workbook_is_an_xlsx_file_and_usage_must_count(
     assert list(tmp_path.iterdir()) == []  # nothing written, not even a temporary file
 
 
-def test_an_empty_frame_still_makes_a_workbook(tmp_path: Path) -> None:
+def test_an_empty_frame_still_makes_a_workbook_others_may_read(tmp_path: Path) -> None:
     path = write_workbook(pk.frame([]), tmp_path / "empty.xlsx", today=TODAY)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # as any file made here, not 0600
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.xlsx"]  # no temporary file left
     workbook = openpyxl.load_workbook(path)
     assert workbook["Properties"].max_row == 1
     assert "0 properties" in notes_of(workbook)["Properties"]
