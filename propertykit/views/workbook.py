@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from propertykit.frames import (
 from propertykit.text import plural
 from propertykit.views.workbook_cells import MAX_CELL_CHARACTERS, SheetWriter
 
-__all__ = ["SHEETS", "write_workbook"]
+__all__ = ["MAX_ROWS", "SHEETS", "write_workbook"]
 
 #: The sheets a workbook can hold, in order (Valuation and Matches only when given).
 SHEETS = ("Properties", "Sales", "EPC", "EPC profile", "Valuation", "Matches", "Notes")
@@ -48,6 +48,8 @@ SHEETS = ("Properties", "Sales", "EPC", "EPC profile", "Valuation", "Matches", "
 _POUNDS_AS_SERVED = ("pricing.pricePerSqFt",)
 _VALUATION_MONEY = ("estimate", "lower", "upper", "price_per_sqm")
 _STATUSES = ("matched", "ambiguous", "unmatched")
+#: The rows of an Excel worksheet, its header's included.
+MAX_ROWS = 1_048_576
 _TOTALS_COLUMN = 4  # the EPC profile's totals, in column E beside the bands
 _NOTES_WIDTH = 100  # characters of the notes' Detail column
 
@@ -94,7 +96,8 @@ def write_workbook(
     Raises
     ------
     InvalidInput
-        ``path`` is not an .xlsx file, or ``usage`` lacks a count.
+        ``path`` is not an .xlsx file, ``usage`` lacks a count, or a sheet would pass Excel's
+        1,048,576 rows (nothing is written).
 
     Examples
     --------
@@ -113,25 +116,41 @@ def write_workbook(
     counts = _usage_rows(usage)  # refused before anything is written
     pounds = in_major_units(df)
     profile = epc_profile(df, today=today)
+    tables = {
+        "Properties": pounds,
+        "Sales": explode_sales(pounds),
+        "EPC": epc_table(df, today=profile.today),
+    }
+    if valuation is not None:
+        tables["Valuation"] = _valuation_sheet(valuation, pounds, minor=is_minor(df))
+    if matches is not None:
+        tables["Matches"] = matches.reset_index(names=_row_name(matches))
+    too_long = [f"{name} ({len(table):,} rows)" for name, table in tables.items()
+                if len(table) >= MAX_ROWS]  # fmt: skip
+    if too_long:
+        raise InvalidInput(
+            f"A worksheet holds at most {MAX_ROWS - 1:,} rows below its header: "
+            f"{', '.join(too_long)}; split the frame, or write Parquet (df.pk.to_parquet)"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     # Beside the target, made as any file is (the user's umask, not mkstemp's owner-only mode):
     # a workbook is made to be shared.
     temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    money: dict[str, Collection[str]] = {
+        "Properties": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
+        "Sales": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
+        "Valuation": _VALUATION_MONEY,
+    }
     try:
         with xlsxwriter.Workbook(temporary, {"strings_to_formulas": False}) as book:
             writer = SheetWriter(book, currency=df.attrs.get("currency"))
-            money = {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED}
-            writer.write_table("Properties", pounds, money=money)
-            writer.write_table("Sales", explode_sales(pounds), money=money)
-            writer.write_table("EPC", epc_table(df, today=profile.today))
+            for name in ("Properties", "Sales", "EPC"):
+                writer.write_table(name, tables[name], money=money.get(name, ()))
             _write_profile(writer, profile)
-            if valuation is not None:
-                valued = _valuation_sheet(valuation, pounds, minor=is_minor(df))
-                writer.write_table("Valuation", valued, money=_VALUATION_MONEY)
-            if matches is not None:
-                writer.write_table("Matches", matches.reset_index(names=_row_name(matches)))
-            notes = _notes(df, profile, valuation, matches, counts, source)
-            _write_notes(writer, notes)
+            for name in ("Valuation", "Matches"):
+                if name in tables:
+                    writer.write_table(name, tables[name], money=money.get(name, ()))
+            _write_notes(writer, _notes(df, profile, valuation, matches, counts, source))
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)

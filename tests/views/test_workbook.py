@@ -19,6 +19,7 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.views import write_workbook
+from propertykit.views.workbook import MAX_ROWS
 from propertykit.views.workbook_cells import MAX_CELL_CHARACTERS
 from tests.views.conftest import VALUED_SUBJECT
 
@@ -323,3 +324,11 @@ def test_a_frame_served_in_pence_by_the_vepler_profile_is_written_in_pounds(
     sold = [row["price"].value for row in rows_of(workbook["Sales"])]
     assert sold == pounds.pk.sales()["price"].tolist()
     assert "Credits used" in notes_of(workbook) and "divided by 100" in notes_of(workbook)["Money"]
+
+
+def test_a_sheet_past_excels_rows_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    rows = MAX_ROWS  # with the header, one row too many
+    matches = pd.DataFrame({"input": [""] * rows, "status": ["unmatched"] * rows})
+    with pytest.raises(InvalidInput, match=r"Matches \(1,048,576 rows\)"):
+        write_workbook(pk.frame([]), tmp_path / "big.xlsx", matches=matches)
+    assert list(tmp_path.iterdir()) == []
