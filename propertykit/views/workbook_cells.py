@@ -78,16 +78,23 @@ def cell_text(value: str, tally: TextTally | None = None) -> str:
         if tally is not None:
             tally.cut += 1
         mark = _CUT.format(total=units)
-        keep = MAX_CELL_CHARACTERS - len(mark)
-        head = text[:keep]
-        while _utf16_units(head) > keep:  # characters outside the BMP take two units each
-            head = head[: keep - (_utf16_units(head) - keep)]
-        text = head + mark
+        text = _first_units(text, MAX_CELL_CHARACTERS - len(mark)) + mark
     return text
 
 
 def _utf16_units(text: str) -> int:
     return len(text) + sum(1 for character in text if ord(character) > 0xFFFF)
+
+
+def _first_units(text: str, limit: int) -> str:
+    """The longest start of ``text`` within ``limit`` UTF-16 units (a character outside the
+    Basic Multilingual Plane, an emoji, takes two)."""
+    units = 0
+    for position, character in enumerate(text):
+        units += 2 if ord(character) > 0xFFFF else 1
+        if units > limit:
+            return text[:position]
+    return text
 
 
 class SheetWriter:
