@@ -12,9 +12,11 @@ Pure decisions over read addresses (:mod:`propertykit.client.addresses`), the se
   typed, the street must be the same street give or take a typo (rapidfuzz's token-set
   similarity at least :data:`STREET_MIN`), a typed town must be one of the suggestion's places,
   and a house known only by its name must carry that name;
-- :func:`decide`: from every suggestion of an address's queries, ``matched`` when exactly one
-  agrees, ``ambiguous`` when several do (or a building's address names none of its flats),
-  ``unmatched`` otherwise, with the reason in plain words.
+- :func:`decide`: from every suggestion of an address's queries, those that fit (agree, or are
+  flats of the building typed), keeping the ones that hold the most of the places and names
+  typed; ``matched`` when that leaves exactly one and it agrees, ``ambiguous`` when it leaves
+  several (or a building's address names none of its flats), ``unmatched`` otherwise, with the
+  reason in plain words.
 
 Examples
 --------
@@ -47,16 +49,15 @@ __all__ = [
     "plan_queries",
 ]
 
-#: Least similarity (0-100, rapidfuzz ``token_set_ratio``) of two streets taken to be one street:
-#: a transposed or missing letter stays above it ("hgih street" 91), another street on the same
-#: road name falls below ("mill lane" / "mill close" 74).
+#: Least similarity (0-100, rapidfuzz's ``ratio`` of the names, once the kinds ``lane``/``road``
+#: agree) of two streets taken to be one: a missing or doubled letter in a longer name stays
+#: above it ("sprignfield" 91, "westfeld" 94), another name falls below ("mill"/"hill" 75,
+#: "manor"/"york" 22); a transposed letter counts 90 whatever the length ("hgih").
 STREET_MIN = 80.0
 #: Least similarity of a typed town or locality to one of the suggestion's places.
 PLACE_MIN = 80.0
 #: Least similarity of a house's name, when it has no number to go by.
 NAME_MIN = 80.0
-#: How far ahead the best street must be to settle between suggestions that agree otherwise.
-CLEAR_LEAD = 10.0
 #: Most near misses listed with an unmatched address, for review.
 NEAR_MISSES = 5
 
@@ -141,7 +142,9 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     at most 10 suggestions, so a query carries only words the address surely has: the postcode
     and the numbers when there is a postcode, since the postcode must agree anyway; else the
     numbers, the street and the town, then the numbers and the street alone, then the numbers,
-    the street's last word and the town (for a typo in the street's name).
+    the street's last word and the town (for a typo in the street's name). A house known by its
+    name is asked for by one word of its name at a time, longest first (a shop's or company's
+    name in front holds words the service lacks), with the postcode, or the street and town.
 
     Examples
     --------
@@ -150,7 +153,7 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
     ['72 high street kempston', '72 high street', '72 street kempston']
     >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
-    ['mk401nn rose cottage', 'mk401nn cottage', 'mk401nn rose']
+    ['mk401nn cottage', 'mk401nn rose', 'mk401nn']
     """
     numbers = " ".join(typed.numbers)
     postcode = typed.postcode_token
@@ -161,19 +164,18 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     town = typed.places[0] if typed.places else ""
     if postcode and numbers:
         queries = [f"{postcode} {numbers}"]
-    elif postcode:
-        words = names or typed.street
-        queries = [f"{postcode} {words}".strip()]
-        queries += [f"{postcode} {word}" for word in (name_words or street_words)[:2]]
-    else:
-        head = numbers or names
+    elif postcode:  # a house's name: one word of it at a time (a shop's name may be in front)
+        queries = [f"{postcode} {word}" for word in name_words[:2]]
+        queries.append(f"{postcode} {typed.street}")
+    elif numbers:
         queries = [
-            f"{head} {typed.street} {town}",
-            f"{head} {typed.street}",
-            f"{head} {last} {town}" if last and town else f"{head} {town}",
+            f"{numbers} {typed.street} {town}",
+            f"{numbers} {typed.street}",
+            f"{numbers} {last} {town}" if last and town else f"{numbers} {town}",
         ]
-        if not head:
-            queries = [f"{typed.street} {town}"]
+    else:
+        queries = [f"{typed.street} {town} {word}" for word in name_words[:2]]
+        queries.append(f"{typed.street} {name_words[0]}" if name_words else typed.street)
     # "saint" is this reader's word for "St": the service may hold either, so it is left out.
     cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
     return [query for query in dict.fromkeys(cleaned) if query]
@@ -217,9 +219,43 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
 
 
 def _street_similarity(typed: ReadAddress, theirs: ReadAddress) -> float:
+    """How alike two streets are, 0-100: 0 when their kinds differ (``lane``, ``road``), else
+    how alike their names are (``hgih``/``high``: a transposed letter counts as one small slip,
+    ``mill``/``hill`` a different street)."""
     if not typed.street:  # "Rose Cottage, MK40 1NN": the postcode places it (checked above)
         return 100.0 if typed.postcode else 0.0
-    return float(fuzz.token_set_ratio(typed.street, theirs.street))
+    mine, my_kind = _name_and_kind(typed.street)
+    their_name, their_kind = _name_and_kind(theirs.street)
+    if my_kind and their_kind and my_kind != their_kind:
+        return 0.0
+    if not mine or not their_name:
+        return 100.0 if mine == their_name else 0.0
+    if mine.replace(" ", "") == their_name.replace(" ", ""):  # "kings" and "king s"
+        return 100.0
+    if _one_transposition(mine, their_name):
+        return 90.0
+    return float(fuzz.ratio(mine, their_name))
+
+
+def _name_and_kind(street: str) -> tuple[str, str]:
+    """``("mill", "lane")`` of ``"mill lane"``; a street without a kind word keeps ``""``."""
+    words = street.split()
+    if len(words) > 1 and words[-1] in STREET_WORDS:
+        return " ".join(words[:-1]), words[-1]
+    return street, ""
+
+
+def _one_transposition(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two neighbouring letters swapped (``hgih``, ``high``)."""
+    if len(a) != len(b) or a == b:
+        return False
+    differ = [k for k in range(len(a)) if a[k] != b[k]]
+    return (
+        len(differ) == 2
+        and differ[1] == differ[0] + 1
+        and a[differ[0]] == b[differ[1]]
+        and a[differ[1]] == b[differ[0]]
+    )
 
 
 def _in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
@@ -250,20 +286,41 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
     """
     unique = {candidate.location_id: candidate for candidate in suggestions}
     compared = [compare(typed, candidate) for candidate in unique.values()]
-    agreeing = sorted((c for c in compared if c.agrees), key=lambda c: -c.score)
-    if len(agreeing) == 1 or (
-        len(agreeing) > 1 and agreeing[0].score >= agreeing[1].score + CLEAR_LEAD
-    ):
+    fitting = _most_said([c for c in compared if c.agrees or c.flat_of_building], typed)
+    agreeing = [c for c in fitting if c.agrees]
+    flats = [c for c in fitting if c.flat_of_building]
+    if len(agreeing) == 1 and not flats:
         best = agreeing[0]
         return Decision("matched", best.candidate.location_id, best.candidate.display,
                         round(best.score, 1), (), (), None)  # fmt: skip
     if agreeing:
-        return _ambiguous(agreeing, f"{len(agreeing)} addresses fit it equally well")
-    flats = [c for c in compared if c.flat_of_building]
+        return _ambiguous(fitting, f"{len(fitting)} addresses fit it equally well")
     if flats:
         found = plural(len(flats), "flat or unit", "flats or units")
         return _ambiguous(flats, f"names the building but not its flat or unit ({found} in it)")
     return _unmatched(typed, compared)
+
+
+def _most_said(fitting: list[Comparison], typed: ReadAddress) -> list[Comparison]:
+    """Those of ``fitting`` that hold the most of what the text says besides the numbers and
+    the street: the words of its places (``Widcombe, Bath`` beats ``Bath`` alone) and its names
+    (a building's name), each counted when the suggestion has it, best first."""
+
+    typed_words = {word for place in typed.places for word in place.split()}
+
+    def said(comparison: Comparison) -> int:
+        theirs = comparison.candidate
+        their_words = {word for place in theirs.places for word in place.split()}
+        places = sum(any(fuzz.ratio(mine, word) >= PLACE_MIN for word in their_words)
+                     for mine in typed_words)  # fmt: skip
+        names = sum(any(fuzz.token_set_ratio(mine, name) >= NAME_MIN for name in theirs.read.names)
+                    for mine in typed.names)  # fmt: skip
+        return places + names
+
+    counts = [said(comparison) for comparison in fitting]
+    most = max(counts, default=0)
+    kept = [c for c, count in zip(fitting, counts, strict=True) if count == most]
+    return sorted(kept, key=lambda c: -c.score)
 
 
 def _ambiguous(fitting: list[Comparison], reason: str) -> Decision:
@@ -290,7 +347,7 @@ def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison)
         for c in compared
         if c.kind == "number"
         and (not typed.postcode or c.candidate.read.postcode == typed.postcode)
-        and fuzz.token_set_ratio(typed.street, c.candidate.read.street) >= STREET_MIN
+        and _street_similarity(typed, c.candidate.read) >= STREET_MIN
     ]
     if same_street and typed.building_numbers:
         numbers = sorted({"-".join(c.candidate.read.building_numbers) for c in same_street})

@@ -147,3 +147,43 @@ def test_comparison_says_what_differs() -> None:
     typed = read_address("Flat 6, 72 High St, MK40 1NN")
     assert compare(typed, WORLD[1]).why == "flat 7, not 6"
     assert compare(typed, WORLD[2]).why == "number 4, not 72"
+
+
+def test_another_street_of_the_same_kind_is_not_the_street() -> None:
+    york = [suggestion("Y", "15 York Gardens, Widcombe, Bath, BA2 6XD")]
+    assert decide(read_address("15 Manor Gardens, Widcombe, Bath"), york).status == "unmatched"
+    hill = [suggestion("H", "12 Hill Lane, Bedford, MK40 1AA")]
+    assert decide(read_address("12 Mill Lane, Bedford"), hill).status == "unmatched"
+    mill = [suggestion("M", "12 Mill Lane, Bedford, MK40 1AA")]
+    assert decide(read_address("12 Mlil Lane, Bedford"), mill).status == "matched"
+
+
+def test_st_after_a_street_name_is_street_and_before_a_place_is_saint() -> None:
+    assert read_address("57 park st headington oxford ox30ga").street == "park street"
+    assert normalise("Mill Rd St Albans") == "mill road saint albans"
+
+
+def test_the_suggestion_holding_more_of_the_places_typed_wins() -> None:
+    two = [
+        suggestion("D", "57 Westfield Close, Dalston, London, E8 0LD"),
+        suggestion("M", "57 Westfield Close, Mayfair, London, W1J 6UF"),
+    ]
+    assert match_in("57 Westfield Cl Dalston London", two) == ("matched", "D")
+    assert match_in("57 Westfield Close, London", two)[0] == "ambiguous"
+
+
+def test_a_house_elsewhere_does_not_hide_the_building_typed_without_its_flat() -> None:
+    world = [
+        suggestion("H", "45 Westfield Close, Bletchley, Milton Keynes, MK3 1AA"),
+        suggestion("F1", "Flat 1, Mill House, 45 Westfield Close, Central Milton Keynes, "
+                         "Milton Keynes, MK9 2BB"),
+        suggestion("F2", "Flat 2, Mill House, 45 Westfield Close, Central Milton Keynes, "
+                         "Milton Keynes, MK9 2BB"),
+    ]  # fmt: skip
+    decision = decide(read_address("mill house, 45 westfield close, central milton keynes"), world)
+    assert (decision.status, set(decision.candidates)) == ("ambiguous", {"F1", "F2"})
+
+
+def match_in(text: str, world: list[Candidate]) -> tuple[str, str | None]:
+    decision = decide(read_address(text), world)
+    return decision.status, decision.location_id
