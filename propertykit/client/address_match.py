@@ -38,12 +38,14 @@ from propertykit.client.addresses import STREET_WORDS, ReadAddress, normalise, r
 from propertykit.text import listed, plural
 
 __all__ = [
+    "FULL_ANSWER",
     "NAME_MIN",
     "PLACE_MIN",
     "STREET_MIN",
     "Candidate",
     "Comparison",
     "Decision",
+    "candidates_of",
     "compare",
     "decide",
     "plan_queries",
@@ -58,10 +60,17 @@ STREET_MIN = 80.0
 PLACE_MIN = 80.0
 #: Least similarity of a house's name, when it has no number to go by.
 NAME_MIN = 80.0
+#: The most suggestions one answer holds: an answer that full may have left out some.
+FULL_ANSWER = 10
 #: Most near misses listed with an unmatched address, for review.
 NEAR_MISSES = 5
 
 Status = Literal["matched", "ambiguous", "unmatched"]
+
+_MAYBE_MORE = (
+    f"one address fits, but the service listed only its first {FULL_ANSWER} answers for this "
+    "text: others may fit too"
+)
 
 
 @dataclass(frozen=True)
@@ -72,11 +81,13 @@ class Candidate:
     display: str
     read: ReadAddress
     places: tuple[str, ...]
+    listed_in_full: bool = True
 
     @classmethod
-    def of(cls, suggestion: Mapping[str, Any]) -> Candidate:
+    def of(cls, suggestion: Mapping[str, Any], *, listed_in_full: bool = True) -> Candidate:
         """Read a suggestion (``locationId``, ``displayAddress``; town, locality and county
-        where it has them).
+        where it has them). ``listed_in_full``: its answer listed every address holding the
+        query's words (it held fewer than :data:`FULL_ANSWER`).
 
         Examples
         --------
@@ -88,7 +99,21 @@ class Candidate:
         fields = (suggestion.get(name) for name in ("locality", "town", "county"))
         extra = tuple(normalise(value) for value in fields if isinstance(value, str) and value)
         places = tuple(dict.fromkeys(read.places + extra))
-        return cls(str(suggestion.get("locationId", "")), display, read, places)
+        location_id = str(suggestion.get("locationId", ""))
+        return cls(location_id, display, read, places, listed_in_full)
+
+
+def candidates_of(answer: Sequence[Mapping[str, Any]]) -> list[Candidate]:
+    """The suggestions of one answer, read; a full answer (:data:`FULL_ANSWER`) may have left
+    out addresses that fit as well.
+
+    Examples
+    --------
+    >>> [c.listed_in_full for c in candidates_of([{"locationId": "L1"}])]
+    [True]
+    """
+    in_full = len(answer) < FULL_ANSWER
+    return [Candidate.of(s, listed_in_full=in_full) for s in answer if isinstance(s, Mapping)]
 
 
 def _with_fields(read: ReadAddress, suggestion: Mapping[str, Any]) -> ReadAddress:
@@ -138,8 +163,9 @@ class Decision:
 def plan_queries(typed: ReadAddress) -> list[str]:
     """The search texts to ask for one address, at most three, in order, none repeated.
 
-    Every word of a query must be in an answer (a plain full-text search), and an answer holds
-    at most 10 suggestions, so a query carries only words the address surely has: the postcode
+    Every word of a query must be in an answer (a plain full-text search; the last word may be
+    the start of a longer one, so the postcode goes last), and an answer holds at most 10
+    suggestions, so a query carries only words the address surely has: the postcode
     and the numbers when there is a postcode, since the postcode must agree anyway; else the
     numbers, the street and the town, then the numbers and the street alone, then the numbers,
     the street's last word and the town (for a typo in the street's name). A house known by its
@@ -149,24 +175,23 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     Examples
     --------
     >>> plan_queries(read_address("Flat 6, 72 High St, MK40 1NN"))
-    ['mk401nn 6 72']
+    ['6 72 mk401nn']
     >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
     ['72 high street kempston', '72 high street', '72 street kempston']
     >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
-    ['mk401nn cottage', 'mk401nn rose', 'mk401nn']
+    ['cottage mk401nn', 'rose mk401nn', 'mk401nn']
     """
     numbers = " ".join(typed.numbers)
     postcode = typed.postcode_token
-    names = " ".join(typed.names)
-    name_words = sorted(set(names.split()), key=lambda word: (-len(word), word))
+    name_words = _name_words(typed)
     street_words = typed.street.split()
     last = street_words[-1] if street_words and street_words[-1] in STREET_WORDS else ""
     town = typed.places[0] if typed.places else ""
     if postcode and numbers:
-        queries = [f"{postcode} {numbers}"]
+        queries = [f"{numbers} {postcode}"]
     elif postcode:  # a house's name: one word of it at a time (a shop's name may be in front)
-        queries = [f"{postcode} {word}" for word in name_words[:2]]
-        queries.append(f"{postcode} {typed.street}")
+        queries = [f"{word} {postcode}" for word in name_words[:2]]
+        queries.append(f"{typed.street} {postcode}")
     elif numbers:
         queries = [
             f"{numbers} {typed.street} {town}",
@@ -175,10 +200,20 @@ def plan_queries(typed: ReadAddress) -> list[str]:
         ]
     else:
         queries = [f"{typed.street} {town} {word}" for word in name_words[:2]]
-        queries.append(f"{typed.street} {name_words[0]}" if name_words else typed.street)
+        first = name_words[0] if name_words else ""
+        queries.append(f"{last} {town} {first}" if last and town else f"{typed.street} {first}")
     # "saint" is this reader's word for "St": the service may hold either, so it is left out.
     cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
     return [query for query in dict.fromkeys(cleaned) if query]
+
+
+def _name_words(typed: ReadAddress) -> list[str]:
+    """Words of a house's name to ask by, one at a time: the longest, then the last word typed
+    before the street (a shop's or company's name comes first, the house's name last), then the
+    next longest."""
+    words = " ".join(typed.names).split()
+    longest = sorted(set(words), key=lambda word: (-len(word), word))
+    return list(dict.fromkeys([*longest[:1], *words[-1:], *longest[1:]]))
 
 
 def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
@@ -224,6 +259,8 @@ def _street_similarity(typed: ReadAddress, theirs: ReadAddress) -> float:
     ``mill``/``hill`` a different street)."""
     if not typed.street:  # "Rose Cottage, MK40 1NN": the postcode places it (checked above)
         return 100.0 if typed.postcode else 0.0
+    if theirs.street and f" {theirs.street} " in f" {typed.words()} ":
+        return 100.0  # spelled out whole, where the reader took another part for the street
     mine, my_kind = _name_and_kind(typed.street)
     their_name, their_kind = _name_and_kind(theirs.street)
     if my_kind and their_kind and my_kind != their_kind:
@@ -284,13 +321,19 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
     >>> decision.reason
     'names the building but not its flat or unit (3 flats or units in it)'
     """
-    unique = {candidate.location_id: candidate for candidate in suggestions}
+    unique: dict[str, Candidate] = {}
+    for candidate in suggestions:  # listed in full by any of its answers: listed in full
+        seen = unique.get(candidate.location_id)
+        if seen is None or (candidate.listed_in_full and not seen.listed_in_full):
+            unique[candidate.location_id] = candidate
     compared = [compare(typed, candidate) for candidate in unique.values()]
     fitting = _most_said([c for c in compared if c.agrees or c.flat_of_building], typed)
     agreeing = [c for c in fitting if c.agrees]
     flats = [c for c in fitting if c.flat_of_building]
     if len(agreeing) == 1 and not flats:
         best = agreeing[0]
+        if not best.candidate.listed_in_full:
+            return _ambiguous(fitting, _MAYBE_MORE)
         return Decision("matched", best.candidate.location_id, best.candidate.display,
                         round(best.score, 1), (), (), None)  # fmt: skip
     if agreeing:

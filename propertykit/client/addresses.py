@@ -147,9 +147,9 @@ def _expanded(tokens: list[str]) -> list[str]:
     out: list[str] = []
     for index, token in enumerate(tokens):
         if token == "st":  # "High St" is a street; "12 St Johns Rd", "Mill Rd St Albans" saints
-            before = tokens[index - 1] if index > 0 else ""
+            before = out[-1] if out else ""  # as read: "st st dunstans" is street saint
             after_name = bool(before) and not _NUMBER.fullmatch(before)
-            after_street = _ABBREVIATIONS.get(before, before) in _STREET_ENDINGS
+            after_street = before in _STREET_ENDINGS
             last = index + 1 == len(tokens)
             out.append("street" if (after_name and not after_street) or last else "saint")
         else:

@@ -24,7 +24,13 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client.address_match import Candidate, Decision, decide, plan_queries
+from propertykit.client.address_match import (
+    Candidate,
+    Decision,
+    candidates_of,
+    decide,
+    plan_queries,
+)
 from propertykit.client.addresses import ReadAddress, read_address
 from propertykit.client.match_decisions import MatchDecisions, Reviewed, text_key
 from propertykit.client.progress import progress_bar
@@ -227,12 +233,12 @@ def match_addresses(
     answers: dict[str, list[Candidate]] = {}
     for query, found in zip(queries, search.cached(queries), strict=True):
         if found is not None:  # a warm cache read in bulk, counted as the normal path would
-            answers[query] = [Candidate.of(s) for s in found]
+            answers[query] = candidates_of(found)
             usage.record_cache_hit(search.endpoint)
     to_send = [query for query in queries if query not in answers]
     with progress_bar(len(to_send), "address queries", show=search.progress) as bar:
         for query in to_send:  # one after another: the per-minute limit paces them
-            answers[query] = [Candidate.of(s) for s in search.fetch(query)]
+            answers[query] = candidates_of(search.fetch(query))
             bar.update(1)
     decided = {
         key: decide(typed, [c for q in plan.queries[key] for c in answers[q]])
