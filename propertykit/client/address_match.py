@@ -375,12 +375,30 @@ def _ambiguous(fitting: list[Comparison], reason: str) -> Decision:
 
 def _unmatched(typed: ReadAddress, compared: list[Comparison]) -> Decision:
     if not compared:
-        return Decision("unmatched", None, None, None, (), (), "the service suggested nothing")
+        return Decision("unmatched", None, None, None, (), (), _nothing_suggested(typed))
     near = sorted(compared, key=lambda c: -c.score)[:NEAR_MISSES]
     ids = tuple(c.candidate.location_id for c in near)
     shown = tuple(c.candidate.display for c in near)
     return Decision("unmatched", None, None, round(near[0].score, 1), ids, shown,
                     _reason(typed, compared, near[0]))  # fmt: skip
+
+
+def _nothing_suggested(typed: ReadAddress) -> str:
+    """Why nothing was suggested, as far as the text tells.
+
+    Examples
+    --------
+    >>> _nothing_suggested(read_address("Flat 6, 72 High St, MK40 1NN"))
+    'the service has no address at MK40 1NN with the numbers 6 and 72'
+    """
+    if typed.postcode and typed.numbers:
+        numbers = list(typed.numbers)
+        said = numbers[0] if len(numbers) == 1 else f"{', '.join(numbers[:-1])} and {numbers[-1]}"
+        noun = "number" if len(numbers) == 1 else "numbers"
+        return f"the service has no address at {typed.postcode} with the {noun} {said}"
+    if typed.postcode:
+        return f"the service has no address at {typed.postcode} with that name"
+    return "the service suggested nothing for this text"
 
 
 def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison) -> str:

@@ -104,7 +104,10 @@ def test_units_match_like_flats() -> None:
 
 def test_no_suggestions_is_unmatched_with_a_reason() -> None:
     decision = decide(read_address("1 Nowhere Road"), [])
-    assert (decision.status, decision.reason) == ("unmatched", "the service suggested nothing")
+    assert decision.status == "unmatched"
+    assert decision.reason == "the service suggested nothing for this text"
+    at_postcode = decide(read_address("34 Park Lane, HU1 3PU"), [])
+    assert at_postcode.reason == "the service has no address at HU1 3PU with the number 34"
 
 
 def test_two_equally_good_addresses_are_ambiguous_never_picked() -> None:
