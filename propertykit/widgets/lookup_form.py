@@ -251,7 +251,7 @@ class LookupForm(Form):
         >>> form = LookupForm(client)
         >>> form.suggest("Mill Lane")
         >>> form.suggestions.options[0]
-        ('Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF (L00000033)', 'L00000033')
+        ('113 Mill Lane, Littleover, Derby, DE23 1EN (L00000350)', 'L00000350')
         """
         query = query.strip()
         if len(query) < self.min_suggest_chars:
