@@ -60,6 +60,8 @@ STREET_MIN = 80.0
 PLACE_MIN = 80.0
 #: Least similarity of a house's name, when it has no number to go by.
 NAME_MIN = 80.0
+#: The most words a query has: a longer text is no address (nothing is asked for it).
+MOST_QUERY_WORDS = 16
 #: The most suggestions one answer holds: an answer that full may have left out some.
 FULL_ANSWER = 10
 #: Most near misses listed with an unmatched address, for review.
@@ -202,9 +204,11 @@ def plan_queries(typed: ReadAddress) -> list[str]:
         queries = [f"{typed.street} {town} {word}" for word in name_words[:2]]
         first = name_words[0] if name_words else ""
         queries.append(f"{last} {town} {first}" if last and town else f"{typed.street} {first}")
+    if not postcode and not typed.street:
+        return []  # nothing places it: no postcode, no street
     # "saint" is this reader's word for "St": the service may hold either, so it is left out.
     cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
-    return [query for query in dict.fromkeys(cleaned) if query]
+    return [q for q in dict.fromkeys(cleaned) if q and len(q.split()) <= MOST_QUERY_WORDS]
 
 
 def _name_words(typed: ReadAddress) -> list[str]:
@@ -398,6 +402,8 @@ def _nothing_suggested(typed: ReadAddress) -> str:
         return f"the service has no address at {typed.postcode} with the {noun} {said}"
     if typed.postcode:
         return f"the service has no address at {typed.postcode} with that name"
+    if not typed.street:
+        return "no postcode and no street to find it by: nothing was asked"
     return "the service suggested nothing for this text"
 
 

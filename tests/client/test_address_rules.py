@@ -190,3 +190,14 @@ def test_a_house_elsewhere_does_not_hide_the_building_typed_without_its_flat() -
 def match_in(text: str, world: list[Candidate]) -> tuple[str, str | None]:
     decision = decide(read_address(text), world)
     return decision.status, decision.location_id
+
+
+def test_text_that_places_nothing_or_is_too_long_asks_nothing() -> None:
+    assert plan_queries(read_address("Flat")) == []
+    assert plan_queries(read_address("The Corner Cafe")) == []
+    assert decide(read_address("Flat"), []).reason == (
+        "no postcode and no street to find it by: nothing was asked"
+    )
+    sprawling = " ".join(str(n) for n in range(5000)) + " High Street, Bedford"
+    assert plan_queries(read_address(sprawling)) == []
+    assert plan_queries(read_address(sprawling + ", MK40 1NN")) == []
