@@ -49,6 +49,7 @@ __all__ = [
     "compare",
     "decide",
     "plan_queries",
+    "usable_suggestion",
 ]
 
 #: Least similarity (0-100, rapidfuzz's ``ratio`` of the names, once the kinds ``lane``/``road``
@@ -115,7 +116,21 @@ def candidates_of(answer: Sequence[Mapping[str, Any]]) -> list[Candidate]:
     [True]
     """
     in_full = len(answer) < FULL_ANSWER
-    return [Candidate.of(s, listed_in_full=in_full) for s in answer if isinstance(s, Mapping)]
+    return [Candidate.of(s, listed_in_full=in_full) for s in answer if usable_suggestion(s)]
+
+
+def usable_suggestion(suggestion: object) -> bool:
+    """Whether a suggestion can be matched: a mapping with a location id (text, not blank).
+
+    Examples
+    --------
+    >>> usable_suggestion({"locationId": "L1"}), usable_suggestion({"displayAddress": "4 Mill"})
+    (True, False)
+    """
+    if not isinstance(suggestion, Mapping):
+        return False
+    location_id = suggestion.get("locationId")
+    return isinstance(location_id, str) and bool(location_id.strip())
 
 
 def _with_fields(read: ReadAddress, suggestion: Mapping[str, Any]) -> ReadAddress:
