@@ -1,17 +1,15 @@
 """Whether a suggestion is the address a person typed: rules that never guess, and the queries.
 
-Pure decisions over read addresses (:mod:`propertykit.client.addresses`), the second half of
+Pure decisions over read addresses (:mod:`propertykit.client.addresses`) and the suggestions
+their queries found (:mod:`propertykit.client.address_queries`), the last step of
 :meth:`propertykit.Client.match_addresses`:
 
-- :func:`plan_queries`: the search texts to ask for one address, decided from its text alone
-  (so a dry run counts them exactly), at most three, built for a plain full-text search that
-  wants every word of the query: the postcode and the numbers when there is a postcode (one
-  request), else the numbers with the street and the town, then looser forms;
 - :func:`compare`: one suggestion against the typed address. The numbers must agree in their
   roles (building, flat or unit, both ends of a range), the postcode must agree when one was
-  typed, the street must be the same street give or take a typo (rapidfuzz's token-set
-  similarity at least :data:`STREET_MIN`), a typed town must be one of the suggestion's places,
-  and a house known only by its name must carry that name;
+  typed, the street must be the same street give or take a typo (the same kind, ``lane`` or
+  ``road``, and names alike by rapidfuzz's ``ratio``, at least :data:`STREET_MIN`; a transposed
+  letter is one slip), a typed town must be one of the suggestion's places, and a house known
+  only by its name must carry that name;
 - :func:`decide`: from every suggestion of an address's queries, those that fit (agree, or are
   flats of the building typed), keeping the ones that hold the most of the places and names
   typed; ``matched`` when that leaves exactly one and it agrees, ``ambiguous`` when it leaves
@@ -48,7 +46,6 @@ __all__ = [
     "candidates_of",
     "compare",
     "decide",
-    "plan_queries",
     "usable_suggestion",
 ]
 
@@ -61,8 +58,6 @@ STREET_MIN = 80.0
 PLACE_MIN = 80.0
 #: Least similarity of a house's name, when it has no number to go by.
 NAME_MIN = 80.0
-#: The most words a query has: a longer text is no address (nothing is asked for it).
-MOST_QUERY_WORDS = 16
 #: The most suggestions one answer holds: an answer that full may have left out some.
 FULL_ANSWER = 10
 #: Most near misses listed with an unmatched address, for review.
@@ -175,64 +170,6 @@ class Decision:
     candidates: tuple[str, ...]
     candidate_addresses: tuple[str, ...]
     reason: str | None
-
-
-def plan_queries(typed: ReadAddress) -> list[str]:
-    """The search texts to ask for one address, at most three, in order, none repeated.
-
-    Every word of a query must be in an answer (a plain full-text search; the last word may be
-    the start of a longer one, so the postcode goes last), and an answer holds at most 10
-    suggestions, so a query carries only words the address surely has: the postcode
-    and the numbers when there is a postcode, since the postcode must agree anyway; else the
-    numbers, the street and the town, then the numbers and the street alone, then the numbers,
-    the street's last word and the town (for a typo in the street's name). A house known by its
-    name is asked for by one word of its name at a time, longest first (a shop's or company's
-    name in front holds words the service lacks), with the postcode, or the street and town.
-
-    Examples
-    --------
-    >>> plan_queries(read_address("Flat 6, 72 High St, MK40 1NN"))
-    ['6 72 mk401nn']
-    >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
-    ['72 high street kempston', '72 high street', '72 street kempston']
-    >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
-    ['cottage mk401nn', 'rose mk401nn', 'mk401nn']
-    """
-    numbers = " ".join(typed.numbers)
-    postcode = typed.postcode_token
-    name_words = _name_words(typed)
-    street_words = typed.street.split()
-    last = street_words[-1] if street_words and street_words[-1] in STREET_WORDS else ""
-    town = typed.places[0] if typed.places else ""
-    if postcode and numbers:
-        queries = [f"{numbers} {postcode}"]
-    elif postcode:  # a house's name: one word of it at a time (a shop's name may be in front)
-        queries = [f"{word} {postcode}" for word in name_words[:2]]
-        queries.append(f"{typed.street} {postcode}")
-    elif numbers:
-        queries = [
-            f"{numbers} {typed.street} {town}",
-            f"{numbers} {typed.street}",
-            f"{numbers} {last} {town}" if last and town else f"{numbers} {town}",
-        ]
-    else:
-        queries = [f"{typed.street} {town} {word}" for word in name_words[:2]]
-        first = name_words[0] if name_words else ""
-        queries.append(f"{last} {town} {first}" if last and town else f"{typed.street} {first}")
-    if not postcode and not typed.street:
-        return []  # nothing places it: no postcode, no street
-    # "saint" is this reader's word for "St": the service may hold either, so it is left out.
-    cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
-    return [q for q in dict.fromkeys(cleaned) if q and len(q.split()) <= MOST_QUERY_WORDS]
-
-
-def _name_words(typed: ReadAddress) -> list[str]:
-    """Words of a house's name to ask by, one at a time: the longest, then the last word typed
-    before the street (a shop's or company's name comes first, the house's name last), then the
-    next longest."""
-    words = " ".join(typed.names).split()
-    longest = sorted(set(words), key=lambda word: (-len(word), word))
-    return list(dict.fromkeys([*longest[:1], *words[-1:], *longest[1:]]))
 
 
 def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:

@@ -24,13 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client.address_match import (
-    Candidate,
-    Decision,
-    candidates_of,
-    decide,
-    plan_queries,
-)
+from propertykit.client.address_match import Candidate, Decision, candidates_of, decide
+from propertykit.client.address_queries import plan_queries
 from propertykit.client.addresses import ReadAddress, read_address
 from propertykit.client.match_decisions import MatchDecisions, Reviewed, text_key
 from propertykit.client.progress import progress_bar

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from propertykit.client.address_match import Candidate, compare, decide, plan_queries
+from propertykit.client.address_match import Candidate, compare, decide
+from propertykit.client.address_queries import plan_queries
 from propertykit.client.addresses import find_postcode, normalise, read_address
 
 
