@@ -74,7 +74,7 @@ def check_subject_id(subject: object) -> tuple[list[str], list[str]]:
     --------
     >>> check_subject_id("rightmove::123")
     ([], ['rightmove::123'])
-    >>> check_subject_id("L1 L2")
+    >>> check_subject_id("L1,L2")
     Traceback (most recent call last):
     propertykit.errors.InvalidInput: A subject is one id (a location id or <provider>::<id>), \
 got 2
