@@ -362,7 +362,10 @@ class LookupForm(Form):
             )
             return self.value
         missing = sorted(set(parsed.location_ids) - {str(r.get("locationId")) for r in records})
-        text = words.describe_fetch(len(records), missing=missing, notes=notes, **cost)
+        names = [_name_of(record) for record in records]
+        text = words.describe_fetch(
+            len(records), missing=missing, notes=notes, names=names, **cost
+        )
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 
@@ -453,7 +456,7 @@ class LookupForm(Form):
         elif failure is None:
             self._credit_problem = None
 
-    def _refresh_status(self) -> None:
+    def _show_status(self) -> None:
         usage = self.client.usage
         self.status.value = paragraph(
             words.describe_usage(
@@ -464,3 +467,14 @@ class LookupForm(Form):
                 credit_problem=self._credit_problem,
             )
         )
+
+
+def _name_of(record: dict[str, Any]) -> str:
+    """How a fetched property is named in the outcome: its street address, else its id."""
+    address = record.get("address")
+    shown = address.get("displayAddress") if isinstance(address, dict) else None
+    if isinstance(shown, str) and shown.strip():  # "12 Oak Road", "Flat 6, 32 High Terrace"
+        parts = [part.strip() for part in shown.split(",")]
+        flat = parts[0].lower().startswith(("flat", "apartment", "unit")) and len(parts) > 1
+        return ", ".join(parts[: 2 if flat else 1])
+    return str(record.get("locationId") or record.get("propertyId") or "a property")

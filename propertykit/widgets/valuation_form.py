@@ -282,7 +282,7 @@ class ValuationForm(Form):
         self.message.value = paragraph(text, kind=kind)
         self._refresh_status()
 
-    def _refresh_status(self) -> None:
+    def _show_status(self) -> None:
         usage = self.client.usage
         self.status.value = paragraph(
             words.describe_usage(
