@@ -19,13 +19,12 @@ import pandas as pd
 
 from propertykit.client.ids import parse_ids
 from propertykit.errors import InvalidInput, MissingIdsWarning
+from propertykit.frames import ValuationSearch
 
 __all__ = ["NEIGHBOURHOOD_PAGE", "NeighbourhoodMixin", "homes_like"]
 
 #: Records per page of the neighbourhood's query (the service's largest).
 NEIGHBOURHOOD_PAGE = 100
-#: The widest neighbourhood fetched, in metres (the widest radius a valuation searches).
-WIDEST_RADIUS_M = 8000.0
 #: What a subject needs before its neighbourhood is worth paying for: field -> how to say it.
 _NEEDED = {
     "spatial.lat": "no location",
@@ -91,29 +90,6 @@ got 2
     return parsed.location_ids, parsed.source_ids
 
 
-def check_radius(radius_m: object) -> float:
-    """The neighbourhood's radius in metres, above 0 and at most 8,000.
-
-    Examples
-    --------
-    >>> check_radius(2000)
-    2000.0
-    >>> check_radius(0)
-    Traceback (most recent call last):
-    propertykit.errors.InvalidInput: The radius must be above 0 and at most 8,000 metres, got 0
-    """
-    try:
-        radius = float(radius_m)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InvalidInput(f"The radius must be a number of metres, got {radius_m!r}") from None
-    if not (0 < radius <= WIDEST_RADIUS_M):
-        raise InvalidInput(
-            f"The radius must be above 0 and at most {WIDEST_RADIUS_M:,.0f} metres, "
-            f"got {radius_m:g}"  # type: ignore[str-format]
-        )
-    return radius
-
-
 def not_valuable(own: pd.DataFrame) -> str | None:
     """Why a subject's record cannot be valued from comparables (``None``: it can)."""
     if own.empty:
@@ -144,7 +120,8 @@ class NeighbourhoodMixin:
             One location id or ``<provider>::<id>`` source id (what the service looks a home
             up by), checked before anything is sent.
         radius_m
-            How far about the subject to fetch, in metres (above 0, at most 8,000).
+            How far about the subject to fetch, in metres (above 0, at most 8,000, as
+            :class:`~propertykit.frames.ValuationSearch` takes it).
         max_results
             Most neighbours to fetch (all of them when ``None``).
 
@@ -173,7 +150,7 @@ class NeighbourhoodMixin:
         ('PK00000067', None, True)
         """
         location_ids, source_ids = check_subject_id(subject)
-        radius = check_radius(radius_m)
+        radius = float(ValuationSearch(radius_m=radius_m).radius_m or 0)  # > 0, at most 8 km
         client: Any = self
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingIdsWarning)  # said in attrs["neighbourhood"]
