@@ -114,7 +114,7 @@ def comparable_evidence(
     values = frames.valuation(shown, [subject], min_comparables=least, **search)
     lat, lng, name = _place(shown, subject)
     address = shown.drop_duplicates("propertyId").set_index("propertyId")
-    table = found.copy()
+    table = found.drop(columns=["address"], errors="ignore")  # named again below, never missing
     if "address.displayAddress" in address.columns:
         text = address["address.displayAddress"].astype("object")
         named = table["propertyId"].map(text).astype("object")
