@@ -11,7 +11,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.errors import InvalidInput
-from propertykit.frames.valuation import valuation
+from propertykit.frames import valuation
 from propertykit.sandbox.data import generate_records
 
 pytestmark = pytest.mark.timeout(300)
@@ -167,7 +167,7 @@ def small() -> pd.DataFrame:
         (["PK99999999"], {}, "not a propertyId of this frame: 'PK99999999'"),
         ([{"lat": 51.5, "lng": -0.1}], {}, "lacks floorAreaSqM, propertyType"),
         (["PK00000001", "PK00000002"], {"as_of": ["2024-01-01"]}, "1 dates for 2 subjects"),
-        (["PK00000001"], {"radius_m": 0}, "radius_m must be a positive number"),
+        (["PK00000001"], {"radius_m": 0}, "radius_m must be a number of metres above 0"),
         (["PK00000001"], {"months": -3}, "months must be a positive whole number"),
         (["PK00000001"], {"min_comparables": 0}, "min_comparables must be"),
         ([42], {}, "must be a propertyId or a mapping"),
