@@ -176,10 +176,13 @@ class ValuationForm(Form):
             as_of = check_as_of(self.as_of.value.strip() or None)
             radius = None if held is not None else self.radius.value
             search = ValuationSearch(radius_m=radius, months=self.months.value)
+        except InvalidInput as exc:
+            return self._failed(f"Nothing was sent: {exc}.".replace("..", "."))
+        try:
             if held is None:
                 check_subject_id(given)
         except InvalidInput as exc:
-            return self._failed(f"Nothing was sent: {exc}.".replace("..", "."))
+            return self._failed(f"{ONE_ID} ({exc}).")
         usage = self.client.usage
         sent, hits = usage.requests_sent, usage.cache_hits
         self.value_button.disabled = True
