@@ -13,9 +13,9 @@ from __future__ import annotations
 from propertykit.client.bulk import DryRun
 from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
+from propertykit.client.neighbourhood import homes_like
 from propertykit.client.partial import PartialResult
 from propertykit.client.portable import ClientRecipe
-from propertykit.client.neighbourhood import homes_like
 from propertykit.client.query_input import check_area
 from propertykit.wire import Clock
 

@@ -154,10 +154,7 @@ class NeighbourhoodMixin:
         client: Any = self
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingIdsWarning)  # said in attrs["neighbourhood"]
-            if location_ids:
-                own = client.properties(location_ids)
-            else:
-                own = client.sources(source_ids)
+            own = client.properties(location_ids) if location_ids else client.sources(source_ids)
         own = own.head(1)
         said: dict[str, Any] = {
             "subject": subject.strip(),

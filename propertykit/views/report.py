@@ -149,7 +149,7 @@ def build_report(
     notes: list[str] = []
     evidence = _evidence(df, subject, as_of, search) if subject is not None else None
     figures = _figures(df, notes)
-    if evidence is not None:
+    if evidence is not None and subject is not None:
         found = valuation.comparables_map(df, subject, basemap="outline", appraisal=evidence)
         figures.insert(0, (EVIDENCE, found))
     credit = _bake_streets(figures, tiles, attribution, notes) if tiles is not None else None

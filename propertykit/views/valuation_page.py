@@ -32,6 +32,7 @@ STYLE = (
     "font-variant-numeric:tabular-nums}.pk-val .pk-scroll{overflow-x:auto;max-width:100%}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
+TIMES, MINUS = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}"
 #: The schedule as shown: heading, and whether it is a number (right-aligned).
 SCHEDULE = (
     ("#", True), ("Address", False), ("Sold", False), ("Type", False), ("Tenure", False),
@@ -121,8 +122,8 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     >>> found = pk.views.comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
     ...                                      as_of="2025-01-01")
     >>> page = evidence_html(found)
-    >>> page.count("<table"), "RICS Red Book" in page
-    (3, True)
+    >>> page.count("<h3>"), "No estimate" in page, "RICS Red Book" in page
+    (4, True, True)
     """
     basis = appraisal.basis
     value = html.escape(value_range_text(appraisal, position))
@@ -158,7 +159,7 @@ def _described(subject: dict[str, Any]) -> str:
 
 
 def _percent(factor: float) -> str:
-    return f"{(factor - 1) * 100:+.1f} %".replace("-", "−")
+    return f"{(factor - 1) * 100:+.1f} %".replace("-", MINUS)
 
 
 def _schedule(appraisal: Appraisal, position: int) -> str:
@@ -200,7 +201,8 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
     """How the schedule makes the estimate, in words a calculator follows."""
     area = float(appraisal.subject(position)["floorAreaSqM"])
     said = [
-        "£/m² used = price ÷ floor area × (1 + time adj.) × (1 + size adj.); time adj. brings "
+        f"£/m² used = price ÷ floor area {TIMES} (1 + time adj.) {TIMES} (1 + size adj.); time "
+        "adj. brings "
         "the price to the valuation date, size adj. to the subject's floor area."
     ]
     if bool(table["clipped"].any()):
@@ -209,7 +211,7 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
     if not bool(row["thin"]):
         said.append(
             f"Weighted geometric mean of £/m² used (each to the power of its weight, "
-            f"multiplied): £{row['price_per_sqm']:,.0f}; × the subject's {area:,.1f} m² = "
+            f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {area:,.1f} m² = "
             f"£{row['estimate']:,.0f}, the estimate before rounding."
         )
     return "".join(f"<p>{html.escape(text)}</p>" for text in said)
@@ -232,7 +234,7 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
             detail = f"range {rounded(item.lower)} to {rounded(item.upper)}, {detail}"
         elif not pd.isna(item.price):
             detail = (
-                f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}, × "
+                f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}, {TIMES} "
                 f"{item.factor:.3f}: {detail}"
             )
         rows.append(

@@ -363,9 +363,7 @@ class LookupForm(Form):
             return self.value
         missing = sorted(set(parsed.location_ids) - {str(r.get("locationId")) for r in records})
         names = [_name_of(record) for record in records]
-        text = words.describe_fetch(
-            len(records), missing=missing, notes=notes, names=names, **cost
-        )
+        text = words.describe_fetch(len(records), missing=missing, notes=notes, names=names, **cost)
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 

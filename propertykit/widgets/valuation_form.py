@@ -257,13 +257,15 @@ class ValuationForm(Form):
             self.map_output.outputs = (text_output(describe_error(exc)),)
         self.results.layout.display = None
 
-    def _failed(self, text: str) -> None:
-        """Say what failed, and clear what an earlier valuation showed (it is not this one)."""
+    def _failed(self, text: str) -> Appraisal | None:
+        """Say what failed, and clear what an earlier valuation showed (it is not this one);
+        ``None``, what :meth:`value_subject` then returns."""
         self.value = self.appraisal = self.figure = None
         self.range.value = self.table.value = ""
         self.map_output.outputs = ()
         self.results.layout.display = "none"
         self._say(text, "error")
+        return None
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)

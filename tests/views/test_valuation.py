@@ -61,7 +61,9 @@ def shown_schedule(page: str) -> list[list[str]]:
 
 
 def number(text: str) -> float:
-    return float(text.replace("−", "-").replace(",", "").replace("%", "").replace("*", ""))
+    return float(
+        text.replace("\N{MINUS SIGN}", "-").replace(",", "").replace("%", "").replace("*", "")
+    )
 
 
 def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df, evidence):
@@ -151,7 +153,8 @@ def test_a_reader_recomputes_the_estimate_from_the_page(evidence):
                                          rel=0.002, abs=1)  # fmt: skip
         logs += weight / 100 * math.log(used)
     assert area * math.exp(logs) == pytest.approx(row["estimate"], rel=0.003)
-    assert sum(number(cells[11]) for cells in schedule) == pytest.approx(100, abs=0.1 * len(schedule))
+    weights = sum(number(cells[11]) for cells in schedule)
+    assert weights == pytest.approx(100, abs=0.1 * len(schedule))
     assert f"= £{row['estimate']:,.0f}, the estimate before rounding" in markup.unescape(page)
 
 

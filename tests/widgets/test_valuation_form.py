@@ -169,9 +169,7 @@ def test_a_search_that_cannot_be_made_is_said_and_nothing_is_sent(
     form = ValuationForm(make_client(fresh_sandbox))
     form.subject.value, form.radius.value, form.months.value = "L00000001", radius, months
     form.value_button.click()
-    assert said in text_of(form.message.value) and "Nothing was sent" in text_of(
-        form.message.value
-    )
+    assert said in text_of(form.message.value) and "Nothing was sent" in text_of(form.message.value)
     assert fresh_sandbox.requests == [] and fresh_sandbox.credits_charged == 0
 
 
