@@ -29,14 +29,14 @@ STYLE = (
     ".pk-val p{margin:4px 0}.pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
     ".pk-val th,.pk-val td{padding:2px 6px;border-bottom:1px solid #e3e3e3;text-align:left;"
     "vertical-align:top;line-height:1.3}.pk-val .n{text-align:right;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums}.pk-val .pk-scroll{overflow-x:auto;max-width:100%}"
+    "font-variant-numeric:tabular-nums}.pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
-TIMES, MINUS = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}"
+TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
 #: The schedule as shown: heading, and whether it is a number (right-aligned).
 SCHEDULE = (
     ("#", True), ("Address", False), ("Sold", False), ("Type", False), ("Tenure", False),
-    ("New build", False), ("Floor area m²", True), ("Price £", True), ("Time adj.", True),
+    ("New", False), ("Area m²", True), ("Price £", True), ("Time adj.", True),
     ("Size adj.", True), ("£/m² used", True), ("Weight", True),
 )  # fmt: skip
 #: The property described: its field in ``Appraisal.subject`` -> its name.
@@ -171,8 +171,8 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
     for number, sale in enumerate(table.itertuples(index=False), start=1):
         cells = [
             str(number),
-            _text(getattr(sale, "address", None) or sale.propertyId),
-            f"{sale.date:%d %b %Y}",
+            _street(getattr(sale, "address", None)) or str(sale.propertyId),
+            f"{sale.date:%d %b %Y}".replace(" ", NBSP),
             _text(sale.propertyType),
             _text(getattr(sale, "tenure", None)),
             _yes_no(getattr(sale, "newBuild", None)),
@@ -229,18 +229,18 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
     }
     rows = []
     for item in table.itertuples(index=False):
-        detail = str(item.detail)
+        detail, value = str(item.detail), rounded(item.value)
         if item.source == "comparables":
             detail = f"range {rounded(item.lower)} to {rounded(item.upper)}, {detail}"
         elif not pd.isna(item.price):
-            detail = (
-                f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}, {TIMES} "
-                f"{item.factor:.3f}: {detail}"
-            )
+            sold = f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}"
+            moved = item.factor != 1  # exactly 1: no index to bring it forward by
+            detail = f"{sold}, {TIMES} {item.factor:.3f}: {detail}" if moved else (
+                f"{sold}; not brought forward: {detail}")  # fmt: skip
+            value = value if moved else "—"
         rows.append(
             f"<tr><th>{html.escape(names.get(item.source, str(item.source)))}</th>"
-            f'<td class="n">{html.escape(rounded(item.value))}</td>'
-            f"<td>{html.escape(detail)}</td></tr>"
+            f'<td class="n">{html.escape(value)}</td><td>{html.escape(detail)}</td></tr>'
         )
     head = '<tr><th>Source</th><th class="n">Value</th><th>How</th></tr>'
     return f'<div class="pk-scroll"><table>{head}{"".join(rows)}</table></div>'
@@ -264,6 +264,19 @@ def _basis(appraisal: Appraisal, position: int) -> str:
         "at its present size."
     )
     return "".join(f"<p>{html.escape(text)}</p>" for text in said)
+
+
+def _street(address: object) -> str:
+    """An address short enough for a schedule: the street, then the postcode ("94 Orchard Drive,
+    LS17 5SB"; a flat keeps its number)."""
+    if not isinstance(address, str) or not address.strip():
+        return ""
+    parts = [part.strip() for part in address.split(",") if part.strip()]
+    flat = len(parts) > 2 and parts[0].lower().startswith(("flat", "apartment", "unit"))
+    kept = parts[: 2 if flat else 1]
+    if len(parts) > len(kept) and any(ch.isdigit() for ch in parts[-1]):
+        kept.append(parts[-1])
+    return ", ".join(kept)
 
 
 def _text(value: object) -> str:

@@ -130,7 +130,7 @@ class ValuationForm(Form):
             description="Value", button_style="primary", icon="calculator"
         )
         self.message, self.status, self.range = widgets.HTML(), widgets.HTML(), widgets.HTML()
-        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", min_width="0"))
+        self.table = widgets.HTML(layout=fill())
         self.table.add_class("pk-valuation")
         self.map_output = widgets.Output()
         self.tabs = widgets.Tab(

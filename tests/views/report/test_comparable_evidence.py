@@ -86,3 +86,43 @@ def test_the_evidence_of_a_pence_frame_is_in_pounds(valued_page: str, hostile_pe
 def test_addresses_in_the_section_are_escaped(hostile_pence_page: str):
     shown = section(hostile_pence_page)
     assert "<script>alert" not in shown and "&lt;script&gt;" in shown
+
+
+#: Every element of the evidence section wider than its card, or reaching past the window, and
+#: whether the schedule's own box scrolls (it is wider than the card, the card is not).
+OVERFLOW_JS = """
+() => {
+  const card = document.querySelector('section.evidence');
+  const room = card.getBoundingClientRect();
+  const out = [];
+  for (const el of card.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || el.closest('.pk-scroll, .plotly-graph-div') !== null) continue;
+    if (box.right > room.right + 1 || box.right > innerWidth + 1) out.push(el.tagName + ' ' +
+        (el.className || '') + ' ' + (el.innerText || '').slice(0, 30));
+  }
+  const scroll = card.querySelector('.pk-scroll');
+  return {out, pageWidth: document.documentElement.scrollWidth, window: innerWidth,
+          scrolls: scroll.scrollWidth > scroll.clientWidth &&
+                   getComputedStyle(scroll).overflowX === 'auto',
+          fits: scroll.getBoundingClientRect().right <= room.right + 1};
+}
+"""
+
+
+@pytest.mark.timeout(120)
+def test_at_400_px_nothing_overflows_and_the_schedule_scrolls_in_its_card(
+    browser, valued_page: str, tmp_path: Path
+):
+    from tests._browser import open_offline
+
+    path = tmp_path / "valued.html"
+    path.write_text(valued_page, encoding="utf-8")
+    page = open_offline(browser, path.as_uri(), width=400, height=900)
+    try:
+        seen = page.page.evaluate(OVERFLOW_JS)
+        page.page.screenshot(path=str(tmp_path / "evidence-400.png"), full_page=False)
+    finally:
+        page.page.context.close()
+    assert seen["out"] == [] and seen["pageWidth"] <= seen["window"]
+    assert seen["scrolls"] and seen["fits"]
