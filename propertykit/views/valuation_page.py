@@ -29,7 +29,8 @@ STYLE = (
     ".pk-val p{margin:4px 0}.pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
     ".pk-val th,.pk-val td{padding:2px 6px;border-bottom:1px solid #e3e3e3;text-align:left;"
     "vertical-align:top;line-height:1.3}.pk-val .n{text-align:right;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums}.pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
+    "font-variant-numeric:tabular-nums}"
+    ".pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
 TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
