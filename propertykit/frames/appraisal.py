@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date, datetime
 from typing import Any
 
@@ -138,13 +139,10 @@ class Appraisal:
             },
             columns=list(COMPARABLE_COLUMNS),
         )
-        homes = _homes(self.frame)
-        where = pd.Index(homes.index).get_indexer(pd.Index(table["propertyId"], dtype=object))
-        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
-            if column in homes.columns:
-                table[name] = homes[column].to_numpy()[where]
-        if "newBuild" in evidence.sales.columns:
-            table["newBuild"] = evidence.sales["newBuild"].to_numpy()[evidence.row[sale]]
+        ids, columns = self._described
+        where = ids.get_indexer(table["propertyId"].to_numpy(dtype=object))
+        for name, column in columns.items():
+            table[name] = column[where] if name != "newBuild" else column[evidence.row[sale]]
         row = self.values.iloc[position]
         table.attrs = {
             "subject": subjects.property_id[position],
@@ -165,7 +163,7 @@ class Appraisal:
         self._check(position)
         subjects = self.subjects
         named = subjects.property_id[position]
-        homes = _homes(self.frame)
+        homes = self.homes
         described: dict[str, Any] = {"propertyId": named} | {name: None for name in _DETAILS}
         if isinstance(named, str) and named in homes.index:
             home = homes.loc[named]
@@ -205,7 +203,7 @@ class Appraisal:
                  "date": pd.Timestamp(int(self.evidence.day[last]), unit="D"), "price": price,
                  "factor": factor, "detail": known.index_text}
             )  # fmt: skip
-        homes = _homes(self.frame)
+        homes = self.homes
         column = "pricing.estimatedSaleValue"
         if isinstance(named, str) and column in homes.columns and named in homes.index:
             value = homes.loc[named, column]
@@ -216,6 +214,22 @@ class Appraisal:
                 )  # fmt: skip
         columns = ["source", "value", "detail", "lower", "upper", "date", "price", "factor"]
         return pd.DataFrame(rows, columns=columns)
+
+    @cached_property
+    def homes(self) -> pd.DataFrame:
+        """The frame's homes, one row per ``propertyId`` (made once, for every schedule)."""
+        return self.frame.drop_duplicates("propertyId").set_index("propertyId")
+
+    @cached_property
+    def _described(self) -> tuple[pd.Index, dict[str, np.ndarray]]:
+        """The homes' ids, and the columns a schedule describes its sales by (made once)."""
+        homes, columns = self.homes, {}
+        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
+            if column in homes.columns:
+                columns[name] = homes[column].astype("object").to_numpy()
+        if "newBuild" in self.evidence.sales.columns:
+            columns["newBuild"] = self.evidence.sales["newBuild"].astype("object").to_numpy()
+        return pd.Index(homes.index.to_numpy(dtype=object), dtype=object), columns
 
     def _check(self, position: int) -> None:
         if not isinstance(position, (int, np.integer)) or not 0 <= position < len(self.values):
@@ -392,10 +406,6 @@ def _summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, 
     )
     return {"coverage": COVERAGE, "scale": latest["scale"],
             "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip
-
-
-def _homes(df: pd.DataFrame) -> pd.DataFrame:
-    return df.drop_duplicates("propertyId").set_index("propertyId")
 
 
 def _search(search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:

@@ -94,20 +94,21 @@ class Knowledge:
 
     def _fit(self, start: int) -> Known:
         days, levels, text, merged = self._index(start)
+        known = Known(start, days, levels, text, merged)
         evidence = self.evidence
-        before = (evidence.day < start) & (
-            evidence.day >= start - round(_ELASTICITY_YEARS * 365.25)
-        )
+        years = round(_ELASTICITY_YEARS * 365.25)
+        before = (evidence.day < start) & (evidence.day >= start - years)
+        area, day = evidence.area[before], evidence.day[before]
         slopes, notes = fit_size_elasticity(
-            np.log(evidence.area[before]),
-            np.log(evidence.price[before] / evidence.area[before]),
+            np.log(area),
+            np.log(evidence.price[before] / area) - known.log_level(day),
             evidence.kind[before],
             len(evidence.kinds),
             group=_cells(evidence.lat[before], evidence.lng[before]),
-            period=evidence.day[before] // 365,
         )
-        named = {str(evidence.kinds[code]): note for code, note in enumerate(notes)}
-        return Known(start, days, levels, text, merged, slopes, named)
+        known.elasticity = slopes
+        known.elasticity_notes = {str(evidence.kinds[code]): n for code, n in enumerate(notes)}
+        return known
 
     def _index(self, start: int) -> tuple[np.ndarray, np.ndarray, str, list[str]]:
         from propertykit.errors import FewPairsWarning
@@ -144,18 +145,18 @@ class Knowledge:
         return starts, levels, text, merged
 
 
-def index_note(known: Known, as_of: int, moved: np.ndarray) -> str:
+def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
     """How a subject's comparables were brought to its date, in the words every route shows.
 
     Examples
     --------
     >>> known = Known(0, np.zeros(0, dtype=np.int64), np.zeros(0), "no index")
-    >>> index_note(known, 20089, np.zeros(3))
+    >>> index_note(known, 20089, moved_at_all=False)
     'prices taken as sold: no index could be fitted on the sales before the valuation date'
     """
     if len(known.index_days) == 0:
         return f"{TAKEN_AS_SOLD}: no index could be fitted on the sales before the valuation date"
-    if len(moved) and np.allclose(moved, 0, atol=1e-12):
+    if not moved_at_all:
         if known.merged:
             why = f"{known.index_text} merged {'; '.join(known.merged)} for lack of pairs"
         else:

@@ -73,11 +73,17 @@ class Valued:
     estimate: np.ndarray  # per subject (NaN without comparables)
     spread: np.ndarray  # per subject: the range's unscaled half-width in logs
     count: np.ndarray  # per subject
-    notes: np.ndarray  # per subject: how prices were brought to the date (object)
+    notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
+    # comparables, or when not wanted)
 
 
 def value_subjects(
-    evidence: Evidence, subjects: Subjects, search: ValuationSearch, knowledge: Knowledge
+    evidence: Evidence,
+    subjects: Subjects,
+    search: ValuationSearch,
+    knowledge: Knowledge,
+    *,
+    notes_wanted: bool = True,
 ) -> Valued:
     """Every subject's estimate, from its comparables, as known before its date.
 
@@ -106,8 +112,12 @@ def value_subjects(
         moved[mine] = known.log_level(subjects.as_of[here]) - known.log_level(evidence.day[there])
         ratio = np.log(subjects.area[here] / evidence.area[there])
         sized[mine] = known.elasticity[evidence.kind[there]] * ratio
-        for subject in np.unique(here):
-            notes[subject] = index_note(known, int(subjects.as_of[subject]), moved[who == subject])
+    if notes_wanted:
+        still = np.bincount(who, np.abs(moved) > 1e-12, size) == 0
+        for subject in np.unique(who):
+            known = knowledge.at(int(starts[subject]))
+            day = int(subjects.as_of[subject])
+            notes[subject] = index_note(known, day, moved_at_all=not still[subject])
     rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
     count = np.bincount(who, minlength=size)
     lower, middle, upper = _weighted_quantiles(who, rate, weight, (0.25, 0.5, 0.75), size)
@@ -173,7 +183,7 @@ class Calibration:
             kind=evidence.kind[chosen],
             usable=np.ones(len(chosen), dtype=bool),
         )
-        valued = value_subjects(evidence, sales, self.search, self.knowledge)
+        valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
         fine = valued.count >= self.search.min_comparables
         error = np.abs(np.log(evidence.price[chosen] / valued.estimate)) / valued.spread
         for quarter in missing:

@@ -1,0 +1,96 @@
+"""Valuation accuracy, point in time, on held-out sales of the sandbox's real-shaped world.
+
+Each home's last sale from June 2023 on is taken out of the frame; the home is valued as of that
+sale's day on what is left (``df.pk.valuation(ids, as_of=dates)``), and the estimate and 80 %
+range are set against the price it sold for. Printed per world size: how many were valued (not
+thin), the median absolute error, the share within 10 % and 20 %, and the share of prices inside
+the 80 % range (its coverage; the target is 75-85 %). The same script runs against any version
+of propertykit whose ``df.pk.valuation`` takes ``as_of`` per subject, so today's method and an
+earlier one can be set side by side on the same held-out sales
+(``PYTHONPATH=<other checkout> python benchmarks/valuation_accuracy.py``).
+
+Run: ``.venv/bin/python benchmarks/valuation_accuracy.py`` (``--properties 5000`` for one size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import propertykit as pk
+from propertykit.sandbox.data import generate_records
+
+HELD_OUT_FROM = "2023-06-01"
+
+
+@dataclass
+class HeldOut:
+    """A frame whose recent last sales were taken out, and those sales."""
+
+    df: pd.DataFrame
+    ids: list[str]
+    dates: list[str]
+    prices: np.ndarray
+
+
+def hold_out(records: list[dict[str, Any]], since: str = HELD_OUT_FROM) -> HeldOut:
+    """Take each home's last sale made on or after ``since`` out of its history."""
+    ids, dates, prices = [], [], []
+    for record in records:
+        history = record.get("saleHistory") or []
+        if history and history[-1]["date"] >= since:
+            ids.append(record["propertyId"])
+            dates.append(history[-1]["date"])
+            prices.append(history[-1]["price"])
+            record["saleHistory"] = history[:-1]
+    return HeldOut(pk.frame(records), ids, dates, np.array(prices, dtype=float))
+
+
+def accuracy(values: pd.DataFrame, prices: np.ndarray) -> dict[str, float]:
+    """How the valued subjects' estimates and ranges met the prices they sold for."""
+    valued = ~values["thin"].to_numpy(dtype=bool)
+    error = np.abs(values["estimate"].to_numpy(dtype=float) / prices - 1)[valued]
+    lower = values["lower"].to_numpy(dtype=float)[valued]
+    upper = values["upper"].to_numpy(dtype=float)[valued]
+    inside = (lower <= prices[valued]) & (prices[valued] <= upper)
+    return {
+        "subjects": float(len(values)),
+        "valued": float(valued.sum()),
+        "median error": float(np.median(error)),
+        "within 10 %": float(np.mean(error <= 0.1)),
+        "within 20 %": float(np.mean(error <= 0.2)),
+        "80 % range holds": float(np.mean(inside)),
+        "median upper / lower": float(np.median(upper / lower)),
+    }
+
+
+def measure(properties: int) -> dict[str, float]:
+    """The figures for one world size (and the seconds the valuation took)."""
+    held = hold_out(generate_records(properties, realism="real"))
+    start = time.perf_counter()
+    values = held.df.pk.valuation(held.ids, as_of=held.dates)
+    figures = accuracy(values, held.prices)
+    figures["seconds"] = time.perf_counter() - start
+    return figures
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--properties", type=int, nargs="+", default=[5_000, 20_000])
+    args = parser.parse_args(argv)
+    for properties in args.properties:
+        figures = measure(properties)
+        shown = ", ".join(
+            f"{name} {value:.0f}" if name in ("subjects", "valued") else f"{name} {value:.3f}"
+            for name, value in figures.items()
+        )
+        print(f"{properties:,} homes: {shown}")
+
+
+if __name__ == "__main__":
+    main()
