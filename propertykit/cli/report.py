@@ -29,7 +29,7 @@ import pandas as pd
 
 from propertykit import sandbox
 from propertykit.client import Client, parse_ids
-from propertykit.client.neighbourhood import check_subject_id
+from propertykit.client.neighbourhood import check_subject_id, held_in
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning, PropertyKitError
 from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural, visible
@@ -152,16 +152,6 @@ def say_missing(df: pd.DataFrame) -> None:
         )
 
 
-def subject_in(df: pd.DataFrame | None, given: str) -> str | None:
-    """The ``propertyId`` of the frame's property that ``given`` names (any of its ids)."""
-    for column in ("propertyId", "locationId"):
-        if df is not None and column in df.columns:
-            found = df.loc[df[column] == given, "propertyId"]
-            if len(found):
-                return str(found.iloc[0])
-    return None
-
-
 def fetch_subject(
     client: Client, df: pd.DataFrame | None, given: str, radius_m: float
 ) -> tuple[pd.DataFrame, str]:
@@ -170,7 +160,7 @@ def fetch_subject(
     A subject the frame holds costs nothing more; otherwise ``client.neighbourhood``. A subject
     that cannot be valued (no record, no floor area, ...) ends the command, saying what it spent.
     """
-    if (found := subject_in(df, given)) is not None:
+    if (found := held_in(df, given)) is not None:
         assert df is not None
         return df, found
     nearby = client.neighbourhood(given, radius_m=radius_m)
@@ -235,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         subject = None
         if args.subject is not None:
             radius = search.radius_m or DEFAULT_RADIUS_M
-            if subject_in(df, args.subject.strip()) is None:  # searched within what is fetched
+            if held_in(df, args.subject.strip()) is None:  # searched within what is fetched
                 search = dataclasses.replace(search, radius_m=radius)
             df, subject = fetch_subject(svc.client, df, args.subject.strip(), radius)
         assert df is not None

@@ -21,7 +21,7 @@ from propertykit.client.ids import parse_ids
 from propertykit.errors import InvalidInput, MissingIdsWarning
 from propertykit.frames import ValuationSearch
 
-__all__ = ["NEIGHBOURHOOD_PAGE", "NeighbourhoodMixin", "homes_like"]
+__all__ = ["NEIGHBOURHOOD_PAGE", "NeighbourhoodMixin", "check_subject_id", "held_in", "homes_like"]
 
 #: Records per page of the neighbourhood's query (the service's largest).
 NEIGHBOURHOOD_PAGE = 100
@@ -88,6 +88,17 @@ got 2
             f"A subject is one id (a location id or <provider>::<id>), got {parsed.count}"
         )
     return parsed.location_ids, parsed.source_ids
+
+
+def held_in(df: pd.DataFrame | None, given: str) -> str | None:
+    """The ``propertyId`` of the home of ``df`` that ``given`` names (its propertyId or
+    locationId), or ``None``: what the CLI and the form value without fetching anything."""
+    for column in ("propertyId", "locationId"):
+        if df is not None and column in df.columns:
+            found = df.loc[df[column] == given, "propertyId"]
+            if len(found):
+                return str(found.iloc[0])
+    return None
 
 
 def not_valuable(own: pd.DataFrame) -> str | None:

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from propertykit.text import short_address
+
 if TYPE_CHECKING:
     from propertykit.frames import Appraisal
 
@@ -172,7 +174,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
     for number, sale in enumerate(table.itertuples(index=False), start=1):
         cells = [
             str(number),
-            _street(getattr(sale, "address", None)) or str(sale.propertyId),
+            short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId),
             f"{sale.date:%d %b %Y}".replace(" ", NBSP),
             _text(sale.propertyType),
             _text(getattr(sale, "tenure", None)),
@@ -265,19 +267,6 @@ def _basis(appraisal: Appraisal, position: int) -> str:
         "at its present size."
     )
     return "".join(f"<p>{html.escape(text)}</p>" for text in said)
-
-
-def _street(address: object) -> str:
-    """An address short enough for a schedule: the street, then the postcode ("94 Orchard Drive,
-    LS17 5SB"; a flat keeps its number)."""
-    if not isinstance(address, str) or not address.strip():
-        return ""
-    parts = [part.strip() for part in address.split(",") if part.strip()]
-    flat = len(parts) > 2 and parts[0].lower().startswith(("flat", "apartment", "unit"))
-    kept = parts[: 2 if flat else 1]
-    if len(parts) > len(kept) and any(ch.isdigit() for ch in parts[-1]):
-        kept.append(parts[-1])
-    return ", ".join(kept)
 
 
 def _text(value: object) -> str:

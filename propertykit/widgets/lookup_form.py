@@ -16,7 +16,7 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
-from propertykit.text import visible
+from propertykit.text import short_address, visible
 from propertykit.widgets import messages as words
 from propertykit.widgets.find import FindPanel
 from propertykit.widgets.messages import describe_error
@@ -454,25 +454,9 @@ class LookupForm(Form):
         elif failure is None:
             self._credit_problem = None
 
-    def _show_status(self) -> None:
-        usage = self.client.usage
-        self.status.value = paragraph(
-            words.describe_usage(
-                sent=usage.requests_sent,
-                cached=usage.cache_hits,
-                billable=usage.billable_requests,
-                budget=usage.budget,
-                credit_problem=self._credit_problem,
-            )
-        )
-
 
 def _name_of(record: dict[str, Any]) -> str:
     """How a fetched property is named in the outcome: its street address, else its id."""
     address = record.get("address")
-    shown = address.get("displayAddress") if isinstance(address, dict) else None
-    if isinstance(shown, str) and shown.strip():  # "12 Oak Road", "Flat 6, 32 High Terrace"
-        parts = [part.strip() for part in shown.split(",")]
-        flat = parts[0].lower().startswith(("flat", "apartment", "unit")) and len(parts) > 1
-        return ", ".join(parts[: 2 if flat else 1])
-    return str(record.get("locationId") or record.get("propertyId") or "a property")
+    shown = short_address(address.get("displayAddress") if isinstance(address, dict) else None)
+    return shown or str(record.get("locationId") or record.get("propertyId") or "a property")

@@ -272,7 +272,20 @@ class Form:
             form._show_status()
 
     def _show_status(self) -> None:
-        """Draw this form's status line (a form without one draws nothing)."""
+        """Draw this form's status line, if it has one (``status``): the client's counts so
+        far, and the credit problem a fetch met (``_credit_problem``), if any."""
+        from propertykit.widgets.messages import describe_usage
+
+        status = getattr(self, "status", None)
+        if status is not None:
+            usage = self.client.usage
+            status.value = paragraph(
+                describe_usage(
+                    sent=usage.requests_sent, cached=usage.cache_hits,
+                    billable=usage.billable_requests, budget=usage.budget,
+                    credit_problem=getattr(self, "_credit_problem", None),
+                )
+            )  # fmt: skip
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

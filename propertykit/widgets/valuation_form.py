@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 import pandas as pd
 
-from propertykit.client.neighbourhood import check_subject_id
+from propertykit.client.neighbourhood import check_subject_id, held_in
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural
 from propertykit.views import comparable_evidence, comparables_map, evidence_html
-from propertykit.views.valuation_page import distance_text, value_range_text
+from propertykit.views.valuation_page import value_range_text
 from propertykit.widgets import messages as words
 from propertykit.widgets.messages import describe_error
 from propertykit.widgets.parts import (
@@ -131,7 +131,6 @@ class ValuationForm(Form):
         )
         self.message, self.status, self.range = widgets.HTML(), widgets.HTML(), widgets.HTML()
         self.table = widgets.HTML(layout=fill())
-        self.table.add_class("pk-valuation")
         self.map_output = widgets.Output()
         self.tabs = widgets.Tab(
             children=[self.table, self.map_output], titles=("Comparables", "Map")
@@ -171,7 +170,7 @@ class ValuationForm(Form):
         given = self.subject.value.strip() or self.picker.value
         if not given:
             return self._failed(NOTHING_PICKED)
-        held = self._subject_in(self.frame, given)
+        held = held_in(self.frame, given)
         try:  # every check before anything is sent
             as_of = check_as_of(self.as_of.value.strip() or None)
             radius = None if held is not None else self.radius.value
@@ -222,29 +221,12 @@ class ValuationForm(Form):
 
     @staticmethod
     def _outcome(appraisal: Appraisal, cost: str) -> tuple[str, str]:
-        """What to say of a valuation that ran, and how (thin is the normal case, and says
-        what to change)."""
+        """What to say of a valuation that ran (thin is the normal case: how many were found of
+        how many needed, and what to change, as the range says)."""
         row = appraisal.values.iloc[0]
-        count, needed = int(row["comparables"]), appraisal.search.min_comparables
-        if not bool(row["thin"]):
-            return f"Valued from {plural(count, 'comparable sale')} ({cost}).", "ok"
-        return (
-            f"Too few comparable sales for an estimate: {count} found of the {needed} needed "
-            f"within {distance_text(float(row['radius_m']))} and {appraisal.search.months} "
-            f"months ({cost}). Try a wider radius (up to 8,000 m) or more months.",
-            "warn",
-        )
-
-    @staticmethod
-    def _subject_in(df: pd.DataFrame | None, given: str) -> str | None:
-        if df is None:
-            return None
-        for column_name in ("propertyId", "locationId"):
-            if column_name in df.columns:
-                hit = df.loc[df[column_name] == given, "propertyId"]
-                if len(hit):
-                    return str(hit.iloc[0])
-        return None
+        if bool(row["thin"]):
+            return f"Too few comparable sales for an estimate ({cost}): see below.", "warn"
+        return f"Valued from {plural(int(row['comparables']), 'comparable sale')} ({cost}).", "ok"
 
     # -- showing ----------------------------------------------------------------------------
 
@@ -270,15 +252,3 @@ class ValuationForm(Form):
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)
         self._refresh_status()
-
-    def _show_status(self) -> None:
-        usage = self.client.usage
-        self.status.value = paragraph(
-            words.describe_usage(
-                sent=usage.requests_sent,
-                cached=usage.cache_hits,
-                billable=usage.billable_requests,
-                budget=usage.budget,
-                credit_problem=None,
-            )
-        )

@@ -105,6 +105,20 @@ LINES_OF = """
 }
 """
 
+#: The empty height at the foot of the column an input is in: below its last shown child.
+GAP_BELOW = """
+(input) => {
+  let column = input;
+  while (column.parentElement && !(column.classList.contains('widget-vbox') &&
+         column.parentElement.classList.contains('widget-hbox'))) {
+    column = column.parentElement;
+  }
+  const shown = Array.from(column.children).filter((c) => c.getBoundingClientRect().height > 0);
+  const last = Math.max(...shown.map((c) => c.getBoundingClientRect().bottom));
+  return column.getBoundingClientRect().bottom - last;
+}
+"""
+
 #: An element's box on screen, and the window's size.
 BOX = """
 (el) => {
@@ -400,5 +414,8 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
     for select in form.locator("select[multiple]").all():
         if select.is_visible():
             assert box_of(select)["width"] <= 200, "a Find list is stretched"
+    code = form.locator("input[placeholder='SW1A 1AA']")
+    gap = code.evaluate(GAP_BELOW)
+    assert gap <= 80, f"an empty block of {gap:.0f} px under Code"
     assert cut_in(form) == []
     shot("find")

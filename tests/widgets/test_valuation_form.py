@@ -199,11 +199,12 @@ def test_too_little_evidence_says_how_many_of_how_many_and_what_to_change(
     form.picker.value = "PK00000007"
     form.as_of.value = "2025-01-01"
     form.value_button.click()
-    assert "No estimate" in text_of(form.range.value)
-    said = text_of(form.message.value)
-    assert "Too few comparable sales for an estimate: " in said and "of the 5 needed" in said
-    assert "wider radius" in said and "more months" in said
-    assert "£" not in text_of(form.range.value)
+    assert "Too few comparable sales for an estimate (0 requests sent" in text_of(
+        form.message.value
+    )
+    said = text_of(form.range.value)
+    assert "No estimate" in said and "comparable sales found of the 5 needed" in said
+    assert "wider radius" in said and "more months" in said and "£" not in said
 
 
 def test_a_failure_clears_the_previous_subjects_results(sandbox, make_client, homes):
