@@ -30,7 +30,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, clear_outputs, open_notebook, run_cells
+from tests.e2e.conftest import (
+    PAGE_LIMIT_MS,
+    Lab,
+    clear_outputs,
+    notebook_of,
+    open_notebook,
+    run_cells,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
@@ -157,15 +164,7 @@ CHART = """
 @pytest.fixture(scope="module")
 def lab(jupyter_lab: Lab) -> str:
     """The form's notebook on the session's JupyterLab server: its URL."""
-    import nbformat  # not at collection: it takes seconds to import
-
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    )
-    path = jupyter_lab.root / "lookup-form.ipynb"
-    nbformat.write(notebook, path)
-    return jupyter_lab.open(path)
+    return notebook_of(jupyter_lab, "lookup-form.ipynb", CELLS)
 
 
 @pytest.fixture(scope="module")

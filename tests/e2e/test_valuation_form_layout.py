@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, open_notebook, run_cells
+from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, notebook_of, open_notebook, run_cells
 from tests.e2e.test_form_layout import (
     Shots,
     assert_on_screen,
@@ -56,15 +56,8 @@ CELLS_JS = """
 
 @pytest.fixture(scope="module")
 def lab(jupyter_lab: Lab) -> str:
-    import nbformat  # not at collection: it takes seconds to import
-
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    )
-    path = jupyter_lab.root / "valuation-form.ipynb"
-    nbformat.write(notebook, path)
-    return jupyter_lab.open(path)
+    """The form's notebook on the session's JupyterLab server: its URL."""
+    return notebook_of(jupyter_lab, "valuation-form.ipynb", CELLS)
 
 
 @pytest.fixture(scope="module")
