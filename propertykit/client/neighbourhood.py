@@ -19,7 +19,7 @@ import pandas as pd
 
 from propertykit.client.ids import parse_ids
 from propertykit.errors import InvalidInput, MissingIdsWarning
-from propertykit.frames import ValuationSearch
+from propertykit.frames import ValuationSearch, check_subject
 
 __all__ = ["NEIGHBOURHOOD_PAGE", "NeighbourhoodMixin", "check_subject_id", "held_in", "homes_like"]
 
@@ -102,7 +102,9 @@ def held_in(df: pd.DataFrame | None, given: str) -> str | None:
 
 
 def not_valuable(own: pd.DataFrame) -> str | None:
-    """Why a subject's record cannot be valued from comparables (``None``: it can)."""
+    """Why a subject's record cannot be valued from comparables (``None``: it can): a field
+    missing, or a record no valuation takes (:func:`~propertykit.frames.check_subject`: a floor
+    area outside 10-2,000 m², a place off the globe)."""
     if own.empty:
         return "no record"
     first = own.iloc[0]
@@ -110,6 +112,16 @@ def not_valuable(own: pd.DataFrame) -> str | None:
         value = first.get(field)
         if value is None or pd.isna(value):
             return why
+    place = {
+        "lat": first["spatial.lat"],
+        "lng": first["spatial.lng"],
+        "floorAreaSqM": first["floorAreaSqM"],
+        "propertyType": str(first["propertyType"]),
+    }
+    try:
+        check_subject(place)
+    except InvalidInput as exc:
+        return f"a record no valuation takes ({exc})"
     return None
 
 
@@ -145,7 +157,8 @@ class NeighbourhoodMixin:
             given), ``propertyId`` (the subject's, ``None`` without a record), ``radius_m``,
             ``fetched`` (neighbours fetched) and ``stopped`` (``None``, or why nothing more
             was fetched after the subject's record: ``"no record"``, ``"no location"``, ``"no
-            property type"``, ``"no floor area"``).
+            property type"``, ``"no floor area"``, or a record no valuation takes, such as a
+            floor area over 2,000 m²).
 
         Raises
         ------
@@ -181,10 +194,6 @@ class NeighbourhoodMixin:
         area = {"type": "point", "coordinates": [float(first["spatial.lng"]),
                 float(first["spatial.lat"])], "radius": radius}  # fmt: skip
         like = homes_like(first["propertyType"], first["floorAreaSqM"])
-        if like is None:  # a type or floor area the filter cannot take: worth nothing to fetch
-            said["stopped"] = "no floor area"
-            own.attrs["neighbourhood"] = said
-            return own
         nearby = client.query(
             area, page_size=NEIGHBOURHOOD_PAGE, max_results=max_results, query=like
         )

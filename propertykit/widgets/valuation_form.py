@@ -176,7 +176,8 @@ class ValuationForm(Form):
             radius = None if held is not None else self.radius.value
             search = ValuationSearch(radius_m=radius, months=self.months.value)
         except InvalidInput as exc:
-            return self._failed(f"Nothing was sent: {exc}.".replace("..", "."))
+            said = str(exc).replace("as_of", "the valuation date")
+            return self._failed(f"Nothing was sent: {said}.".replace("..", "."))
         try:
             if held is None:
                 check_subject_id(given)

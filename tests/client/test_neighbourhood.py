@@ -4,13 +4,17 @@ valued stops after its own record, and says what it spent."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+import propertykit as pk
 from propertykit.client import Client
 from propertykit.errors import InvalidInput
 from propertykit.sandbox import Sandbox
+from tests._serving import serving, url_of
 
 #: Every test here talks to a local sandbox: none may hang.
 pytestmark = pytest.mark.timeout(60)
@@ -81,3 +85,36 @@ def test_a_subject_that_cannot_be_valued_costs_its_own_record_only(
     assert len(df) == (0 if stopped == "no record" else 1)  # what was paid for is kept
     assert client.usage.requests_sent == 1 and len(fresh_sandbox.requests) == 1
     assert fresh_sandbox.credits_charged <= 1  # was 41 for a home without a floor area
+
+
+def test_a_record_no_valuation_takes_stops_after_it(fresh_sandbox: Sandbox) -> None:
+    """A service whose record gives a floor area in square feet (1,100 m² would be a mansion;
+    11,000 is past any home): its neighbourhood is never paid for."""
+    record = fresh_sandbox.record(67) | {"floorAreaSqM": 11_000.0}
+    paths: list[str] = []
+
+    class Service(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # the subject's record; nothing else is ever asked for
+            paths.append(self.path)
+            body = json.dumps({"result": [record]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            paths.append(self.path)
+            self.send_error(500)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with (
+        serving(Service) as server,
+        pk.Client("pk_live_test", url_of(server), cache=False, progress=False) as client,
+    ):
+        df = client.neighbourhood("L00000067")
+    stopped = df.attrs["neighbourhood"]["stopped"]
+    assert stopped.startswith("a record no valuation takes") and "2,000" in stopped
+    assert len(df) == 1 and len(paths) == 1 and paths[0].startswith("/v1/property/L00000067")
