@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -380,9 +380,9 @@ def _basis(default: bool, latest: int, search: ValuationSearch) -> dict[str, Any
         "Comparable sales: " + search.describe() + ". Each comparable's price per m² is brought "
         f"to the valuation date by {index} (or taken as sold where it does not move), and to the "
         "subject's floor area by how price per m² falls with size (fitted on the sales before "
-        "the date's quarter); one further than 35 % from the weighted median is pulled back to "
-        "it. The estimate is the subject's floor area times the weighted geometric mean of the "
-        "price per m² used, by the weights shown. The 80 % range is the comparables' spread, "
+        "the date's quarter); one more than 42 % above or 30 % below the weighted median is "
+        "pulled back to that bound. The estimate is the subject's floor area times the "
+        "weighted geometric mean of the price per m² used, by the weights shown. The 80 % range is the comparables' spread, "
         "scaled so that 8 in 10 of the frame's own earlier sales, each valued blind on the "
         "sales before it, fell inside (where at least 200 could be; otherwise it is said not "
         "to be calibrated). Only sales made before the valuation date are used."

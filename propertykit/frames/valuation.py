@@ -51,6 +51,7 @@ COVERAGE = 0.8
 _Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
 _LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
 _LOOKBACK_QUARTERS = 20
+_CHUNK = 4  # quarters valued blind at once
 #: How ``confidence`` is read from the range: upper ÷ lower at most these for high, medium.
 CONFIDENCE_LIMITS = (1.35, 1.85)
 CONFIDENCE_RULE = (
@@ -163,8 +164,9 @@ class Calibration:
     def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
         """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
         wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
-        self._value_blind(sorted({q for quarters in wanted.values() for q in quarters}))
-        return {start: self._band(start, quarters) for start, quarters in wanted.items()}
+        # the latest quarters of every date at once (one search), more only where too few
+        self._value_blind(sorted({q for quarters in wanted.values() for q in quarters[:_CHUNK]}))
+        return {start: self._band(quarters) for start, quarters in wanted.items()}
 
     def _value_blind(self, quarters: list[int]) -> None:
         missing = [quarter for quarter in quarters if quarter not in self.errors]
@@ -189,11 +191,12 @@ class Calibration:
         for quarter in missing:
             self.errors[quarter] = error[fine & (begun[chosen] == quarter)]
 
-    def _band(self, start: int, quarters: list[int]) -> dict[str, Any]:
+    def _band(self, quarters: list[int]) -> dict[str, Any]:
         taken: list[np.ndarray] = []
-        for quarter in quarters:  # latest first, whole quarters
+        for position, quarter in enumerate(quarters):  # latest first, whole quarters
             if sum(map(len, taken)) >= CALIBRATION_SALES:
                 break
+            self._value_blind(quarters[position : position + _CHUNK])
             taken.append(self.errors[quarter])
         errors = np.sort(np.concatenate(taken)) if taken else np.zeros(0)
         count = len(errors)
