@@ -185,15 +185,14 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
     pool = np.flatnonzero(
         (evidence.day >= starts[pending].min()) & (evidence.day < subjects.as_of[pending].max())
     )
-    pool_x, pool_y = _project(evidence.lat[pool], evidence.lng[pool])
-    subject_x, subject_y = _project(subjects.lat, subjects.lng)
-    tree = shapely.STRtree(shapely.points(pool_x, pool_y))
+    tree = shapely.STRtree(shapely.points(*_project(evidence.lat[pool], evidence.lng[pool])))
+    where = np.full(count, None, dtype=object)
+    where[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for step, searched in enumerate(radii):
         if not len(pending):
             break
-        points = shapely.points(subject_x[pending], subject_y[pending])
-        asked, hit = tree.query(points, predicate="dwithin", distance=searched * 1.01 + 50)
+        asked, hit = tree.query(where[pending], predicate="dwithin", distance=searched * 1.1 + 50)
         who, sale = pending[asked], pool[hit]
         distance = _great_circle(subjects.lat[who], subjects.lng[who], sale, evidence)
         size = np.log(evidence.area[sale] / subjects.area[who])

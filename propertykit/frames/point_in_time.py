@@ -188,15 +188,12 @@ def fit_size_elasticity(
     >>> round(float(slopes[0]), 2), notes[0]  # too few for its own: the pooled slope
     (-0.2, "pooled slope of all types (-0.200): this type's 4 sales are too few (need 200)")
     """
-    cell = pd.factorize(
-        pd.MultiIndex.from_arrays(
-            [
-                kind,
-                group if group is not None else np.zeros(len(kind), dtype=np.int64),
-                period if period is not None else np.zeros(len(kind), dtype=np.int64),
-            ]
-        )
-    )[0]
+    cell = np.asarray(kind, dtype=np.int64)
+    for extra in (group, period):  # one code per (type, group, period) cell
+        if extra is not None:
+            codes = np.unique(extra, return_inverse=True)[1].reshape(-1)
+            cell = cell * (int(codes.max()) + 1 if len(codes) else 1) + codes
+    cell = np.unique(cell, return_inverse=True)[1].reshape(-1)
     size = int(cell.max()) + 1 if len(cell) else 0
     counts = np.bincount(cell, minlength=size)
     x = log_area - (np.bincount(cell, log_area, size) / np.maximum(counts, 1))[cell]
