@@ -8,10 +8,11 @@ refuses, a field or leaf at a time through the lenient rules of
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`price_index` the repeat-sales index; :func:`appraise` values subjects point in
-time (:class:`ValuationSearch` what it searches for, :func:`check_as_of` and
-:func:`check_subject` its refusals, pure), returning an :class:`Appraisal` whose values
-:func:`valuation` and whose schedule :func:`comparables` return;
+lodgement; :func:`price_index` the repeat-sales index; :func:`fit_size_elasticity` how price per
+m² falls with floor area per property type; :func:`appraise` values subjects point in time
+(:class:`ValuationSearch` what it searches for, :func:`check_as_of` and :func:`check_subject` its
+refusals, pure), returning an :class:`Appraisal` whose values :func:`valuation` and whose
+schedule :func:`comparables` return;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
 :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not
@@ -42,6 +43,7 @@ from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
 from propertykit.frames.price_index import FewPairsWarning, price_index
 from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
+from propertykit.frames.size_elasticity import SizeElasticity, fit_size_elasticity
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares
@@ -78,6 +80,7 @@ __all__ = [
     "EpcTrendWarning",
     "FewPairsWarning",
     "MinorUnitsWarning",
+    "SizeElasticity",
     "UnparsedValuesWarning",
     "ValuationSearch",
     "appraise",
@@ -87,6 +90,7 @@ __all__ = [
     "epc_table",
     "epc_trend",
     "explode_sales",
+    "fit_size_elasticity",
     "frame",
     "gross_yield",
     "in_major_units",

@@ -14,24 +14,30 @@ fixed at 0). Three stages, as Case and Shiller weight them:
 Stage 3 rests on an assumption the data can refute: on real sales the squared residuals often
 *fall* with the holding time (quick resales, renovated or flipped, vary most), and a line
 sloping down, floored at :data:`_DISPERSION_FLOOR`, gives long holds some fifty times the weight
-of short ones and bends the index. ``weights="auto"`` (the default) therefore checks the fitted
-slope: interval weights only when it is positive and significant (a t statistic of at least
-1.96 with a heteroskedasticity-robust standard error), equal weights otherwise; ``"interval"``
-and ``"equal"`` force one. ``attrs["weights"]`` says which was used, per group, and why.
+of short ones and bends the index. ``weights="auto"`` (the default) therefore tests the first
+stage's residuals as they are, unweighted and before any outlier is damped (damping first would
+shrink exactly the quick resales that vary most): interval weights only when their squares grow
+with the years held both significantly (a t statistic of at least 1.96 with a
+heteroskedasticity-robust standard error) and markedly (by at least half their fitted level at
+the quickest tenth of resales, by the longest tenth of holds), equal weights otherwise;
+``"interval"`` and ``"equal"`` force one. ``attrs["weights"]`` says which was used, per group,
+why, and the rule (:data:`~propertykit.frames.pair_weights.AUTO_RULE`).
 
 Outlier pairs (a transfer between relatives, a share sold, a typo) pull a least-squares index
-however it is weighted. After stage 1, pairs whose residual lies beyond 2.5 robust standard
-deviations (1.4826 x the median absolute residual) get a Huber weight (cutoff / distance)
-rather than a full one (:mod:`~propertykit.frames.pair_weights`); ``attrs["weights"]`` counts
-them.
+however it is weighted. After stage 1, pairs whose residual lies further from the median
+residual than 2.5 robust standard deviations (1.4826 x the median absolute deviation from that
+median) get a Huber weight (cutoff / distance) rather than a full one
+(:mod:`~propertykit.frames.pair_weights`); ``attrs["weights"]`` counts them.
 
 It stays fast on a million sales: pairs come from one sort by (group, property, day), and the
 dummies are never built: the normal equations, a P x P matrix for P periods, are summed
 straight from each pair's two periods with :func:`numpy.bincount`.
 
 Periods touched by fewer than ``min_pairs`` pairs are merged with the periods after them (the
-last with those before), and groups with too few pairs are left out. Both are said: one
-:class:`FewPairsWarning` names them, and ``attrs`` of the result list them.
+last with those before), and groups with too few pairs are left out. Both are said, at every
+``freq``: one :class:`FewPairsWarning` names them, and ``attrs`` of the result list them
+(``attrs["merged"]``: each run of periods that share one level, so prices between two of them
+are not moved by the index).
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ import pandas as pd
 
 from propertykit.errors import FewPairsWarning, InvalidInput, outside_stacklevel
 from propertykit.frames.pair_weights import (
-    SIGNIFICANT_T,
+    dispersion_growth,
     huber_weights,
     line_with_t,
     weights_said,
@@ -130,11 +136,14 @@ def price_index(
         (``pandas.Period``; a merged period is named by its first), ``index`` (100 at the group's
         first period), ``lower`` and ``upper`` (95 % confidence), ``pairs`` (pairs with a sale
         in the period). ``attrs``: ``freq``, ``by``, ``min_pairs``, ``sales`` and ``pairs``
-        used, ``left_out`` (reason -> count of sales or pairs), ``merged`` (the periods merged)
-        and ``groups_left_out`` (group -> pairs), ``weights``: ``asked``, ``used``
-        (``"interval"``, ``"equal"`` or ``"mixed"`` across groups), ``reason`` in plain words,
-        ``outlier_pairs`` (pairs given less than full weight) and ``groups`` (per group: ``used``,
-        ``slope`` of the squared residuals per year held, its ``t`` statistic, ``pairs``).
+        used, ``left_out`` (reason -> count of sales or pairs), ``merged`` (each run of periods
+        merged into one level, at every ``freq``: ``group`` and ``periods``) and
+        ``groups_left_out`` (group -> pairs), ``weights``: ``asked``, ``used`` (``"interval"``,
+        ``"equal"`` or ``"mixed"`` across groups), ``reason`` in plain words, ``rule`` (how
+        ``"auto"`` decides), ``outlier_pairs`` (pairs given less than full weight) and
+        ``groups`` (per group: ``used``, ``slope`` of the raw squared residuals per year held,
+        its ``t`` statistic, ``growth`` of their fitted level over the holds, as a share of
+        the level at the quickest resales, ``pairs``).
 
     Warns
     -----
@@ -339,22 +348,23 @@ def _three_stages(
     asked: str = "interval",
     robust: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Log levels per bucket (0 for the first), their standard errors, and the weights chosen."""
+    """Log levels per bucket (0 for the first), their standard errors, and the weights chosen:
+    ``"auto"`` decides on the first stage's raw residuals, before outliers are damped."""
     ones = np.ones(len(one))
     levels, _ = _solve(one, two, log_ratio, ones, size)
     residuals = log_ratio - (levels[two] - levels[one])
+    growth = dispersion_growth(years, residuals)
+    used = "interval" if asked == "interval" or (asked == "auto" and growth["grows"]) else "equal"
     damping = ones
     if robust:
         damping = huber_weights(residuals)
         if (damping < 1).any():
             levels, _ = _solve(one, two, log_ratio, damping, size)
             residuals = log_ratio - (levels[two] - levels[one])
-    squared = damping * residuals**2  # an outlier's square would tilt the line
-    slope, intercept, t = line_with_t(years, squared)
-    grows = slope > 0 and t >= SIGNIFICANT_T
-    used = "interval" if asked == "interval" or (asked == "auto" and grows) else "equal"
     weights = damping
+    squared = damping * residuals**2  # an outlier's square would tilt the line of the weights
     if used == "interval" and squared.mean() > 0:  # else the pairs agree exactly: equal
+        slope, intercept, _ = line_with_t(years, squared)
         fitted = intercept + slope * years
         weights = damping / np.maximum(fitted, _DISPERSION_FLOOR * squared.mean())
     levels, inverse = _solve(one, two, log_ratio, weights, size)
@@ -365,8 +375,9 @@ def _three_stages(
     errors[1:] = np.sqrt(np.clip(np.diag(inverse) * scale, 0, None))
     choice = {
         "used": used,
-        "slope": slope,
-        "t": t,
+        "slope": growth["slope"],
+        "t": growth["t"],
+        "growth": growth["growth"],
         "pairs": len(one),
         "outlier_pairs": int((damping < 1).sum()),
     }
