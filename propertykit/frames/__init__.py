@@ -8,11 +8,11 @@ refuses, a field or leaf at a time through the lenient rules of
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`price_index` the repeat-sales index; :func:`appraise` values subjects point in
-time (:class:`ValuationSearch` what it searches for, :func:`check_as_of` and
-:func:`check_subject` its refusals, pure), returning an :class:`Appraisal` whose values
-:func:`valuation` and whose schedule :func:`comparables` return; :func:`fit_size_elasticity`
-how price per m² falls with floor area per property type;
+lodgement; :func:`price_index` the repeat-sales index; :func:`fit_size_elasticity` how price per
+m² falls with floor area per property type; :func:`appraise` values subjects point in time
+(:class:`ValuationSearch` what it searches for, :func:`check_as_of` and :func:`check_subject` its
+refusals, pure), returning an :class:`Appraisal` whose values :func:`valuation` and whose
+schedule :func:`comparables` return;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
 :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not

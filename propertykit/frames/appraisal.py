@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -33,9 +33,11 @@ from propertykit.frames.evidence import (
 from propertykit.frames.point_in_time import Knowledge, quarter_start
 from propertykit.frames.valuation import (
     CONFIDENCE_RULE,
-    COVERAGE,
+    DISCLOSURE,
     Calibration,
     Valued,
+    band_summary,
+    basis_of,
     confidence,
     value_subjects,
 )
@@ -62,8 +64,6 @@ COMPARABLE_COLUMNS = (
     "price_per_sqm", "adjusted_price_per_sqm", "used_price_per_sqm", "weight", "clipped",
     "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType",
 )  # fmt: skip
-#: What every report of a valuation says it is.
-DISCLOSURE = "an automated estimate from comparable sales, not a RICS Red Book valuation"
 METHOD = "comparables"
 THIN = "too few comparables"
 NO_PLACE = "no coordinates or floor area"
@@ -349,8 +349,8 @@ def appraise(
         },
         columns=list(VALUATION_COLUMNS),
     )
-    basis = _basis(days is None, latest, search)
-    band = _summary(bands, starts)
+    band = band_summary(bands, starts)
+    basis = basis_of(days is None, latest, search, calibrated=band["calibrated"])
     values.attrs = {
         "criteria": search.describe(),
         "index": "; ".join(dict.fromkeys(k.index_text for k in knowledge.fitted.values())),
@@ -360,52 +360,6 @@ def appraise(
         "basis": basis,
     }
     return Appraisal(values, search, basis, df, evidence, read, valued, knowledge)
-
-
-def _basis(default: bool, latest: int, search: ValuationSearch) -> dict[str, Any]:
-    """The date and why, the method in one paragraph, the disclosure."""
-    day = pd.Timestamp(latest, unit="D").strftime("%-d %B %Y")
-    why = (
-        f"no date was given: valued as of {day}, the day after the frame's latest sale, the "
-        "last day its evidence reaches (a later date would only carry the same sales further)"
-        if default
-        else "the date asked for"
-    )
-    index = (
-        "the price index given"
-        if search.index is not None
-        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
-    )
-    method = (
-        "Comparable sales: " + search.describe() + ". Each comparable's price per m² is brought "
-        f"to the valuation date by {index} (or taken as sold where it does not move), and to the "
-        "subject's floor area by how price per m² falls with size (fitted on the sales before "
-        "the date's quarter); one further than 35 % from the weighted median is pulled back to "
-        "it. The estimate is the subject's floor area times the weighted geometric mean of the "
-        "price per m² used, by the weights shown. The 80 % range is the comparables' spread, "
-        "scaled so that 8 in 10 of the frame's own earlier sales, each valued blind on the "
-        "sales before it, fell inside (where at least 200 could be; otherwise it is said not "
-        "to be calibrated). Only sales made before the valuation date are used."
-    )
-    return {"as_of_default": default, "as_of_why": why, "method": method, "disclosure": DISCLOSURE}
-
-
-def _summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
-    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
-    row's is."""
-    if not bands:
-        return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
-                "how": "nothing was valued"}  # fmt: skip
-    latest = bands[int(starts.max())]
-    every = all(band["calibrated"] for band in bands.values())
-    how = latest["how"] + (
-        ""
-        if len(bands) == 1
-        else f" (for the latest date; {len(bands)} quarters in all, "
-        "each calibrated on its own earlier sales: the column calibrated says per row)"
-    )
-    return {"coverage": COVERAGE, "scale": latest["scale"],
-            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip
 
 
 def _search(search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:

@@ -13,11 +13,11 @@ passes is used as given for every date. Where the index does not move a subject'
 *taken as sold*, and the valuation says so in the same words on every route
 (:func:`index_note`).
 
-Price per m² falls as homes get larger. The elasticity (the slope of log £/m² on log floor area)
-is fitted per property type on the ten years of sales before the quarter, within each ~1 km cell
-and year (so a district of large homes does not pass for a size effect); a type whose slope has
-the wrong sign (above 0 or below -1), or rests on too few sales, takes the pooled slope, and a
-pooled slope of the wrong sign means no size adjustment; each is said.
+Price per m² falls as homes get larger. The elasticity
+(:func:`~propertykit.frames.size_elasticity.fit_size_elasticity`) is fitted per property type on
+the ten years of sales before the quarter, their £/m² deflated by that index, within ~1 km cells
+(so a district of large homes does not pass for a size effect); its checks (too few sales, a
+slope of the wrong sign or too steep) fall back to the pooled slope or none, and say so.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from propertykit.frames.evidence import Evidence
+from propertykit.frames.size_elasticity import fit_size_elasticity
 
 __all__ = ["TAKEN_AS_SOLD", "Knowledge", "Known", "index_note", "quarter_start"]
 
@@ -36,7 +37,6 @@ __all__ = ["TAKEN_AS_SOLD", "Knowledge", "Known", "index_note", "quarter_start"]
 TAKEN_AS_SOLD = "prices taken as sold"
 _ELASTICITY_YEARS = 10  # the sales an elasticity is fitted on: the years before the quarter
 _CELL_DEGREES = 0.01  # the location cells the elasticity is fitted within (~1 km)
-_LEAST_SALES = 200  # the fewest sales a type's own elasticity may rest on
 _EPOCH = np.datetime64(0, "D")
 
 
@@ -99,15 +99,17 @@ class Knowledge:
         years = round(_ELASTICITY_YEARS * 365.25)
         before = (evidence.day < start) & (evidence.day >= start - years)
         area, day = evidence.area[before], evidence.day[before]
-        slopes, notes = fit_size_elasticity(
+        fitted = fit_size_elasticity(
             np.log(area),
             np.log(evidence.price[before] / area) - known.log_level(day),
             evidence.kind[before],
             len(evidence.kinds),
             group=_cells(evidence.lat[before], evidence.lng[before]),
         )
-        known.elasticity = slopes
-        known.elasticity_notes = {str(evidence.kinds[code]): n for code, n in enumerate(notes)}
+        known.elasticity = np.asarray(fitted.slope)
+        known.elasticity_notes = {
+            str(evidence.kinds[code]): note for code, note in enumerate(fitted.notes)
+        }
         return known
 
     def _index(self, start: int) -> tuple[np.ndarray, np.ndarray, str, list[str]]:
@@ -167,68 +169,6 @@ def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
         f" (periods merged for lack of pairs: {'; '.join(known.merged)})" if known.merged else ""
     )
     return f"prices brought to {day} by {known.index_text}{merged}"
-
-
-def fit_size_elasticity(
-    log_area: np.ndarray,
-    log_price_per_sqm: np.ndarray,
-    kind: np.ndarray,
-    n_kinds: int,
-    *,
-    group: np.ndarray | None = None,
-    period: np.ndarray | None = None,
-) -> tuple[np.ndarray, list[str]]:
-    """Per type, the slope of log £/m² on log floor area within each (group, period, type) cell;
-    the pooled slope where a type's is of the wrong sign or rests on too few sales.
-
-    Examples
-    --------
-    >>> area = np.log(np.array([50.0, 100, 50, 100]))
-    >>> slopes, notes = fit_size_elasticity(area, 8 - 0.2 * area, np.zeros(4, int), 1)
-    >>> round(float(slopes[0]), 2), notes[0]  # too few for its own: the pooled slope
-    (-0.2, "pooled slope of all types (-0.200): this type's 4 sales are too few (need 200)")
-    """
-    cell = pd.factorize(
-        pd.MultiIndex.from_arrays(
-            [
-                kind,
-                group if group is not None else np.zeros(len(kind), dtype=np.int64),
-                period if period is not None else np.zeros(len(kind), dtype=np.int64),
-            ]
-        )
-    )[0]
-    size = int(cell.max()) + 1 if len(cell) else 0
-    counts = np.bincount(cell, minlength=size)
-    x = log_area - (np.bincount(cell, log_area, size) / np.maximum(counts, 1))[cell]
-    y = (
-        log_price_per_sqm
-        - (np.bincount(cell, log_price_per_sqm, size) / np.maximum(counts, 1))[cell]
-    )
-    informative = counts[cell] > 1
-    xx = np.bincount(kind[informative], x[informative] ** 2, n_kinds)
-    xy = np.bincount(kind[informative], x[informative] * y[informative], n_kinds)
-    used = np.bincount(kind[informative], minlength=n_kinds)
-    pooled = float(xy.sum() / xx.sum()) if xx.sum() > 0 else 0.0
-    pooled_fine = -1 <= pooled < 0
-    fallback = pooled if pooled_fine else 0.0
-    slopes, notes = np.full(n_kinds, fallback), []
-    for code in range(n_kinds):
-        own = xy[code] / xx[code] if xx[code] > 0 else np.nan
-        if used[code] >= _LEAST_SALES and -1 <= own < 0:
-            slopes[code] = own
-            notes.append(f"fitted on {used[code]:,} sales of this type")
-        elif pooled_fine:
-            notes.append(
-                f"pooled slope of all types ({pooled:.3f}): this type's "
-                + (
-                    f"slope {own:.3f} has the wrong sign"
-                    if used[code] >= _LEAST_SALES
-                    else f"{used[code]} sales are too few (need {_LEAST_SALES})"
-                )
-            )
-        else:
-            notes.append(f"no size adjustment: the pooled slope {pooled:.3f} has the wrong sign")
-    return slopes, notes
 
 
 def _cells(lat: np.ndarray, lng: np.ndarray) -> np.ndarray:

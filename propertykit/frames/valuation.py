@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from propertykit.frames.comparables import Matches, ValuationSearch, find_comparables
 from propertykit.frames.evidence import Evidence, Subjects
@@ -34,13 +35,18 @@ __all__ = [
     "CALIBRATION_SALES",
     "CLIP",
     "CONFIDENCE_RULE",
+    "DISCLOSURE",
     "LEAST_CALIBRATION",
     "Calibration",
     "Valued",
+    "band_summary",
+    "basis_of",
     "confidence",
     "value_subjects",
 ]
 
+#: What every report of a valuation says it is.
+DISCLOSURE = "an automated estimate from comparable sales, not a RICS Red Book valuation"
 #: The most blind valuations the range is calibrated on (whole quarters, latest first).
 CALIBRATION_SALES = 600
 #: The fewest blind valuations a calibrated range rests on.
@@ -51,6 +57,7 @@ COVERAGE = 0.8
 _Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
 _LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
 _LOOKBACK_QUARTERS = 20
+_CHUNK = 4  # quarters valued blind at once
 #: How ``confidence`` is read from the range: upper ÷ lower at most these for high, medium.
 CONFIDENCE_LIMITS = (1.35, 1.85)
 CONFIDENCE_RULE = (
@@ -163,8 +170,9 @@ class Calibration:
     def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
         """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
         wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
-        self._value_blind(sorted({q for quarters in wanted.values() for q in quarters}))
-        return {start: self._band(start, quarters) for start, quarters in wanted.items()}
+        # the latest quarter of every date at once (one search), more only where too few
+        self._value_blind(sorted({quarters[0] for quarters in wanted.values()}))
+        return {start: self._band(quarters) for start, quarters in wanted.items()}
 
     def _value_blind(self, quarters: list[int]) -> None:
         missing = [quarter for quarter in quarters if quarter not in self.errors]
@@ -189,11 +197,12 @@ class Calibration:
         for quarter in missing:
             self.errors[quarter] = error[fine & (begun[chosen] == quarter)]
 
-    def _band(self, start: int, quarters: list[int]) -> dict[str, Any]:
+    def _band(self, quarters: list[int]) -> dict[str, Any]:
         taken: list[np.ndarray] = []
-        for quarter in quarters:  # latest first, whole quarters
+        for position, quarter in enumerate(quarters):  # latest first, whole quarters
             if sum(map(len, taken)) >= CALIBRATION_SALES:
                 break
+            self._value_blind(quarters[position : position + _CHUNK])
             taken.append(self.errors[quarter])
         errors = np.sort(np.concatenate(taken)) if taken else np.zeros(0)
         count = len(errors)
@@ -238,3 +247,70 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
     found: np.ndarray = np.where(np.isfinite(ratio), said.astype(object), np.array(None))
     return found
+
+
+def basis_of(
+    default: bool, latest: int, search: ValuationSearch, calibrated: bool
+) -> dict[str, Any]:
+    """The date and why, the method in one paragraph, the disclosure.
+
+    Examples
+    --------
+    >>> basis_of(True, 20240, ValuationSearch(), calibrated=False)["as_of_why"][:48]
+    'no date was given: valued as of 31 May 2025, the'
+    """
+    day = pd.Timestamp(latest, unit="D").strftime("%-d %B %Y")
+    why = (
+        f"no date was given: valued as of {day}, the day after the frame's latest sale, the "
+        "last day its evidence reaches (a later date would only carry the same sales further)"
+        if default
+        else "the date asked for"
+    )
+    index = (
+        "the price index given"
+        if search.index is not None
+        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    )
+    band = (
+        "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
+        "earlier sales, each valued blind on the sales before it, fell inside."
+        if calibrated
+        else "The range is the comparables' spread times the normal 80 % quantile: too few of "
+        "the frame's own earlier sales could be valued blind to check it (200 needed), so it "
+        "is not calibrated."
+    )
+    method = (
+        "Comparable sales: " + search.describe() + ". Each comparable's price per m² is brought "
+        f"to the valuation date by {index} (or taken as sold where it does not move), and to "
+        "the subject's floor area by how price per m² falls with size (fitted on the sales "
+        "before the date's quarter); one more than 42 % above or 30 % below the weighted median "
+        "is pulled back to that bound. The estimate is the subject's floor area times the "
+        "weighted geometric mean of the price per m² used, by the weights shown. "
+        + band
+        + " Only sales made before the valuation date are used."
+    )
+    return {"as_of_default": default, "as_of_why": why, "method": method, "disclosure": DISCLOSURE}
+
+
+def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
+    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
+    row's is.
+
+    Examples
+    --------
+    >>> band_summary({}, np.zeros(0))["how"]
+    'nothing was valued'
+    """
+    if not bands:
+        return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
+                "how": "nothing was valued"}  # fmt: skip
+    latest = bands[int(starts.max())]
+    every = all(band["calibrated"] for band in bands.values())
+    how = latest["how"] + (
+        ""
+        if len(bands) == 1
+        else f" (for the latest date; {len(bands)} quarters in all, "
+        "each calibrated on its own earlier sales: the column calibrated says per row)"
+    )
+    return {"coverage": COVERAGE, "scale": latest["scale"],
+            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip

@@ -150,7 +150,7 @@ def test_the_accessor_refuses_a_thin_by_construction_search_before_any_work() ->
     empty = pd.DataFrame({"propertyId": ["PK1"], "saleHistory": [[]]})
     with pytest.raises(InvalidInput, match="limit 3 is below min_comparables 5"):
         empty.pk.valuation(limit=3)
-    with pytest.raises(InvalidInput, match="unknown search field.*radius"):
+    with pytest.raises(InvalidInput, match=r"unknown search field.*radius"):
         empty.pk.comparables("PK1", radius=500)
 
 
@@ -200,5 +200,5 @@ def test_appraise_refuses_a_bad_date_or_subject_before_gathering_any_evidence() 
         appraise(broken, ["PK1"], as_of="2025-13-45")
     with pytest.raises(InvalidInput, match="after today"):
         appraise(broken, ["PK1"], as_of="2030-01-01", today="2026-11-28")
-    with pytest.raises(InvalidInput, match="subject 1: lat 95.0"):
+    with pytest.raises(InvalidInput, match=r"subject 1: lat 95\.0"):
         appraise(broken, [GOOD | {"lat": 95}])

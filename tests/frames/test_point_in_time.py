@@ -72,7 +72,7 @@ def test_a_row_is_the_same_alone_and_in_any_company(df: pd.DataFrame) -> None:
     dates = [DATES[position % len(DATES)] for position in range(len(ids))]
     together = appraise(df, ids, as_of=dates)
     valued = np.flatnonzero(~together.values["thin"].to_numpy())
-    chosen = list(valued[:8]) + [int(np.flatnonzero(together.values["thin"].to_numpy())[0])]
+    chosen = [*valued[:8], int(np.flatnonzero(together.values["thin"].to_numpy())[0])]
     for position in chosen:
         alone = appraise(df, [ids[position]], as_of=dates[position])
         pd.testing.assert_series_equal(
