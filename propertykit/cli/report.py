@@ -207,7 +207,10 @@ def checked(args: argparse.Namespace) -> tuple[pd.Timestamp | None, ValuationSea
     radius = args.radius
     if radius is None and args.subject is not None and args.ids is None and args.sample is None:
         radius = DEFAULT_RADIUS_M
-    search = ValuationSearch(radius_m=radius, months=args.months, limit=args.limit)
+    try:
+        search = ValuationSearch(radius_m=radius, months=args.months, limit=args.limit)
+    except InvalidInput as exc:  # in the command's words
+        raise InvalidInput(str(exc).replace("radius_m", "--radius")) from None
     return as_of, search
 
 

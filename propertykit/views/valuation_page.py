@@ -28,7 +28,8 @@ __all__ = ["distance_text", "evidence_html", "rounded", "value_range_text"]
 
 STYLE = (
     "<style>.pk-val{line-height:1.35}.pk-val h3{font-size:15px;margin:14px 0 4px}"
-    ".pk-val p{margin:4px 0}.pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
+    ".pk-val p{margin:4px 0;font-size:14px}"
+    ".pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
     ".pk-val th,.pk-val td{padding:2px 6px;border-bottom:1px solid #e3e3e3;text-align:left;"
     "vertical-align:top;line-height:1.3}.pk-val .n{text-align:right;white-space:nowrap;"
     "font-variant-numeric:tabular-nums}"
@@ -209,7 +210,7 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
         "the price to the valuation date, size adj. to the subject's floor area."
     ]
     if bool(table["clipped"].any()):
-        said.append("* pulled back to within 35 % of the weighted median before weighting.")
+        said.append("* pulled back towards the weighted median before weighting (see Method).")
     row = appraisal.values.iloc[position]
     if not bool(row["thin"]):
         said.append(

@@ -176,7 +176,7 @@ class ValuationForm(Form):
             radius = None if held is not None else self.radius.value
             search = ValuationSearch(radius_m=radius, months=self.months.value)
         except InvalidInput as exc:
-            said = str(exc).replace("as_of", "the valuation date")
+            said = str(exc).replace("as_of", "the valuation date").replace("radius_m", "the radius")
             return self._failed(f"Nothing was sent: {said}.".replace("..", "."))
         try:
             if held is None:

@@ -181,7 +181,7 @@ def test_a_home_without_a_floor_area_names_the_id_typed_and_what_it_spent(
     form.value_button.click()
     said = text_of(form.message.value)
     assert "L00000023 has no floor area" in said and "1 request sent" in said
-    assert fresh_sandbox.credits_charged == 1 and form.appraisal is None  # was 41 credits
+    assert fresh_sandbox.credits_charged == 1 and form.appraisal is None  # main: 31
 
 
 def test_an_id_with_no_record_is_said(sandbox, make_client):
