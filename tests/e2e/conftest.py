@@ -217,6 +217,13 @@ def run_cells(page: Page, ready: Locator) -> None:
     ready.wait_for()
 
 
+def decline_news(page: Page) -> None:
+    """Answer JupyterLab's question about its news (a toast over the notebook) with No."""
+    news = page.locator(".jp-toast-button", has_text="No")
+    if news.count():
+        news.first.click()
+
+
 def clear_outputs(page: Page, shown: Locator) -> None:
     """Clear every cell's output (Edit, Clear Outputs of All Cells); wait until ``shown`` is
     gone from the page, so that running the cells again draws everything anew."""

@@ -34,6 +34,7 @@ from tests.e2e.conftest import (
     PAGE_LIMIT_MS,
     Lab,
     clear_outputs,
+    decline_news,
     notebook_of,
     open_notebook,
     run_cells,
@@ -296,9 +297,7 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
     if ids_box.count():  # an earlier size's form: a new one for this size
         clear_outputs(page, ids_box)
     run_cells(page, ids_box)
-    news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question
-    if news.count():
-        news.first.click()
+    decline_news(page)
     set_file_browser(page, browser_open)
     form = page.locator(".jp-OutputArea-output").filter(has=ids_box)
     shot = Shots(screenshots, size, page)

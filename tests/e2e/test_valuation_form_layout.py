@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, notebook_of, open_notebook, run_cells
+from tests.e2e.conftest import (
+    PAGE_LIMIT_MS,
+    Lab,
+    decline_news,
+    notebook_of,
+    open_notebook,
+    run_cells,
+)
 from tests.e2e.test_form_layout import (
     Shots,
     assert_on_screen,
@@ -78,9 +85,7 @@ def test_the_valuation_form_reads_whole_at_590_px(
     print(f"screenshots of the valuation form: {folder}")
     subject = page.locator("input[placeholder^='L00000042']")
     run_cells(page, subject)
-    news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question
-    if news.count():
-        news.first.click()
+    decline_news(page)
     set_file_browser(page, True)
     form = page.locator(".jp-OutputArea-output").filter(has=subject)
     shot = Shots(folder, "1024-browser-open", page)
