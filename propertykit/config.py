@@ -54,6 +54,7 @@ __all__ = [
     "MAX_URL_LENGTH",
     "MONEY_STATES",
     "PROFILES",
+    "VEPLER_AUTOCOMPLETE_PATH",
     "VEPLER_BASE_URL",
     "VERSION",
     "Endpoints",
@@ -96,6 +97,9 @@ DEFAULT_LOCK_LEASE = 30.0
 PROFILES = ("spec", "vepler")
 #: The real service's root address (its paths start with ``/v1``).
 VEPLER_BASE_URL = "https://api.vepler.com"
+#: Vepler's address autocomplete: the SDK's ``location.autocompleteAddress`` sends
+#: ``GET /address/autocomplete`` to its locator API, which sits beside ``/v1/property``.
+VEPLER_AUTOCOMPLETE_PATH = "/v1/locator/address/autocomplete"
 
 #: How long property data stays fresh in the cache unless ``expire_after`` says otherwise.
 DEFAULT_EXPIRE_AFTER = timedelta(days=7)
@@ -147,6 +151,13 @@ class Endpoints:
         ``PROPERTYKIT_BASE_URL`` is given (``None``: one of them is required).
     key_env
         Further environment variables to read the key from, after ``PROPERTYKIT_API_KEY``.
+    autocomplete_path
+        ``GET`` path of the profile's address autocomplete (``None``: the service has none, as
+        the service interface names none; Vepler's: ``/v1/locator/address/autocomplete``).
+        Each suggestion's ``locationId`` is a property's, for :meth:`propertykit.Client.properties`.
+    autocomplete_query_param, autocomplete_limit_param, autocomplete_offset_param
+        Names of its query-text, page-size and offset parameters (Vepler's SDK: ``q``,
+        ``limit``, ``offset``; it also takes ``postcodePriority`` and ``streetPriority``).
 
     Examples
     --------
@@ -173,6 +184,10 @@ class Endpoints:
     profile: str = "spec"
     base_url: str | None = None
     key_env: tuple[str, ...] = ()
+    autocomplete_path: str | None = None
+    autocomplete_query_param: str = "q"
+    autocomplete_limit_param: str = "limit"
+    autocomplete_offset_param: str = "offset"
 
     def __post_init__(self) -> None:
         from propertykit.errors import InvalidInput
@@ -195,7 +210,8 @@ class Endpoints:
         Base ``https://api.vepler.com`` with ``/v1/...`` paths, ``limit``/``offset``/
         ``attributes`` paging, ``POST /v1/property/query``, per-service health, prices in pence
         (``money_unit="minor"``; ``pricePerSqFt`` is served in pounds and left as it is), and the
-        key also read from ``VEPLER_API_KEY``. What the public material does not show (title-deed
+        key also read from ``VEPLER_API_KEY``, and the address autocomplete of its SDK
+        (``autocomplete_path``). What the public material does not show (title-deed
         purchase and purchase-status, credits, which endpoints are billable, the suggest path and
         limit) keeps the service interface's defaults; pass ``changes`` to set them.
 
@@ -218,6 +234,7 @@ class Endpoints:
             "query_path": "/v1/property/query",
             "money_unit": "minor",
             "key_env": ("VEPLER_API_KEY",),
+            "autocomplete_path": VEPLER_AUTOCOMPLETE_PATH,
         }
         fields.update(changes)
         return cls(**fields)  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ Credits (one account; both keys share balance, daily cap and suggest limit)
     ``POST /v1/property/query``                              1 credit per record on the page
                                                              (minimum 1 per request)
     ``POST /v1/title-deeds/{titleNumber}/purchase``          25 credits
-    health, search-suggest, purchase-status                  free
+    health, search-suggest, autocomplete, purchase-status    free
     ======================================================  ================================
 
     Only 200 and 202 answers are charged; 4xx/5xx never are, except a purchase whose error body
@@ -35,11 +35,27 @@ Credits (one account; both keys share balance, daily cap and suggest limit)
     the daily cap gets 429 ``rate_limit_exceeded`` with Retry-After = whole seconds to the next
     midnight UTC; the balance is checked first. Days are UTC days of the sandbox clock.
 Search-suggest
-    ``GET /v1/property/suggest?q=<text>`` (free): case-insensitive prefix match on the display
-    address, postcode (with or without the space), town or street name; at most 10 results,
-    ``{locationId, displayAddress, postcode, town}``. Limited per account to 30 requests per
-    calendar minute of the sandbox clock by default; beyond that 429 ``rate_limit_exceeded``
-    with Retry-After = seconds to the end of the minute.
+    ``GET /v1/property/suggest?q=<text>`` (free; optional ``limit``, at most 10): a plain
+    full-text search, as PostgreSQL's ``plainto_tsquery`` (:mod:`propertykit.sandbox.search`).
+    ``q`` and each address are split into case-folded runs of letters and digits (punctuation
+    and spaces only separate them); an address's tokens are those of its display address and
+    county plus its postcode without the space (``mk401nn``). An address matches when it holds
+    every token of ``q`` whole; only the last token may also be the start of one. No
+    abbreviations (``rd`` is not ``road``), no spelling tolerance. Ranked by the share of the
+    address's tokens ``q`` covers, then addresses holding the last token whole, then location
+    id; at most 10 results, ``{locationId, displayAddress, postcode, town}`` plus
+    ``streetNumber``, ``streetName``, ``subBuilding`` and ``buildingName`` where the address
+    has them. Limited per account to 30 requests per calendar minute of the sandbox clock by
+    default (``set_suggest_limit``); beyond that 429 ``rate_limit_exceeded`` with Retry-After =
+    seconds to the end of the minute.
+Address autocomplete (``vepler`` profile only)
+    ``GET /v1/locator/address/autocomplete?q=<text>`` (free), as ``Vepler/http-sdk``'s
+    ``location.autocompleteAddress`` sends it: ``q`` (required), ``limit`` (default 10, at
+    most 10), ``offset``, ``postcodePriority`` and ``streetPriority`` (``true``/``false``:
+    addresses whose whole postcode, or whose street name, ``q`` holds come first). The same
+    matching and suggestions as search-suggest, in the envelope ``{success, result, total,
+    limit, offset}``; a suggestion's ``locationId`` is the property's. It shares
+    search-suggest's per-minute limit (one count per account for both).
 Paging (sources)
     ``limit`` defaults to 20; above 100 it is clamped to 100 (no error); ``limit`` < 1, negative
     ``offset`` or non-integers give 400. ``nextOffset`` is always ``offset + size``; ``hasMore``
@@ -70,7 +86,7 @@ Title deeds
     with ``"money_state": "not_charged"``. ``GET .../purchase-status`` (free) reports
     ``money_state``, ``status``, ``creditsCharged`` and every purchase of that title.
 403 versus 404
-    Any path under ``/v1/`` that is not one of the seven endpoints above - or one of them with
+    Any path under ``/v1/`` that is not one of the endpoints above - or one of them with
     another method (e.g. ``POST /v1/property/health``), or with an empty id segment - answers
     403 ``{"message": "This endpoint is not available"}``, before the key is checked. Paths
     outside ``/v1/`` answer 404 with the plain-text body ``Not Found``.
@@ -79,7 +95,12 @@ Data
     whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the
     records. ``serve(realism="real")`` shapes sale prices like real ones: a known price-per-m²
     surface (:mod:`propertykit.sandbox.valuation`), dispersion falling with the time held,
-    outlier sales, homes out in the country (:mod:`propertykit.sandbox.price_index`).
+    outlier sales, homes out in the country (:mod:`propertykit.sandbox.price_index`); and gives
+    addresses real geography (:mod:`propertykit.sandbox.geography`): postcode units of 10 to
+    40 homes on one to three streets, their homes within about 150 m of the unit's centre,
+    numbered houses, ranges (``13-14``), house names, flats inside numbered and sometimes
+    named buildings (``Flat 3, Oak House, 12 Mill Lane``, address fields ``subBuilding`` and
+    ``buildingName``). The default world's addresses are drawn one by one, as before.
 Faults
     ``inject_fault`` makes the next matching requests answer a 5xx (body as a JSON object, a JSON
     string ``error``, plain text, HTML or empty), drop the connection, answer late, or send a body
@@ -92,8 +113,19 @@ Faults
 
 from __future__ import annotations
 
+from propertykit.sandbox.address_book import TypedAddress, typed_addresses, world_addresses
 from propertykit.sandbox.control import Sandbox, serve
 from propertykit.sandbox.data import generate_record, generate_records
 from propertykit.sandbox.state import Charge, RequestRecord
 
-__all__ = ["Charge", "RequestRecord", "Sandbox", "generate_record", "generate_records", "serve"]
+__all__ = [
+    "Charge",
+    "RequestRecord",
+    "Sandbox",
+    "TypedAddress",
+    "generate_record",
+    "generate_records",
+    "serve",
+    "typed_addresses",
+    "world_addresses",
+]

@@ -2,8 +2,9 @@
 
 Records are generated on demand by :mod:`propertykit.sandbox.data`, a block of
 :data:`~propertykit.sandbox.data.BLOCK` at a time, and memoised, so a sandbox of any size starts
-instantly; only search-suggest builds an index over every record, once per
-``(seed, n_properties)`` and process. The blocks are the ones
+instantly; only search-suggest builds an index over every address (drawn without the rest of
+the records, :func:`~propertykit.sandbox.data.drawn_addresses`), once per
+``(seed, n_properties, realism)`` and process. The blocks are the ones
 :func:`~propertykit.sandbox.data.generate_records` keeps, so a world a process has already
 generated (a test's fixture, a notebook's frame) is not drawn again to be served.
 """
@@ -15,8 +16,16 @@ from typing import Any
 
 from propertykit.sandbox import data
 from propertykit.sandbox.profiles import PROFILES, SandboxProfile
+from propertykit.sandbox.search import AddressIndex
 
-__all__ = ["ALWAYS_KEPT", "ATTRIBUTES", "MAX_SUGGESTIONS", "Catalogue"]
+__all__ = [
+    "ALWAYS_KEPT",
+    "ATTRIBUTES",
+    "MAX_SUGGESTIONS",
+    "SUGGESTION_FIELDS",
+    "Catalogue",
+    "suggestion",
+]
 
 #: Top-level record attributes the ``attributes`` query parameter may name.
 ATTRIBUTES = (
@@ -45,30 +54,32 @@ def _profiled_record(index: int, seed: int, profile: str, realism: str) -> dict[
 
 
 @lru_cache(maxsize=4)
-def _suggest_index(
-    seed: int, n_properties: int
-) -> tuple[tuple[tuple[str, ...], dict[str, str]], ...]:
-    entries = []
-    for index in range(n_properties):
-        address = _record(index, seed)["address"]
-        keys = tuple(
-            text.casefold()
-            for text in (
-                address["displayAddress"],
-                address["postcode"],
-                address["postcodeNoSpace"],
-                address["town"],
-                address["streetName"],
-            )
-        )
-        suggestion = {
-            "locationId": data.location_id(index),
-            "displayAddress": address["displayAddress"],
-            "postcode": address["postcode"],
-            "town": address["town"],
-        }
-        entries.append((keys, suggestion))
-    return tuple(entries)
+def _address_index(seed: int, n_properties: int, realism: str) -> AddressIndex:
+    return AddressIndex(data.drawn_addresses(n_properties, seed, realism=realism))
+
+
+#: Structured address fields a suggestion carries besides its display address, where present.
+SUGGESTION_FIELDS = ("streetNumber", "streetName", "subBuilding", "buildingName")
+
+
+def suggestion(index: int, address: dict[str, Any]) -> dict[str, str]:
+    """What search-suggest says of the address at ``index``.
+
+    Examples
+    --------
+    >>> address = {"displayAddress": "4 Mill Lane, Bedford, MK40 1NN", "postcode": "MK40 1NN",
+    ...            "town": "Bedford", "streetNumber": "4", "streetName": "Mill Lane"}
+    >>> suggestion(3, address)["locationId"], suggestion(3, address)["streetNumber"]
+    ('L00000003', '4')
+    """
+    found = {
+        "locationId": data.location_id(index),
+        "displayAddress": address["displayAddress"],
+        "postcode": address["postcode"],
+        "town": address["town"],
+    }
+    found.update((name, address[name]) for name in SUGGESTION_FIELDS if address.get(name))
+    return found
 
 
 class Catalogue:
@@ -120,22 +131,41 @@ class Catalogue:
         index = data.index_from_title_number(title_number, self.seed)
         return index if self._known(index) else None
 
+    def search(
+        self,
+        q: str,
+        limit: int = MAX_SUGGESTIONS,
+        offset: int = 0,
+        *,
+        postcode_first: bool = False,
+        street_first: bool = False,
+    ) -> tuple[list[dict[str, str]], int]:
+        """The suggestions for ``q`` (see :mod:`propertykit.sandbox.search`), and how many match.
+
+        Examples
+        --------
+        >>> Catalogue(seed=0, n_properties=50).search("zzz")
+        ([], 0)
+        """
+        index = _address_index(self.seed, self.n_properties, self.realism)
+        found, total = index.search(
+            q, limit, offset, postcode_first=postcode_first, street_first=street_first
+        )
+        return [suggestion(i, self.address(i)) for i in found], total
+
     def suggest(self, q: str, limit: int = MAX_SUGGESTIONS) -> list[dict[str, str]]:
-        """Up to ``limit`` suggestions whose address, postcode, town or street starts with ``q``.
+        """Up to ``limit`` suggestions holding every token of ``q``, best first.
 
         Examples
         --------
         >>> Catalogue(seed=0, n_properties=50).suggest("zzz")
         []
         """
-        prefix = q.strip().casefold()
-        found: list[dict[str, str]] = []
-        for keys, suggestion in _suggest_index(self.seed, self.n_properties):
-            if any(key.startswith(prefix) for key in keys):
-                found.append(dict(suggestion))
-                if len(found) >= limit:
-                    break
-        return found
+        return self.search(q, limit)[0]
+
+    def address(self, index: int) -> dict[str, Any]:
+        """The address of the record at ``index`` (drawn alone: the record is not built)."""
+        return data.drawn_address(index, self.seed, realism=self.realism)
 
 
 def select_attributes(record: dict[str, Any], attributes: tuple[str, ...] | None) -> dict[str, Any]:

@@ -4,22 +4,7 @@ Each record depends only on ``(seed, index)``, so a sandbox of any size builds r
 and every identifier encodes its index, so a lookup never generates more than the block of
 :data:`BLOCK` records that holds the one asked for.
 
-Identifiers
------------
-=================  =====================================  ===================================
-what               format                                  example (index 42)
-=================  =====================================  ===================================
-locationId         ``L`` + 8 digits (the index)            ``L00000042``
-propertyId         ``PK`` + 8 digits (the index)           ``PK00000042``
-source ids         ``rightmove::`` 100000000 + 3 x index   ``rightmove::100000126``
-                   ``zoopla::`` 50000000 + 7 x index       ``zoopla::50000294``
-                   ``onthemarket::OTM`` + 7 digits          ``onthemarket::OTM0000042``
-                   (not when ``index % 4 == 3``)
-                   ``epc::`` 4-4-4-4 digit groups           ``epc::8200-0000-0000-0042``
-                   (not when ``index % 5 == 4``)
-title number       Land Registry office prefix + 6 digits  ``NGL100042``
-                   (100000 + index; prefix of the town)
-=================  =====================================  ===================================
+Identifiers encode the index (:mod:`propertykit.sandbox.ids`, whose names are also here).
 
 Money is in whole pounds (GBP); rents are per calendar month. Dates in ``saleHistory`` and
 ``epc`` are ``YYYY-MM-DD``; date-times are ISO 8601 with ``Z``. Data is anchored to
@@ -29,16 +14,27 @@ improve over the years they were lodged in a known way (:mod:`propertykit.sandbo
 
 from __future__ import annotations
 
-import bisect
 import math
 import pickle
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox.epc_trend import draw_certificate, energy_rating
+from propertykit.sandbox.geography import home, record_rng, town_of, type_position
+from propertykit.sandbox.ids import (
+    PROVIDERS,
+    index_from_location_id,
+    index_from_source_id,
+    index_from_title_number,
+    location_id,
+    source_id,
+    source_ids_for,
+    title_number,
+)
 from propertykit.sandbox.price_index import REALISMS, sale_history
 from propertykit.sandbox.tables import (
     BAND_LIMITS,
@@ -49,15 +45,16 @@ from propertykit.sandbox.tables import (
     STREET_NAMES,
     STREET_SUFFIXES,
     TAGS,
-    TOWNS,
     Town,
 )
-from propertykit.sandbox.valuation import real_place, real_value
+from propertykit.sandbox.valuation import real_value
 
 __all__ = [
     "BLOCK",
     "PROVIDERS",
     "REFERENCE_DATE",
+    "drawn_address",
+    "drawn_addresses",
     "drawn_block",
     "energy_rating",
     "generate_record",
@@ -75,147 +72,6 @@ __all__ = [
 REFERENCE_DATE = date(2025, 6, 1)
 
 _REFERENCE_ORDINAL = REFERENCE_DATE.toordinal()
-
-#: Source-id providers, in the order :func:`source_ids_for` lists them.
-PROVIDERS = ("rightmove", "zoopla", "onthemarket", "epc")
-
-# Cumulative weights of PROPERTY_TYPES, to draw one with a single bisect.
-_TYPE_WEIGHTS = tuple(t[1] for t in PROPERTY_TYPES)
-_TYPE_CUMULATIVE = tuple(sum(_TYPE_WEIGHTS[: i + 1]) for i in range(len(PROPERTY_TYPES)))
-
-
-def location_id(index: int) -> str:
-    """The locationId of the record at ``index``.
-
-    Examples
-    --------
-    >>> location_id(42)
-    'L00000042'
-    """
-    return f"L{index:08d}"
-
-
-def index_from_location_id(value: str) -> int | None:
-    """The record index a locationId encodes, or ``None`` when it is not one of ours.
-
-    Examples
-    --------
-    >>> index_from_location_id("L00000042")
-    42
-    """
-    if len(value) == 9 and value[0] == "L" and value[1:].isdigit() and value[1:].isascii():
-        return int(value[1:])
-    return None
-
-
-def source_id(index: int, provider: str) -> str:
-    """The ``<provider>::<id>`` source id of the record at ``index`` (whether or not it exists).
-
-    Examples
-    --------
-    >>> source_id(42, "zoopla")
-    'zoopla::50000294'
-    """
-    if provider == "rightmove":
-        return f"rightmove::{100_000_000 + 3 * index}"
-    if provider == "zoopla":
-        return f"zoopla::{50_000_000 + 7 * index}"
-    if provider == "onthemarket":
-        return f"onthemarket::OTM{index:07d}"
-    if provider == "epc":
-        digits = f"8200{index:012d}"
-        return "epc::" + "-".join(digits[i : i + 4] for i in range(0, 16, 4))
-    raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
-
-
-def _has_source(index: int, provider: str) -> bool:
-    if provider == "onthemarket":
-        return index % 4 != 3
-    if provider == "epc":
-        return index % 5 != 4
-    return True
-
-
-def source_ids_for(index: int) -> list[str]:
-    """Every source id that resolves to the record at ``index`` (two to four of them).
-
-    Examples
-    --------
-    >>> source_ids_for(3)
-    ['rightmove::100000009', 'zoopla::50000021', 'epc::8200-0000-0000-0003']
-    """
-    return [source_id(index, p) for p in PROVIDERS if _has_source(index, p)]
-
-
-def _decode_source(provider: str, local: str) -> int | None:
-    if provider == "rightmove" and local.isdigit():
-        offset = int(local) - 100_000_000
-        return offset // 3 if offset >= 0 and offset % 3 == 0 else None
-    if provider == "zoopla" and local.isdigit():
-        offset = int(local) - 50_000_000
-        return offset // 7 if offset >= 0 and offset % 7 == 0 else None
-    if provider == "onthemarket" and local.startswith("OTM") and local[3:].isdigit():
-        return int(local[3:])
-    if provider == "epc":
-        digits = local.replace("-", "")
-        if len(local) == 19 and len(digits) == 16 and digits.isdigit() and digits[:4] == "8200":
-            return int(digits[4:])
-    return None
-
-
-def index_from_source_id(value: str) -> int | None:
-    """The record index a ``<provider>::<id>`` source id resolves to, or ``None``.
-
-    Examples
-    --------
-    >>> index_from_source_id("rightmove::100000126")
-    42
-    """
-    provider, sep, local = value.partition("::")
-    if not sep or not local.isascii():
-        return None
-    index = _decode_source(provider, local)
-    if index is None or not _has_source(index, provider) or source_id(index, provider) != value:
-        return None
-    return index
-
-
-def _rng(index: int, seed: int) -> random.Random:
-    return random.Random(f"propertykit:{seed}:{index}")
-
-
-def _town_of(rng: random.Random) -> Town:
-    # Always the first draw of a record's generator, so title numbers can be checked cheaply.
-    return TOWNS[int(rng.random() * len(TOWNS))]
-
-
-def title_number(index: int, seed: int = 0) -> str:
-    """The title number of the record at ``index``: its town's registry prefix + 6 digits.
-
-    Examples
-    --------
-    >>> title_number(42)[-6:]
-    '100042'
-    """
-    return f"{_town_of(_rng(index, seed)).title_prefix}{100_000 + index}"
-
-
-def index_from_title_number(value: str, seed: int = 0) -> int | None:
-    """The record index a title number belongs to (for this ``seed``), or ``None``.
-
-    Examples
-    --------
-    >>> index_from_title_number(title_number(42))
-    42
-    """
-    prefix = value.rstrip("0123456789")
-    digits = value[len(prefix) :]
-    if not (prefix.isalpha() and prefix.isascii() and len(digits) == 6):
-        return None
-    index = int(digits) - 100_000
-    if index < 0 or title_number(index, seed) != value:
-        return None
-    return index
 
 
 def _iso_datetime(moment: datetime) -> str:
@@ -310,6 +166,65 @@ def _tenure(rand: Callable[[], float], is_flat: bool) -> dict[str, Any]:
     return {"type": "freehold", "groundRent": 0, "serviceCharge": 0}
 
 
+@dataclass(frozen=True)
+class _Head:
+    """The first draws of a record: town, type, rooms, size and age (the address comes next)."""
+
+    town: Town
+    type_position: int
+    kind: str
+    is_flat: bool
+    beds: int
+    baths: int
+    receptions: int
+    floor_area: float
+    year_built: int | None
+
+
+def _head(rng: random.Random) -> _Head:
+    rand = rng.random
+    town = town_of(rng)
+    position = type_position(rng)
+    kind, _, code, _, _, (fewest_beds, most_beds) = PROPERTY_TYPES[position]
+    is_flat = code == "RD06"
+    beds = fewest_beds + int(rand() * (most_beds - fewest_beds + 1))
+    baths = 1 + int(rand() * (1 + beds // 2)) if beds > 1 else 1
+    receptions = 0 if is_flat and rand() < 0.3 else 1 + int(rand() * max(1, beds - 1) * 0.6)
+    floor_area = int((28 + beds * 22 + rand() * 25 + (15 if kind == "detached" else 0)) * 10) / 10
+    built = 1960 + int(rand() ** 1.3 * 66) if is_flat else 1850 + int(rand() ** 0.9 * 176)
+    year_built = None if rand() < 0.03 else min(built, REFERENCE_DATE.year)
+    return _Head(town, position, kind, is_flat, beds, baths, receptions, floor_area, year_built)
+
+
+def drawn_address(index: int, seed: int = 0, *, realism: str = "textbook") -> dict[str, Any]:
+    """The ``address`` of the record at ``index``, without drawing the rest of the record.
+
+    Examples
+    --------
+    >>> drawn_address(7) == generate_record(7)["address"]
+    True
+    """
+    if realism == "real":
+        return dict(home(index, seed).address)
+    rng = record_rng(index, seed)
+    head = _head(rng)
+    return _address(rng.random, head.town, head.is_flat)
+
+
+def drawn_addresses(n: int, seed: int = 0, *, realism: str = "textbook") -> list[dict[str, Any]]:
+    """The addresses of the first ``n`` records, without drawing the rest of the records.
+
+    Examples
+    --------
+    >>> [a["displayAddress"] == r["address"]["displayAddress"]
+    ...  for a, r in zip(drawn_addresses(3, realism="real"), generate_records(3, realism="real"))]
+    [True, True, True]
+    """
+    if realism not in REALISMS:
+        raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
+    return [drawn_address(index, seed, realism=realism) for index in range(n)]
+
+
 def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> dict[str, Any]:
     """One synthetic property record, the same every time for the same ``(index, seed)``.
 
@@ -343,28 +258,22 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
         raise ValueError("index must be >= 0")
     if realism not in REALISMS:
         raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
-    rng = _rng(index, seed)
+    rng = record_rng(index, seed)
     rand = rng.random
-    town = _town_of(rng)
+    head = _head(rng)
+    town, kind, is_flat, floor_area = head.town, head.kind, head.is_flat, head.floor_area
+    _, _, code, subtypes, price_factor, _ = PROPERTY_TYPES[head.type_position]
+    year_built = head.year_built
     base_price = REGION_PRICES[town.region][0]
-
-    type_position = min(bisect.bisect_left(_TYPE_CUMULATIVE, rand()), len(PROPERTY_TYPES) - 1)
-    kind, _, code, subtypes, price_factor, (fewest_beds, most_beds) = PROPERTY_TYPES[type_position]
-    is_flat = code == "RD06"
-    beds = fewest_beds + int(rand() * (most_beds - fewest_beds + 1))
-    baths = 1 + int(rand() * (1 + beds // 2)) if beds > 1 else 1
-    receptions = 0 if is_flat and rand() < 0.3 else 1 + int(rand() * max(1, beds - 1) * 0.6)
-    floor_area = int((28 + beds * 22 + rand() * 25 + (15 if kind == "detached" else 0)) * 10) / 10
-    built = 1960 + int(rand() ** 1.3 * 66) if is_flat else 1850 + int(rand() ** 0.9 * 176)
-    year_built = None if rand() < 0.03 else min(built, REFERENCE_DATE.year)
 
     address = _address(rand, town, is_flat)
     lat = int((town.lat + (rand() - 0.5) * 0.05) * 1e6) / 1e6
     lng = int((town.lng + (rand() - 0.5) * 0.08) * 1e6) / 1e6
 
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
-    if realism == "real":  # streams of their own, so every other field stays as it was
-        lat, lng = real_place(random.Random(f"propertykit:{seed}:{index}:place"), lat, lng)
+    if realism == "real":  # the draws above are still taken, so every other field stays put
+        place = home(index, seed)  # postcode units, streets, buildings (sandbox.geography)
+        address, lat, lng = dict(place.address), place.lat, place.lng
         value_now = real_value(
             random.Random(f"propertykit:{seed}:{index}:value"),
             lat=lat,
@@ -422,7 +331,7 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
         "classificationCode": code,
         "propertyType": kind,
         "propertySubType": subtypes[int(rand() * len(subtypes))],
-        "roomDetails": {"beds": beds, "baths": baths, "receptions": receptions},
+        "roomDetails": {"beds": head.beds, "baths": head.baths, "receptions": head.receptions},
         "pricing": pricing,
         "marketStatus": market_status,
         "epc": epc,

@@ -133,6 +133,13 @@ class Router:
             ("POST", _template(names.purchase_path), self.purchase),
             ("GET", _template(names.status_path), self.purchase_status),
         ]
+        if self.profile.vepler_style:  # Vepler's address autocomplete (its SDK's locator API)
+            vepler = Endpoints.vepler()
+            assert vepler.autocomplete_path is not None
+            self.autocomplete_params = (vepler.autocomplete_query_param,
+                                        vepler.autocomplete_limit_param,
+                                        vepler.autocomplete_offset_param)  # fmt: skip
+            self.routes.insert(2, ("GET", _template(vepler.autocomplete_path), self.autocomplete))
 
     def dispatch(self, request: Request) -> Reply:
         """Answer a request whose path starts with ``/v1/``, in the profile's error shape."""
@@ -305,23 +312,63 @@ class Router:
         payload = self.profile.query_envelope(page, total, offset, limit)
         return self._bill(key, "query", max(1, len(page)), payload)
 
-    def suggest(self, request: Request, params: list[str]) -> Reply:
-        key = self._key(request)
-        if key is None:
-            return self._unauthorized()
-        query = (request.param(self.query_param) or "").strip()
-        if not query:
-            return json_error(
-                400, "invalid_parameter", f"Query parameter {self.query_param} is required."
+    def _search_guard(self, request: Request, query_param: str) -> tuple[str, Reply | None]:
+        """The query text, or the 401/400/429 to answer (the per-minute slot is taken here)."""
+        if self._key(request) is None:
+            return "", self._unauthorized()
+        query = request.param(query_param) or ""
+        if not query.strip():
+            return "", json_error(
+                400, "invalid_parameter", f"Query parameter {query_param} is required."
             )
         refusal = self.state.take_suggest_slot()
         if refusal is not None:
-            return json_error(
+            return query, json_error(
                 refusal.status, refusal.code, refusal.message, retry_after=refusal.retry_after
             )
-        return json_reply(
-            200, {"success": True, "result": self.catalogue.suggest(query, MAX_SUGGESTIONS)}
+        return query, None
+
+    def suggest(self, request: Request, params: list[str]) -> Reply:
+        """Search-suggest (free, limited per minute): see :mod:`propertykit.sandbox.search`."""
+        query, refused = self._search_guard(request, self.query_param)
+        if refused is not None:
+            return refused
+        try:
+            limit = self._int_param(request, self.limit_param, MAX_SUGGESTIONS, minimum=1)
+        except _Invalid as exc:
+            return json_error(400, exc.code, exc.message)
+        found, _ = self.catalogue.search(query, min(limit, MAX_SUGGESTIONS))
+        return json_reply(200, {"success": True, "result": found})
+
+    def autocomplete(self, request: Request, params: list[str]) -> Reply:
+        """Vepler's address autocomplete: search-suggest's matching, paged, with priorities."""
+        query_param, limit_param, offset_param = self.autocomplete_params
+        query, refused = self._search_guard(request, query_param)
+        if refused is not None:
+            return refused
+        try:
+            limit = self._int_param(request, limit_param, MAX_SUGGESTIONS, minimum=1)
+            offset = self._int_param(request, offset_param, 0, minimum=0)
+            postcode_first = self._flag_param(request, "postcodePriority")
+            street_first = self._flag_param(request, "streetPriority")
+        except _Invalid as exc:
+            return json_error(400, exc.code, exc.message)
+        limit = min(limit, MAX_SUGGESTIONS)
+        found, total = self.catalogue.search(
+            query, limit, offset, postcode_first=postcode_first, street_first=street_first
         )
+        payload = {"success": True, "result": found, "total": total, "limit": limit,
+                   "offset": offset}  # fmt: skip
+        return json_reply(200, payload)
+
+    @staticmethod
+    def _flag_param(request: Request, name: str) -> bool:
+        raw = request.param(name)
+        if raw is None or raw.strip().lower() in ("false", "0", ""):
+            return False
+        if raw.strip().lower() in ("true", "1"):
+            return True
+        raise _Invalid("invalid_parameter", f"{name} must be true or false, got {raw!r}.")
 
     def _deed_guard(
         self, request: Request, title: str, *, purchase: bool

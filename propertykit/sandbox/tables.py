@@ -13,6 +13,8 @@ from dataclasses import dataclass
 __all__ = [
     "BAND_LIMITS",
     "BAND_RATIOS",
+    "BUILDING_NAMES",
+    "HOUSE_NAMES",
     "INCODE_LETTERS",
     "PROPERTY_TYPES",
     "REGION_PRICES",
@@ -193,6 +195,16 @@ STREET_NAMES = (
 )  # fmt: skip
 #: Last words of street names.
 STREET_SUFFIXES = ("Street", "Road", "Lane", "Avenue", "Close", "Drive", "Gardens", "Terrace")
+#: Names of houses ("Rose Cottage, 4 Mill Lane" or "The Old Rectory, Mill Lane").
+HOUSE_NAMES = (
+    "Rose Cottage", "The Old Rectory", "Ivy House", "The Laurels", "Hillside", "Woodlands",
+    "The Old Forge", "Orchard Cottage", "Holly Lodge", "The Coach House", "Meadow View", "Fairview",
+)  # fmt: skip
+#: Names of buildings of flats ("Flat 3, Oak House, 12 Mill Lane").
+BUILDING_NAMES = (
+    "Oak House", "Victoria Court", "Mill House", "Kings Court", "Alexandra Mansions",
+    "Riverside House", "Albion Works", "St John's Court", "Regent House", "The Maltings",
+)  # fmt: skip
 #: Letters used in the inward code of a UK postcode (no C, I, K, M, O, V).
 INCODE_LETTERS = "ABDEFGHJLNPQRSTUWXYZ"
 #: Council tax band -> its charge in ninths of the band D charge.
