@@ -256,8 +256,8 @@ def basis_of(
 
     Examples
     --------
-    >>> basis_of(True, 20240, ValuationSearch(), calibrated=False)["as_of_why"][:48]
-    'no date was given: valued as of 31 May 2025, the'
+    >>> basis_of(True, 20240, ValuationSearch(), calibrated=False)["as_of_why"][:49]
+    'no date was given: valued as of 1 June 2025, the '
     """
     day = pd.Timestamp(latest, unit="D").strftime("%-d %B %Y")
     why = (
