@@ -207,3 +207,21 @@ def test_text_from_the_data_is_escaped_in_the_map_and_the_page(df):
     assert "<img" not in page and "&lt;img src=x" in page
     assert "<img" not in figure.layout.title.text
     assert all("<img" not in text for text in traces(figure)["Subject"].text)
+
+
+def test_a_low_confidence_value_is_a_range_not_a_figure(df):
+    found = comparable_evidence(df, "PK00000024", as_of=AS_OF)  # a 4.4x range
+    row = found.values.iloc[0]
+    assert row["confidence"] == "low"
+    text = value_range_text(found)
+    assert f"between {rounded(row['lower'])} and {rounded(row['upper'])}" in text
+    assert "about" not in text and rounded(row["estimate"]) not in text
+
+
+def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):
+    found = comparable_evidence(world_frame, "PK00000010", as_of="2025-06-01")
+    row, band = found.values.iloc[0], found.values.attrs["band"]
+    assert bool(row["calibrated"]) and band["calibrated_on"] >= 200
+    text = value_range_text(found)
+    assert f"8 in 10 of {band['calibrated_on']:,} earlier sales" in text
+    assert f"about {rounded(row['estimate'])}" in text
