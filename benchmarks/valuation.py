@@ -9,8 +9,8 @@
   over the sales' projected points, every subject's neighbours found at once per radius, the
   weighted quartiles per subject from one sort, the clipped weighted geometric mean. It also
   does work the naive loop does not: the index and the size elasticity fitted on the sales
-  before the date's quarter (point in time), and the 80 % range calibrated on at least 600 of the frame's own earlier sales, each valued
-  blind on the sales before it.
+  before the date's quarter (point in time), and the 80 % range calibrated on at least 600 of
+  the frame's own earlier sales, each valued blind on the sales before it.
 
 Both start from the property frame; the naive loop is given a price index ready (fitted on
 every sale, not timed). Time is one run each over every subject;
