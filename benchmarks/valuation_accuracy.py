@@ -77,9 +77,10 @@ def accuracy(values: pd.DataFrame, prices: np.ndarray) -> dict[str, float]:
     }
 
 
-def measure(properties: int, *, whole: bool = False) -> dict[str, float]:
+def measure(properties: int, *, whole: bool = False, save: str | None = None) -> dict[str, float]:
     """The figures for one world size (and the seconds the valuation took); ``whole``: value on
-    the whole frame rather than the one without the held-out sales."""
+    the whole frame rather than the one without the held-out sales; ``save``: a CSV path to
+    write each home's estimate and range to (``{properties}`` in it is the size)."""
     records = generate_records(properties, realism="real")
     held = hold_out([dict(record) for record in records])
     df = pk.frame(records) if whole else held.df
@@ -87,6 +88,11 @@ def measure(properties: int, *, whole: bool = False) -> dict[str, float]:
     values = df.pk.valuation(held.ids, as_of=held.dates)
     figures = accuracy(values, held.prices)
     figures["seconds"] = time.perf_counter() - start
+    if save:
+        kept = values[["propertyId", "estimate", "lower", "upper", "thin"]].assign(
+            as_of=held.dates, price=held.prices
+        )
+        kept.to_csv(save.format(properties=properties), index=False)
     return figures
 
 
@@ -99,9 +105,10 @@ def main(argv: list[str] | None = None) -> None:
         help="value on the whole frame (fair only for a point-in-time method: the sale valued "
         "is never its own evidence, but an earlier method would see later sales)",
     )
+    parser.add_argument("--save", help="write each home's figures to this CSV ({properties})")
     args = parser.parse_args(argv)
     for properties in args.properties:
-        figures = measure(properties, whole=args.whole)
+        figures = measure(properties, whole=args.whole, save=args.save)
         shown = ", ".join(
             f"{name} {value:.0f}" if name in ("subjects", "valued") else f"{name} {value:.3f}"
             for name, value in figures.items()

@@ -30,7 +30,7 @@ from propertykit.frames.evidence import (
     read_as_of,
     read_subjects,
 )
-from propertykit.frames.point_in_time import Knowledge, quarter_start
+from propertykit.frames.point_in_time import Knowledge, index_note, quarter_start
 from propertykit.frames.valuation import (
     CONFIDENCE_RULE,
     DISCLOSURE,
@@ -201,7 +201,7 @@ class Appraisal:
             rows.append(
                 {"source": "own last sale, brought forward by the index", "value": price * factor,
                  "date": pd.Timestamp(int(self.evidence.day[last]), unit="D"), "price": price,
-                 "factor": factor, "detail": known.index_text}
+                 "factor": factor, "detail": index_note(known, day, moved_at_all=factor != 1)}
             )  # fmt: skip
         homes = self.homes
         column = "pricing.estimatedSaleValue"

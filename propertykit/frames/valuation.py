@@ -42,6 +42,7 @@ __all__ = [
     "band_summary",
     "basis_of",
     "confidence",
+    "round_headline",
     "value_subjects",
 ]
 
@@ -231,6 +232,21 @@ def _quarters_before(start: int) -> list[int]:
         day = int(quarter_start(np.array([day - 1]))[0])
         quarters.append(day)
     return quarters
+
+
+def round_headline(value: float) -> float:
+    """A headline figure as a valuer writes it: three significant figures, never finer than
+    1,000 (give it in pounds). ``nan`` stays ``nan``.
+
+    Examples
+    --------
+    >>> round_headline(291_235.0), round_headline(85_449.0), round_headline(1_234_567.0)
+    (291000.0, 85000.0, 1230000.0)
+    """
+    if not np.isfinite(value) or value == 0:
+        return float(value)
+    step = max(1_000.0, 10.0 ** (math.floor(math.log10(abs(value))) - 2))
+    return float(round(value / step) * step)
 
 
 def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
