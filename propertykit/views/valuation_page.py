@@ -17,6 +17,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from propertykit.text import short_address
@@ -97,11 +98,6 @@ def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
             "km) or more months; propertykit gives no value rather than a guess."
         )
     span = f"{rounded(row['lower'])} and {rounded(row['upper'])}"
-    if row["confidence"] == "low":
-        return (
-            f"{name} on {when}: between {span}, from {used} comparable sales (low confidence: "
-            "the range is too wide to give one figure)."
-        )
     band = appraisal.values.attrs.get("band") or {}
     chance = (
         f"8 in 10 of {int(band.get('calibrated_on') or 0):,} earlier sales valued this way fell "
@@ -109,6 +105,11 @@ def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
         if bool(row["calibrated"])
         else "a range from the comparables' spread, not calibrated on enough earlier sales"
     )
+    if row["confidence"] == "low":
+        return (
+            f"{name} on {when}: between {span} ({chance}), from {used} comparable sales; low "
+            "confidence: the range is too wide to give one figure."
+        )
     return (
         f"{name} on {when}: about {rounded(row['estimate'])}, likely between {span} ({chance}), "
         f"from {used} comparable sales; {row['confidence']} confidence."
@@ -171,7 +172,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
     if not len(table):
         return "<p>No comparable sales were found.</p>"
     head = "".join(f'<th class="{"n" if n else ""}">{html.escape(t)}</th>' for t, n in SCHEDULE)
-    rows = []
+    rows, tenths = [], _tenths(table["weight"].to_numpy(dtype=float))
     for number, sale in enumerate(table.itertuples(index=False), start=1):
         cells = [
             str(number),
@@ -185,7 +186,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
             _percent(sale.time_adjustment),
             _percent(sale.size_adjustment),
             f"{sale.used_price_per_sqm:,.0f}{' *' if sale.clipped else ''}",
-            f"{sale.weight * 100:.1f} %",
+            f"{tenths[number - 1] / 10:.1f} %",
         ]
         rows.append(
             "<tr>"
@@ -199,6 +200,22 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
         f'<div class="pk-scroll"><table class="comparables"><tr>{head}</tr>{"".join(rows)}'
         f"</table></div>{_arithmetic(appraisal, position, table)}"
     )
+
+
+def _tenths(weights: np.ndarray) -> list[int]:
+    """Weights in tenths of a per cent that add up to exactly 100.0 % (largest remainders), so
+    that a reader multiplying each £/m² to the power of its weight shown gets the estimate.
+
+    Examples
+    --------
+    >>> _tenths(np.array([1, 1, 1]) / 3)
+    [334, 333, 333]
+    """
+    exact = weights / weights.sum() * 1000
+    tenths = np.floor(exact).astype(int)
+    short = 1000 - int(tenths.sum())
+    tenths[np.argsort(tenths - exact, kind="stable")[:short]] += 1
+    return [int(t) for t in tenths]
 
 
 def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str:
