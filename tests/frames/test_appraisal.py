@@ -202,3 +202,20 @@ def test_appraise_refuses_a_bad_date_or_subject_before_gathering_any_evidence() 
         appraise(broken, ["PK1"], as_of="2030-01-01", today="2026-11-28")
     with pytest.raises(InvalidInput, match=r"subject 1: lat 95\.0"):
         appraise(broken, [GOOD | {"lat": 95}])
+
+
+def test_the_index_note_says_what_the_schedule_shows() -> None:
+    from propertykit.sandbox.data import generate_records
+
+    small = pk.frame(generate_records(1_000, realism="real"))  # a yearly index, often flat
+    appraisal = appraise(small, small["propertyId"].iloc[:300].tolist(), as_of="2019-03-01")
+    said = appraisal.values["index"]
+    assert said.str.startswith(TAKEN_AS_SOLD).any() and said.str.startswith("prices brought").any()
+    for position in np.flatnonzero(appraisal.values["comparables"].to_numpy() > 0):
+        moved = appraisal.schedule(int(position))["time_adjustment"].to_numpy()
+        if said.iloc[position].startswith(TAKEN_AS_SOLD):
+            assert (moved == 1).all()
+            assert "ends with the period from 1 Jan 2018" in said.iloc[position]
+        else:
+            assert said.iloc[position].startswith("prices brought to 1 Mar 2019 by the frame's")
+            assert (moved != 1).any()
