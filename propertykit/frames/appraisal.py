@@ -362,21 +362,6 @@ def appraise(
     return Appraisal(values, search, basis, df, evidence, read, valued, knowledge)
 
 
-def _search(search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
-    if search is not None and fields:
-        raise InvalidInput(f"give search= or the search's fields ({', '.join(fields)}), not both")
-    if search is not None:
-        return search
-    known = {"radius_m", "months", "limit", "min_comparables", "index"}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise InvalidInput(
-            f"unknown search field(s) {', '.join(unknown)}: a search takes "
-            f"{', '.join(sorted(known))}"
-        )
-    return ValuationSearch(**fields)
-
-
 def comparables(
     df: pd.DataFrame,
     subject: Subject,
@@ -402,7 +387,9 @@ def comparables(
         raise InvalidInput(
             f"subject must be a propertyId or a mapping, got {type(subject).__name__}"
         )
-    found = appraise(df, [subject], as_of=as_of, search=_search(search, fields), today=today)
+    found = appraise(
+        df, [subject], as_of=as_of, search=ValuationSearch.given(search, fields), today=today
+    )
     return found.schedule(0)
 
 
@@ -427,5 +414,5 @@ def valuation(
     >>> list(values["propertyId"]), list(values.columns[-3:])
     (['PK00000042', 'PK00000007'], ['method', 'calibrated', 'index'])
     """
-    chosen = _search(search, fields)
+    chosen = ValuationSearch.given(search, fields)
     return appraise(df, subjects, as_of=as_of, search=chosen, today=today).values

@@ -5,6 +5,7 @@ calibrated, and impossible searches, subjects and dates are refused naming the p
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,8 @@ def test_the_range_is_calibrated_by_rank_on_at_least_200_blind_valuations_and_sa
     assert band["calibrated"] and band["calibrated_on"] >= 200
     assert appraisal.values["calibrated"].all()
     assert f"calibrated on {band['calibrated_on']:,}" in band["how"]
+    rank = math.ceil((band["calibrated_on"] + 1) * 0.8)  # the conformal rank, said
+    assert f"the {rank:,}-th smallest of their errors" in band["how"]
     values = appraisal.values[~appraisal.values["thin"]]
     ratio = values["upper"] / values["lower"]
     expected = np.where(ratio <= 1.35, "high", np.where(ratio <= 1.85, "medium", "low"))
