@@ -26,6 +26,7 @@ from propertykit.frames.evidence import (
     Evidence,
     Subjects,
     check_subjects,
+    default_as_of,
     gather_evidence,
     read_as_of,
     read_subjects,
@@ -245,12 +246,16 @@ class Appraisal:
         kind = str(evidence.kinds[code]) if code >= 0 else (None if given is None else str(given))
         beds = subjects.beds[position]
         return {
-            "lat": float(subjects.lat[position]),
-            "lng": float(subjects.lng[position]),
-            "floorAreaSqM": float(subjects.area[position]),
+            "lat": _known(subjects.lat[position]),
+            "lng": _known(subjects.lng[position]),
+            "floorAreaSqM": _known(subjects.area[position]),
             "beds": None if np.isnan(beds) else int(beds),
             "propertyType": kind,
         }
+
+
+def _known(number: float) -> float | None:
+    return None if np.isnan(number) else float(number)
 
 
 def appraise(
@@ -313,7 +318,7 @@ def appraise(
     checked = check_subjects(df, asked)
     days = read_as_of(as_of, len(checked), today=today)
     evidence = gather_evidence(df)
-    latest = int(evidence.day.max()) + 1 if len(evidence.day) else 0
+    latest, why = default_as_of(evidence, today=today) if days is None else (0, None)
     read = read_subjects(
         df, checked, evidence, np.full(len(checked), latest) if days is None else days
     )
@@ -350,7 +355,7 @@ def appraise(
         columns=list(VALUATION_COLUMNS),
     )
     band = band_summary(bands, starts)
-    basis = basis_of(days is None, latest, search, calibrated=band["calibrated"])
+    basis = basis_of(why, search, calibrated=band["calibrated"])
     values.attrs = {
         "criteria": search.describe(),
         "index": "; ".join(dict.fromkeys(k.index_text for k in knowledge.fitted.values())),

@@ -222,3 +222,18 @@ def test_the_index_note_says_what_the_schedule_shows() -> None:
         else:
             assert said.iloc[position].startswith("prices brought to 1 Mar 2019 by the frame's")
             assert (moved != 1).any()
+
+
+def test_a_frame_without_sales_is_valued_as_of_today_and_says_so() -> None:
+    lone = pk.frame(
+        [{"propertyId": "X1", "spatial": {"lat": 51.5, "lng": -0.1}, "floorAreaSqM": 50,
+          "propertyType": "flat"}]
+    )  # fmt: skip
+    appraisal = appraise(lone, ["X1"], today="2026-11-28")
+    assert appraisal.values["as_of"].iloc[0] == pd.Timestamp("2026-11-28")
+    assert appraisal.values["thin"].iloc[0] and appraisal.values["comparables"].iloc[0] == 0
+    assert appraisal.basis["as_of_why"] == (
+        "no date was given and the frame holds no sale: valued as of today, 28 November 2026"
+    )
+    unsized = pk.frame([{"propertyId": "X2", "propertyType": "flat"}])
+    assert appraise(unsized, ["X2"], as_of="2025-01-01").subject(0)["floorAreaSqM"] is None
