@@ -22,22 +22,23 @@ pytestmark = pytest.mark.timeout(300)
 
 @pytest.fixture(scope="module")
 def df() -> pd.DataFrame:
-    """20,000 real-shaped homes: most subjects valued, a calibrated range."""
+    """5,000 real-shaped homes: a calibrated range (on 399 earlier sales)."""
     from propertykit.sandbox.data import generate_records
 
-    return pk.frame(generate_records(20_000, realism="real"))
+    return pk.frame(generate_records(5_000, realism="real"))
 
 
 @pytest.fixture(scope="module")
 def appraisal(df: pd.DataFrame) -> pk.frames.Appraisal:
-    """The first 1,500 homes valued as of 1 March 2025."""
-    return appraise(df, df["propertyId"].iloc[:1_500].tolist(), as_of="2025-03-01")
+    """Every home valued as of 1 March 2025."""
+    return appraise(df, as_of="2025-03-01")
 
 
+@pytest.mark.slow  # a schedule per valued subject
 def test_every_estimate_recomputes_from_its_schedule(appraisal: pk.frames.Appraisal) -> None:
     values = appraisal.values
     valued = np.flatnonzero(~values["thin"].to_numpy())
-    assert len(valued) > 500
+    assert len(valued) > 300
     for position in valued:
         table = appraisal.schedule(int(position))
         area = table.attrs["subject_details"]["floorAreaSqM"]
