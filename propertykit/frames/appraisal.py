@@ -26,6 +26,7 @@ from propertykit.frames.evidence import (
     Evidence,
     Subjects,
     check_subjects,
+    default_as_of,
     gather_evidence,
     read_as_of,
     read_subjects,
@@ -245,12 +246,16 @@ class Appraisal:
         kind = str(evidence.kinds[code]) if code >= 0 else (None if given is None else str(given))
         beds = subjects.beds[position]
         return {
-            "lat": float(subjects.lat[position]),
-            "lng": float(subjects.lng[position]),
-            "floorAreaSqM": float(subjects.area[position]),
+            "lat": _known(subjects.lat[position]),
+            "lng": _known(subjects.lng[position]),
+            "floorAreaSqM": _known(subjects.area[position]),
             "beds": None if np.isnan(beds) else int(beds),
             "propertyType": kind,
         }
+
+
+def _known(number: float) -> float | None:
+    return None if np.isnan(number) else float(number)
 
 
 def appraise(
@@ -313,7 +318,7 @@ def appraise(
     checked = check_subjects(df, asked)
     days = read_as_of(as_of, len(checked), today=today)
     evidence = gather_evidence(df)
-    latest = int(evidence.day.max()) + 1 if len(evidence.day) else 0
+    latest, why = default_as_of(evidence, today=today) if days is None else (0, None)
     read = read_subjects(
         df, checked, evidence, np.full(len(checked), latest) if days is None else days
     )
@@ -350,7 +355,7 @@ def appraise(
         columns=list(VALUATION_COLUMNS),
     )
     band = band_summary(bands, starts)
-    basis = basis_of(days is None, latest, search, calibrated=band["calibrated"])
+    basis = basis_of(why, search, calibrated=band["calibrated"])
     values.attrs = {
         "criteria": search.describe(),
         "index": "; ".join(dict.fromkeys(k.index_text for k in knowledge.fitted.values())),
@@ -360,21 +365,6 @@ def appraise(
         "basis": basis,
     }
     return Appraisal(values, search, basis, df, evidence, read, valued, knowledge)
-
-
-def _search(search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
-    if search is not None and fields:
-        raise InvalidInput(f"give search= or the search's fields ({', '.join(fields)}), not both")
-    if search is not None:
-        return search
-    known = {"radius_m", "months", "limit", "min_comparables", "index"}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise InvalidInput(
-            f"unknown search field(s) {', '.join(unknown)}: a search takes "
-            f"{', '.join(sorted(known))}"
-        )
-    return ValuationSearch(**fields)
 
 
 def comparables(
@@ -402,7 +392,9 @@ def comparables(
         raise InvalidInput(
             f"subject must be a propertyId or a mapping, got {type(subject).__name__}"
         )
-    found = appraise(df, [subject], as_of=as_of, search=_search(search, fields), today=today)
+    found = appraise(
+        df, [subject], as_of=as_of, search=ValuationSearch.given(search, fields), today=today
+    )
     return found.schedule(0)
 
 
@@ -427,5 +419,5 @@ def valuation(
     >>> list(values["propertyId"]), list(values.columns[-3:])
     (['PK00000042', 'PK00000007'], ['method', 'calibrated', 'index'])
     """
-    chosen = _search(search, fields)
+    chosen = ValuationSearch.given(search, fields)
     return appraise(df, subjects, as_of=as_of, search=chosen, today=today).values

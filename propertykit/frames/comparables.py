@@ -24,6 +24,7 @@ so no sale moves another's distance); the distance kept is the great-circle one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,24 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
             )
         if self.index is not None:
             _check_index(self.index)
+
+    @classmethod
+    def given(cls, search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
+        """The search given as one value or by its fields' names (as the accessor passes them),
+        not both; an unknown name is refused, naming those it takes."""
+        if search is not None and fields:
+            raise InvalidInput(
+                f"give search= or the search's fields ({', '.join(fields)}), not both"
+            )
+        if search is not None:
+            return search
+        names = [item.name for item in dataclasses.fields(cls)]
+        unknown = sorted(set(fields) - set(names))
+        if unknown:
+            raise InvalidInput(
+                f"unknown search field(s) {', '.join(unknown)}: a search takes {', '.join(names)}"
+            )
+        return cls(**fields)
 
     def describe(self) -> str:
         """The criteria in plain words."""

@@ -25,6 +25,7 @@ __all__ = [
     "Evidence",
     "Subjects",
     "check_subjects",
+    "default_as_of",
     "gather_evidence",
     "read_as_of",
     "read_subjects",
@@ -260,3 +261,40 @@ def read_as_of(
     days = pd.DatetimeIndex([read[value] for value in values]).to_numpy()
     picked = days.astype("datetime64[D]").astype(np.int64)
     return picked if many else np.full(count, picked[0], dtype=np.int64)
+
+
+def default_as_of(
+    evidence: Evidence, *, today: str | date | datetime | pd.Timestamp | None = None
+) -> tuple[int, str]:
+    """The valuation day when none is given (days since 1970), and why, in words: the day
+    after the frame's latest sale (the last day its evidence reaches), never after today; today
+    when the frame holds no sale.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> default_as_of(gather_evidence(pk.frame(generate_records(50))))[1][:67]
+    'no date was given: valued as of 16 November 2024, the day after the'
+    >>> default_as_of(gather_evidence(pk.frame(generate_records(50))), today="2024-01-01")[1]
+    'no date was given: valued as of today, 1 January 2024 (the frame holds later sales)'
+
+    """
+    given = check_as_of(today) if today is not None else None
+    now = given if given is not None else pd.Timestamp.now().normalize()
+    now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))
+    if not len(evidence.day):
+        said = now.strftime("%-d %B %Y")
+        return now_day, f"no date was given and the frame holds no sale: valued as of today, {said}"
+    day = int(evidence.day.max()) + 1
+    if day > now_day:
+        said = now.strftime("%-d %B %Y")
+        return (
+            now_day,
+            f"no date was given: valued as of today, {said} (the frame holds later sales)",
+        )
+    said = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
+    return day, (
+        f"no date was given: valued as of {said}, the day after the frame's latest sale, the "
+        "last day its evidence reaches (a later date would only carry the same sales further)"
+    )

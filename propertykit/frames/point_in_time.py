@@ -159,10 +159,16 @@ def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
     if len(known.index_days) == 0:
         return f"{TAKEN_AS_SOLD}: no index could be fitted on the sales before the valuation date"
     if not moved_at_all:
+        last = pd.Timestamp(int(known.index_days[-1]), unit="D").strftime("%-d %b %Y")
         if known.merged:
             why = f"{known.index_text} merged {'; '.join(known.merged)} for lack of pairs"
+        elif known.index_text == "the index given":
+            why = "the index given does not move between their dates and the valuation date"
         else:
-            why = f"{known.index_text} does not move between their dates and the valuation date"
+            why = (
+                f"{known.index_text} ends with the period from {last}, which holds every "
+                "comparable's date, and no later sales move it to the valuation date"
+            )
         return f"{TAKEN_AS_SOLD}: {why}"
     day = pd.Timestamp(as_of, unit="D").strftime("%-d %b %Y")
     merged = (

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from propertykit.frames.comparables import Matches, ValuationSearch, find_comparables
 from propertykit.frames.evidence import Evidence, Subjects
@@ -266,22 +265,17 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def basis_of(
-    default: bool, latest: int, search: ValuationSearch, calibrated: bool
+    default_why: str | None, search: ValuationSearch, *, calibrated: bool
 ) -> dict[str, Any]:
-    """The date and why, the method in one paragraph, the disclosure.
+    """The date and why (``default_why`` when no date was given), the method in one paragraph,
+    the disclosure.
 
     Examples
     --------
-    >>> basis_of(True, 20240, ValuationSearch(), calibrated=False)["as_of_why"][:49]
-    'no date was given: valued as of 1 June 2025, the '
+    >>> basis_of(None, ValuationSearch(), calibrated=False)["as_of_why"]
+    'the date asked for'
     """
-    day = pd.Timestamp(latest, unit="D").strftime("%-d %B %Y")
-    why = (
-        f"no date was given: valued as of {day}, the day after the frame's latest sale, the "
-        "last day its evidence reaches (a later date would only carry the same sales further)"
-        if default
-        else "the date asked for"
-    )
+    why = default_why if default_why is not None else "the date asked for"
     index = (
         "the price index given"
         if search.index is not None
@@ -305,7 +299,12 @@ def basis_of(
         + band
         + " Only sales made before the valuation date are used."
     )
-    return {"as_of_default": default, "as_of_why": why, "method": method, "disclosure": DISCLOSURE}
+    return {
+        "as_of_default": default_why is not None,
+        "as_of_why": why,
+        "method": method,
+        "disclosure": DISCLOSURE,
+    }
 
 
 def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def test_sales_on_or_after_the_date_change_nothing(
         )
 
 
+@pytest.mark.slow  # nine appraisals alone
 def test_a_row_is_the_same_alone_and_in_any_company(df: pd.DataFrame) -> None:
     ids = subjects_of(df, 300)
     dates = [DATES[position % len(DATES)] for position in range(len(ids))]
