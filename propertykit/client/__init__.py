@@ -16,9 +16,9 @@ from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
 from propertykit.client.match_decisions import MatchDecisions
 from propertykit.client.matching import MatchDryRun
+from propertykit.client.neighbourhood import homes_like
 from propertykit.client.partial import PartialResult
 from propertykit.client.portable import ClientRecipe
-from propertykit.client.query_conditions import homes_like
 from propertykit.client.query_input import check_area
 from propertykit.wire import Clock
 
