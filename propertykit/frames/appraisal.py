@@ -309,8 +309,9 @@ def appraise(
     if not isinstance(search, ValuationSearch):
         raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
     every = subjects is None
-    if subjects is None:
-        asked: list[Subject] = list(df["propertyId"].dropna().drop_duplicates())
+    if subjects is None:  # (a table without propertyId is refused by check_subjects)
+        named = df["propertyId"] if "propertyId" in df.columns else pd.Series([], dtype=object)
+        asked: list[Subject] = list(named.dropna().drop_duplicates())
     elif isinstance(subjects, (str, Mapping)):
         asked = [subjects]
     else:

@@ -57,7 +57,7 @@ COVERAGE = 0.8
 _Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
 _LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
 _LOOKBACK_QUARTERS = 20
-_CHUNK = 4  # quarters valued blind at once
+_CHUNK = 8  # the most quarters valued blind at once
 #: How ``confidence`` is read from the range: upper ÷ lower at most these for high, medium.
 CONFIDENCE_LIMITS = (1.35, 1.85)
 CONFIDENCE_RULE = (
@@ -200,9 +200,13 @@ class Calibration:
     def _band(self, quarters: list[int]) -> dict[str, Any]:
         taken: list[np.ndarray] = []
         for position, quarter in enumerate(quarters):  # latest first, whole quarters
-            if sum(map(len, taken)) >= CALIBRATION_SALES:
+            have = sum(map(len, taken))
+            if have >= CALIBRATION_SALES:
                 break
-            self._value_blind(quarters[position : position + _CHUNK])
+            if quarter not in self.errors:  # as many more quarters as the rate so far needs
+                rate = have / position if have else 0
+                more = math.ceil((CALIBRATION_SALES - have) / rate) if rate else _CHUNK
+                self._value_blind(quarters[position : position + min(max(more, 1), _CHUNK)])
             taken.append(self.errors[quarter])
         errors = np.sort(np.concatenate(taken)) if taken else np.zeros(0)
         count = len(errors)

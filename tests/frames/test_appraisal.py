@@ -197,6 +197,11 @@ def test_an_impossible_date_is_refused(as_of: Any, message: str) -> None:
     assert check_as_of(None) is None
 
 
+def test_a_table_that_is_not_the_property_frame_is_refused_naming_what_it_lacks() -> None:
+    with pytest.raises(InvalidInput, match="needs the property frame"):
+        pd.DataFrame({"price": [1]}).pk.valuation()
+
+
 def test_appraise_refuses_a_bad_date_or_subject_before_gathering_any_evidence() -> None:
     # a frame whose evidence could not even be gathered: the checks come first, naming the input
     broken = pd.DataFrame({"propertyId": ["PK1"], "saleHistory": [[{"date": "x"}]]})
