@@ -29,7 +29,8 @@ from collections import Counter
 from pathlib import Path
 
 import propertykit as pk
-from propertykit.client.address_match import Candidate, decide, plan_queries
+from propertykit.client.address_match import Candidate, decide
+from propertykit.client.address_queries import plan_queries
 from propertykit.client.addresses import read_address
 from propertykit.sandbox.address_book import TypedAddress, typed_addresses
 

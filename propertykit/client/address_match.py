@@ -1,20 +1,20 @@
 """Whether a suggestion is the address a person typed: rules that never guess, and the queries.
 
-Pure decisions over read addresses (:mod:`propertykit.client.addresses`), the second half of
+Pure decisions over read addresses (:mod:`propertykit.client.addresses`) and the suggestions
+their queries found (:mod:`propertykit.client.address_queries`), the last step of
 :meth:`propertykit.Client.match_addresses`:
 
-- :func:`plan_queries`: the search texts to ask for one address, decided from its text alone
-  (so a dry run counts them exactly), at most three, built for a plain full-text search that
-  wants every word of the query: the postcode and the numbers when there is a postcode (one
-  request), else the numbers with the street and the town, then looser forms;
 - :func:`compare`: one suggestion against the typed address. The numbers must agree in their
   roles (building, flat or unit, both ends of a range), the postcode must agree when one was
-  typed, the street must be the same street give or take a typo (rapidfuzz's token-set
-  similarity at least :data:`STREET_MIN`), a typed town must be one of the suggestion's places,
-  and a house known only by its name must carry that name;
-- :func:`decide`: from every suggestion of an address's queries, ``matched`` when exactly one
-  agrees, ``ambiguous`` when several do (or a building's address names none of its flats),
-  ``unmatched`` otherwise, with the reason in plain words.
+  typed, the street must be the same street give or take a typo (the same kind, ``lane`` or
+  ``road``, and names alike by rapidfuzz's ``ratio``, at least :data:`STREET_MIN`; a transposed
+  letter is one slip), a typed town must be one of the suggestion's places, and a house known
+  only by its name must carry that name;
+- :func:`decide`: from every suggestion of an address's queries, those that fit (agree, or are
+  flats of the building typed), keeping the ones that hold the most of the places and names
+  typed; ``matched`` when that leaves exactly one and it agrees, ``ambiguous`` when it leaves
+  several (or a building's address names none of its flats), ``unmatched`` otherwise, with the
+  reason in plain words.
 
 Examples
 --------
@@ -36,31 +36,39 @@ from propertykit.client.addresses import STREET_WORDS, ReadAddress, normalise, r
 from propertykit.text import listed, plural
 
 __all__ = [
+    "FULL_ANSWER",
     "NAME_MIN",
     "PLACE_MIN",
     "STREET_MIN",
     "Candidate",
     "Comparison",
     "Decision",
+    "candidates_of",
     "compare",
     "decide",
-    "plan_queries",
+    "usable_suggestion",
 ]
 
-#: Least similarity (0-100, rapidfuzz ``token_set_ratio``) of two streets taken to be one street:
-#: a transposed or missing letter stays above it ("hgih street" 91), another street on the same
-#: road name falls below ("mill lane" / "mill close" 74).
+#: Least similarity (0-100, rapidfuzz's ``ratio`` of the names, once the kinds ``lane``/``road``
+#: agree) of two streets taken to be one: a missing or doubled letter in a longer name stays
+#: above it ("sprignfield" 91, "westfeld" 94), another name falls below ("mill"/"hill" 75,
+#: "manor"/"york" 22); a transposed letter counts 90 whatever the length ("hgih").
 STREET_MIN = 80.0
 #: Least similarity of a typed town or locality to one of the suggestion's places.
 PLACE_MIN = 80.0
 #: Least similarity of a house's name, when it has no number to go by.
 NAME_MIN = 80.0
-#: How far ahead the best street must be to settle between suggestions that agree otherwise.
-CLEAR_LEAD = 10.0
+#: The most suggestions one answer holds: an answer that full may have left out some.
+FULL_ANSWER = 10
 #: Most near misses listed with an unmatched address, for review.
 NEAR_MISSES = 5
 
 Status = Literal["matched", "ambiguous", "unmatched"]
+
+_MAYBE_MORE = (
+    f"one address fits, but the service listed only its first {FULL_ANSWER} answers for this "
+    "text: others may fit too"
+)
 
 
 @dataclass(frozen=True)
@@ -71,11 +79,13 @@ class Candidate:
     display: str
     read: ReadAddress
     places: tuple[str, ...]
+    listed_in_full: bool = True
 
     @classmethod
-    def of(cls, suggestion: Mapping[str, Any]) -> Candidate:
+    def of(cls, suggestion: Mapping[str, Any], *, listed_in_full: bool = True) -> Candidate:
         """Read a suggestion (``locationId``, ``displayAddress``; town, locality and county
-        where it has them).
+        where it has them). ``listed_in_full``: its answer listed every address holding the
+        query's words (it held fewer than :data:`FULL_ANSWER`).
 
         Examples
         --------
@@ -87,7 +97,35 @@ class Candidate:
         fields = (suggestion.get(name) for name in ("locality", "town", "county"))
         extra = tuple(normalise(value) for value in fields if isinstance(value, str) and value)
         places = tuple(dict.fromkeys(read.places + extra))
-        return cls(str(suggestion.get("locationId", "")), display, read, places)
+        location_id = str(suggestion.get("locationId", ""))
+        return cls(location_id, display, read, places, listed_in_full)
+
+
+def candidates_of(answer: Sequence[Mapping[str, Any]]) -> list[Candidate]:
+    """The suggestions of one answer, read; a full answer (:data:`FULL_ANSWER`) may have left
+    out addresses that fit as well.
+
+    Examples
+    --------
+    >>> [c.listed_in_full for c in candidates_of([{"locationId": "L1"}])]
+    [True]
+    """
+    in_full = len(answer) < FULL_ANSWER
+    return [Candidate.of(s, listed_in_full=in_full) for s in answer if usable_suggestion(s)]
+
+
+def usable_suggestion(suggestion: object) -> bool:
+    """Whether a suggestion can be matched: a mapping with a location id (text, not blank).
+
+    Examples
+    --------
+    >>> usable_suggestion({"locationId": "L1"}), usable_suggestion({"displayAddress": "4 Mill"})
+    (True, False)
+    """
+    if not isinstance(suggestion, Mapping):
+        return False
+    location_id = suggestion.get("locationId")
+    return isinstance(location_id, str) and bool(location_id.strip())
 
 
 def _with_fields(read: ReadAddress, suggestion: Mapping[str, Any]) -> ReadAddress:
@@ -134,51 +172,6 @@ class Decision:
     reason: str | None
 
 
-def plan_queries(typed: ReadAddress) -> list[str]:
-    """The search texts to ask for one address, at most three, in order, none repeated.
-
-    Every word of a query must be in an answer (a plain full-text search), and an answer holds
-    at most 10 suggestions, so a query carries only words the address surely has: the postcode
-    and the numbers when there is a postcode, since the postcode must agree anyway; else the
-    numbers, the street and the town, then the numbers and the street alone, then the numbers,
-    the street's last word and the town (for a typo in the street's name).
-
-    Examples
-    --------
-    >>> plan_queries(read_address("Flat 6, 72 High St, MK40 1NN"))
-    ['mk401nn 6 72']
-    >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
-    ['72 high street kempston', '72 high street', '72 street kempston']
-    >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
-    ['mk401nn rose cottage', 'mk401nn cottage', 'mk401nn rose']
-    """
-    numbers = " ".join(typed.numbers)
-    postcode = typed.postcode_token
-    names = " ".join(typed.names)
-    name_words = sorted(set(names.split()), key=lambda word: (-len(word), word))
-    street_words = typed.street.split()
-    last = street_words[-1] if street_words and street_words[-1] in STREET_WORDS else ""
-    town = typed.places[0] if typed.places else ""
-    if postcode and numbers:
-        queries = [f"{postcode} {numbers}"]
-    elif postcode:
-        words = names or typed.street
-        queries = [f"{postcode} {words}".strip()]
-        queries += [f"{postcode} {word}" for word in (name_words or street_words)[:2]]
-    else:
-        head = numbers or names
-        queries = [
-            f"{head} {typed.street} {town}",
-            f"{head} {typed.street}",
-            f"{head} {last} {town}" if last and town else f"{head} {town}",
-        ]
-        if not head:
-            queries = [f"{typed.street} {town}"]
-    # "saint" is this reader's word for "St": the service may hold either, so it is left out.
-    cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
-    return [query for query in dict.fromkeys(cleaned) if query]
-
-
 def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
     """One suggestion against the typed address, by the rules of the module's docstring.
 
@@ -217,9 +210,45 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
 
 
 def _street_similarity(typed: ReadAddress, theirs: ReadAddress) -> float:
+    """How alike two streets are, 0-100: 0 when their kinds differ (``lane``, ``road``), else
+    how alike their names are (``hgih``/``high``: a transposed letter counts as one small slip,
+    ``mill``/``hill`` a different street)."""
     if not typed.street:  # "Rose Cottage, MK40 1NN": the postcode places it (checked above)
         return 100.0 if typed.postcode else 0.0
-    return float(fuzz.token_set_ratio(typed.street, theirs.street))
+    if theirs.street and f" {theirs.street} " in f" {typed.words()} ":
+        return 100.0  # spelled out whole, where the reader took another part for the street
+    mine, my_kind = _name_and_kind(typed.street)
+    their_name, their_kind = _name_and_kind(theirs.street)
+    if my_kind and their_kind and my_kind != their_kind:
+        return 0.0
+    if not mine or not their_name:
+        return 100.0 if mine == their_name else 0.0
+    if mine.replace(" ", "") == their_name.replace(" ", ""):  # "kings" and "king s"
+        return 100.0
+    if _one_transposition(mine, their_name):
+        return 90.0
+    return float(fuzz.ratio(mine, their_name))
+
+
+def _name_and_kind(street: str) -> tuple[str, str]:
+    """``("mill", "lane")`` of ``"mill lane"``; a street without a kind word keeps ``""``."""
+    words = street.split()
+    if len(words) > 1 and words[-1] in STREET_WORDS:
+        return " ".join(words[:-1]), words[-1]
+    return street, ""
+
+
+def _one_transposition(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two neighbouring letters swapped (``hgih``, ``high``)."""
+    if len(a) != len(b) or a == b:
+        return False
+    differ = [k for k in range(len(a)) if a[k] != b[k]]
+    return (
+        len(differ) == 2
+        and differ[1] == differ[0] + 1
+        and a[differ[0]] == b[differ[1]]
+        and a[differ[1]] == b[differ[0]]
+    )
 
 
 def _in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
@@ -248,22 +277,49 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
     >>> decision.reason
     'names the building but not its flat or unit (3 flats or units in it)'
     """
-    unique = {candidate.location_id: candidate for candidate in suggestions}
+    unique: dict[str, Candidate] = {}
+    for candidate in suggestions:  # listed in full by any of its answers: listed in full
+        seen = unique.get(candidate.location_id)
+        if seen is None or (candidate.listed_in_full and not seen.listed_in_full):
+            unique[candidate.location_id] = candidate
     compared = [compare(typed, candidate) for candidate in unique.values()]
-    agreeing = sorted((c for c in compared if c.agrees), key=lambda c: -c.score)
-    if len(agreeing) == 1 or (
-        len(agreeing) > 1 and agreeing[0].score >= agreeing[1].score + CLEAR_LEAD
-    ):
+    fitting = _most_said([c for c in compared if c.agrees or c.flat_of_building], typed)
+    agreeing = [c for c in fitting if c.agrees]
+    flats = [c for c in fitting if c.flat_of_building]
+    if len(agreeing) == 1 and not flats:
         best = agreeing[0]
+        if not best.candidate.listed_in_full:
+            return _ambiguous(fitting, _MAYBE_MORE)
         return Decision("matched", best.candidate.location_id, best.candidate.display,
                         round(best.score, 1), (), (), None)  # fmt: skip
     if agreeing:
-        return _ambiguous(agreeing, f"{len(agreeing)} addresses fit it equally well")
-    flats = [c for c in compared if c.flat_of_building]
+        return _ambiguous(fitting, f"{len(fitting)} addresses fit it equally well")
     if flats:
         found = plural(len(flats), "flat or unit", "flats or units")
         return _ambiguous(flats, f"names the building but not its flat or unit ({found} in it)")
     return _unmatched(typed, compared)
+
+
+def _most_said(fitting: list[Comparison], typed: ReadAddress) -> list[Comparison]:
+    """Those of ``fitting`` that hold the most of what the text says besides the numbers and
+    the street: the words of its places (``Widcombe, Bath`` beats ``Bath`` alone) and its names
+    (a building's name), each counted when the suggestion has it, best first."""
+
+    typed_words = {word for place in typed.places for word in place.split()}
+
+    def said(comparison: Comparison) -> int:
+        theirs = comparison.candidate
+        their_words = {word for place in theirs.places for word in place.split()}
+        places = sum(any(fuzz.ratio(mine, word) >= PLACE_MIN for word in their_words)
+                     for mine in typed_words)  # fmt: skip
+        names = sum(any(fuzz.token_set_ratio(mine, name) >= NAME_MIN for name in theirs.read.names)
+                    for mine in typed.names)  # fmt: skip
+        return places + names
+
+    counts = [said(comparison) for comparison in fitting]
+    most = max(counts, default=0)
+    kept = [c for c, count in zip(fitting, counts, strict=True) if count == most]
+    return sorted(kept, key=lambda c: -c.score)
 
 
 def _ambiguous(fitting: list[Comparison], reason: str) -> Decision:
@@ -275,12 +331,32 @@ def _ambiguous(fitting: list[Comparison], reason: str) -> Decision:
 
 def _unmatched(typed: ReadAddress, compared: list[Comparison]) -> Decision:
     if not compared:
-        return Decision("unmatched", None, None, None, (), (), "the service suggested nothing")
+        return Decision("unmatched", None, None, None, (), (), _nothing_suggested(typed))
     near = sorted(compared, key=lambda c: -c.score)[:NEAR_MISSES]
     ids = tuple(c.candidate.location_id for c in near)
     shown = tuple(c.candidate.display for c in near)
     return Decision("unmatched", None, None, round(near[0].score, 1), ids, shown,
                     _reason(typed, compared, near[0]))  # fmt: skip
+
+
+def _nothing_suggested(typed: ReadAddress) -> str:
+    """Why nothing was suggested, as far as the text tells.
+
+    Examples
+    --------
+    >>> _nothing_suggested(read_address("Flat 6, 72 High St, MK40 1NN"))
+    'the service has no address at MK40 1NN with the numbers 6 and 72'
+    """
+    if typed.postcode and typed.numbers:
+        numbers = list(typed.numbers)
+        said = numbers[0] if len(numbers) == 1 else f"{', '.join(numbers[:-1])} and {numbers[-1]}"
+        noun = "number" if len(numbers) == 1 else "numbers"
+        return f"the service has no address at {typed.postcode} with the {noun} {said}"
+    if typed.postcode:
+        return f"the service has no address at {typed.postcode} with that name"
+    if not typed.street:
+        return "no postcode and no street to find it by: nothing was asked"
+    return "the service suggested nothing for this text"
 
 
 def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison) -> str:
@@ -290,7 +366,7 @@ def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison)
         for c in compared
         if c.kind == "number"
         and (not typed.postcode or c.candidate.read.postcode == typed.postcode)
-        and fuzz.token_set_ratio(typed.street, c.candidate.read.street) >= STREET_MIN
+        and _street_similarity(typed, c.candidate.read) >= STREET_MIN
     ]
     if same_street and typed.building_numbers:
         numbers = sorted({"-".join(c.candidate.read.building_numbers) for c in same_street})

@@ -110,7 +110,7 @@ class AddressesMixin:
             body = transport.fetch_json(
                 path, endpoint=endpoint, params=sending, billable=billable, check=check_envelope
             )
-            return [record for record in _suggestions_of(body) if isinstance(record, dict)]
+            return list(_suggestions_of(body))
 
         def cached(queries: list[str]) -> list[list[dict[str, Any]] | None]:
             wanted = [(transport.base_url + path, {query_param: q, **params}) for q in queries]
@@ -141,4 +141,4 @@ def _answer_of(body: bytes) -> list[dict[str, Any]] | None:
         check_envelope(parsed)
     except ValueError:
         return None
-    return [record for record in _suggestions_of(parsed) if isinstance(record, dict)]
+    return list(_suggestions_of(parsed))

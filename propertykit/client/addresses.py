@@ -37,6 +37,9 @@ _STREET_WORDS = (
     "gate mount heights end embankment circus approach passage broadway causeway"
 )
 STREET_WORDS = frozenset(_STREET_WORDS.split())
+#: Street words that end a street and never begin one ("Park Street" exists; "Road Street" not).
+_ENDINGS = "road lane avenue close crescent drive gardens terrace street"
+_STREET_ENDINGS = frozenset(_ENDINGS.split())
 
 #: Abbreviations read as the full word (``st`` is decided by where it stands).
 _ABBREVIATIONS = {
@@ -143,10 +146,12 @@ def normalise(words: str) -> str:
 def _expanded(tokens: list[str]) -> list[str]:
     out: list[str] = []
     for index, token in enumerate(tokens):
-        if token == "st":
-            after_word = index > 0 and not _NUMBER.fullmatch(tokens[index - 1])
-            before_word = index + 1 < len(tokens)
-            out.append("street" if after_word or not before_word else "saint")
+        if token == "st":  # "High St" is a street; "12 St Johns Rd", "Mill Rd St Albans" saints
+            before = out[-1] if out else ""  # as read: "st st dunstans" is street saint
+            after_name = bool(before) and not _NUMBER.fullmatch(before)
+            after_street = before in _STREET_ENDINGS
+            last = index + 1 == len(tokens)
+            out.append("street" if (after_name and not after_street) or last else "saint")
         else:
             out.append(_ABBREVIATIONS.get(token, token))
     return out

@@ -22,6 +22,7 @@ from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
+from propertykit.client.neighbourhood import NeighbourhoodMixin
 from propertykit.client.portable import ClientRecipe, Portable, portable_settings
 from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
@@ -62,7 +63,7 @@ def _cache_faults_named(method: _Method) -> _Method:
     return cast(_Method, named)
 
 
-class Client(HealthMixin, QueryMixin, AddressesMixin, PurchasesMixin, Portable):
+class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, PurchasesMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from propertykit.errors import InvalidInput
-from propertykit.wire.notes import Notes
+from propertykit.wire import Notes
 
 __all__ = ["BOOK", "MatchDecisions", "Reviewed", "text_key"]
 
@@ -56,7 +56,7 @@ class MatchDecisions:
 
     Examples
     --------
-    >>> from propertykit.wire.notes import MemoryNotes
+    >>> from propertykit.wire import MemoryNotes
     >>> decisions = MatchDecisions(MemoryNotes(), "http://127.0.0.1:8000")
     >>> decisions.pick("72 High St", "L00000042", "72 High Street, Bedford")
     >>> decisions.get("72 HIGH ST").location_id

@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client.address_match import Candidate, Decision, decide, plan_queries
+from propertykit.client.address_match import Candidate, Decision, candidates_of, decide
+from propertykit.client.address_queries import plan_queries
 from propertykit.client.addresses import ReadAddress, read_address
 from propertykit.client.match_decisions import MatchDecisions, Reviewed, text_key
 from propertykit.client.progress import progress_bar
@@ -225,14 +226,18 @@ def match_addresses(
     usage = search.usage
     sent, hits, billed = usage.requests_sent, usage.cache_hits, usage.billable_requests
     answers: dict[str, list[Candidate]] = {}
+    left_out = 0
     for query, found in zip(queries, search.cached(queries), strict=True):
         if found is not None:  # a warm cache read in bulk, counted as the normal path would
-            answers[query] = [Candidate.of(s) for s in found]
+            answers[query] = candidates_of(found)
+            left_out += len(found) - len(answers[query])
             usage.record_cache_hit(search.endpoint)
     to_send = [query for query in queries if query not in answers]
     with progress_bar(len(to_send), "address queries", show=search.progress) as bar:
         for query in to_send:  # one after another: the per-minute limit paces them
-            answers[query] = [Candidate.of(s) for s in search.fetch(query)]
+            found = search.fetch(query)
+            answers[query] = candidates_of(found)
+            left_out += len(found) - len(answers[query])
             bar.update(1)
     decided = {
         key: decide(typed, [c for q in plan.queries[key] for c in answers[q]])
@@ -247,6 +252,7 @@ def match_addresses(
             "decisions_applied": sum(1 for row in plan.rows if row in plan.reviewed),
             "decisions_where": search.decisions.where,
             "queries": len(queries),
+            "suggestions_left_out": left_out,
             "counts": frame["status"].value_counts().to_dict(),
         }
     )

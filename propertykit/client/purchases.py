@@ -73,6 +73,7 @@ class PurchasesMixin:
             policy=deeds.RetryPolicy(self._transport.retry, self._transport.clock.random),
             buy_again=buy_again,
             sleep=self._transport.clock.sleep,
+            monotonic=self._transport.clock.monotonic,
         )
 
     def purchase_status(self, title_number: str) -> dict[str, Any]:

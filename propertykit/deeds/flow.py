@@ -75,6 +75,7 @@ def buy_title_deed(
     policy: RetryPolicy | None = None,
     buy_again: bool = False,
     sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> Purchase:
     """Buy one title deed: charged at most once, and never an unknown outcome left unsaid.
 
@@ -93,8 +94,9 @@ def buy_title_deed(
     buy_again
         Buy even when the journal or purchase-status shows the title already bought. Open
         intents are still resolved first.
-    sleep
-        Waits between retries (injectable for tests).
+    sleep, monotonic
+        How it waits between retries, and the clock the purchase's ``wait`` polls on (the
+        client's :class:`~propertykit.wire.clock.Clock`; injectable for tests).
 
     Returns
     -------
@@ -121,7 +123,7 @@ def buy_title_deed(
     """
     title_number = check_title_number(title_number)
     body = check_payload(payload)  # before any request, and before the journal holds an intent
-    flow = _Flow(transport, journal, title_number, policy or RetryPolicy(), sleep)
+    flow = _Flow(transport, journal, title_number, policy or RetryPolicy(), sleep, monotonic)
     with journal.lock():  # kernels sharing the journal buy one at a time
         return flow.run(body, buy_again=buy_again)
 
@@ -207,12 +209,14 @@ class _Flow:
         title_number: str,
         policy: RetryPolicy,
         sleep: Callable[[float], None],
+        monotonic: Callable[[], float],
     ) -> None:
         self.transport = transport
         self.journal = journal
         self.title = title_number
         self.policy = policy
         self.sleep = sleep
+        self.monotonic = monotonic
         self.service = transport.service
 
     def run(self, payload: dict[str, Any], *, buy_again: bool) -> Purchase:
@@ -437,6 +441,8 @@ class _Flow:
             previously_bought=previous,
             _fetch_status=self.transport.fetch_status,
             _on_status=self.record_delivery,
+            _sleep=self.sleep,
+            _monotonic=self.monotonic,
         )
 
     def record_delivery(self, purchase: Purchase) -> None:

@@ -51,6 +51,8 @@ class Purchase:
     money_state: Literal["charged"] = "charged"
     _fetch_status: Callable[[str], Any] | None = field(default=None, repr=False)
     _on_status: Callable[[Purchase], None] | None = field(default=None, repr=False)
+    _sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    _monotonic: Callable[[], float] = field(default=time.monotonic, repr=False)
 
     def refresh(self) -> Purchase:
         """Ask purchase-status once and update ``status`` and ``data``; returns ``self``.
@@ -76,10 +78,13 @@ class Purchase:
         timeout: float = 60.0,
         interval: float = 1.0,
         *,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> Purchase:
         """Poll purchase-status every ``interval`` seconds until delivered or ``timeout`` passes.
+
+        It waits and tells the time on the clock of the client that bought it (``sleep`` and
+        ``clock`` replace them).
 
         Returns ``self``; when the timeout passes first, ``status`` is still ``"delivering"``
         (the account was charged either way; call ``wait`` again later).
@@ -89,6 +94,8 @@ class Purchase:
         >>> client.buy_title_deed(sb.title_numbers[3]).wait(timeout=30).status
         'delivered'
         """
+        sleep = sleep or self._sleep
+        clock = clock or self._monotonic
         deadline = clock() + timeout
         self.refresh()
         while self.status != "delivered":

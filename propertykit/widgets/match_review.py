@@ -43,6 +43,9 @@ CHOICE_HINT = (
     "kept beside the client's cache and used by every later match of the same text."
 )
 _REQUIRED = ("input", "status", "candidates")
+NO_CANDIDATES = "The service suggested nothing close for this address."
+#: Characters of a choice's label that fit beside its button in 590 px (the list has it whole).
+LABEL_CHARACTERS = 56
 
 
 class MatchReview(Form):
@@ -87,6 +90,7 @@ class MatchReview(Form):
         texts = matches["input"].map(lambda text: isinstance(text, str) and bool(text.strip()))
         self.rows = [int(i) for i in (uncertain & texts).to_numpy().nonzero()[0]]
         self.current = 0
+        self._addresses: dict[str, str] = {}  # the row shown: candidate id -> its whole address
         self._build()
         self.show(0)
 
@@ -95,6 +99,7 @@ class MatchReview(Form):
         self.position = widgets.HTML()
         self.address = widgets.HTML()
         self.reason = widgets.HTML()
+        self.candidates = widgets.HTML(layout=widgets.Layout(min_width="0"))
         self.choice = widgets.RadioButtons(options=[], layout=fill())
         self.keep_button = widgets.Button(
             description="Keep decision", button_style="primary", icon="check"
@@ -108,7 +113,8 @@ class MatchReview(Form):
         )
         self.body = widgets.VBox(
             [self.position, label("Address as given"), self.address, self.reason,
-             label("It is"), self.choice, hint(CHOICE_HINT), buttons],
+             label("Candidates"), self.candidates, label("It is"), self.choice,
+             hint(CHOICE_HINT), buttons],
             layout=widgets.Layout(max_width="590px", min_width="0"),
         )  # fmt: skip
         self.widget = widgets.VBox([self.heading, self.body, self.message])
@@ -144,12 +150,23 @@ class MatchReview(Form):
         self.next_button.disabled = self.current == len(self.rows) - 1
 
     def _options(self, row: pd.Series) -> list[tuple[str, str]]:
+        """The choices: each candidate as a short label (the list above has it whole), then
+        not held and later. Sets the list of candidates' whole addresses."""
         ids = [str(i) for i in _listed(row.get("candidates"))]
         shown = [str(a) for a in _listed(row.get("candidate_addresses"))]
-        options = [
-            (visible(f"{shown[k]} ({ids[k]})" if k < len(shown) else ids[k]), ids[k])
-            for k in range(len(ids))
-        ]
+        whole = [shown[k] if k < len(shown) else "" for k in range(len(ids))]
+        self._addresses = {i: a for i, a in zip(ids, whole, strict=True) if a}
+        items = "".join(
+            f"<li>{html.escape(visible(address or '(no address given)'))} "
+            f"<code>{html.escape(visible(location_id))}</code></li>"
+            for address, location_id in zip(whole, ids, strict=True)
+        )
+        self.candidates.value = (
+            f'<ol style="margin:2px 0 4px 0;padding-left:22px;line-height:1.4">{items}</ol>'
+            if ids
+            else paragraph(NO_CANDIDATES)
+        )
+        options = [(_short_label(k + 1, whole[k], ids[k]), ids[k]) for k in range(len(ids))]
         return [*options, (NOT_HELD_LABEL, NOT_HELD), (LATER_LABEL, LATER)]
 
     def _earlier_choice(self, text: str) -> str:
@@ -162,14 +179,13 @@ class MatchReview(Form):
             return LATER
         if not earlier.held:
             return NOT_HELD
-        known = [value for _name, value in self.choice.options]
-        if earlier.location_id not in known:
-            self.choice.options = [
-                (f"{earlier.matched_address or earlier.location_id} ({earlier.location_id})",
-                 str(earlier.location_id)),
-                *self.choice.options,
-            ]  # fmt: skip
-        return str(earlier.location_id)
+        picked = str(earlier.location_id)
+        if picked not in [value for _name, value in self.choice.options]:
+            address = earlier.matched_address or ""
+            self._addresses.setdefault(picked, address)
+            label_text = _short_label(0, address, picked).removeprefix("0. ")
+            self.choice.options = [(label_text, picked), *self.choice.options]
+        return picked
 
     # -- deciding ---------------------------------------------------------------------------
 
@@ -180,7 +196,7 @@ class MatchReview(Form):
         position = self.rows[self.current]
         text = str(self.value["input"].iloc[position])
         chosen = self.choice.value
-        labels = dict((value, name) for name, value in self.choice.options)
+        address = self._addresses.get(chosen) if isinstance(chosen, str) else None
         try:
             with self._lock:
                 if chosen == NOT_HELD:
@@ -188,18 +204,17 @@ class MatchReview(Form):
                 elif chosen == LATER or chosen is None:
                     self.decisions.forget(text)
                 else:
-                    address = _address_of(labels.get(chosen, ""), chosen)
                     self.decisions.pick(text, chosen, address)
         except Exception as exc:
             logger.debug("keeping a decision failed", exc_info=True)
             self.message.value = paragraph(describe_error(exc), kind="error")
             return
-        self._apply(position, chosen, labels.get(chosen, ""))
-        self.message.value = paragraph(_kept_sentence(text, chosen, labels), kind="ok")
+        self._apply(position, chosen, address)
+        self.message.value = paragraph(_kept_sentence(text, chosen, address), kind="ok")
         if self.current < len(self.rows) - 1:
             self.show(self.current + 1)
 
-    def _apply(self, position: int, chosen: Any, name: str) -> None:
+    def _apply(self, position: int, chosen: Any, address: str | None) -> None:
         index = self.value.index[position]
         if chosen == NOT_HELD:
             status, location_id, address, reason = (
@@ -211,8 +226,7 @@ class MatchReview(Form):
         elif chosen == LATER or chosen is None:
             return
         else:
-            status, location_id = "matched", chosen
-            address, reason = _address_of(name, chosen), "picked in review"
+            status, location_id, reason = "matched", chosen, "picked in review"
         self.value.loc[index, ["status", "locationId", "matched_address", "reason"]] = [
             status, location_id, address, reason,
         ]  # fmt: skip
@@ -227,15 +241,26 @@ def _listed(value: object) -> list[Any]:
     return []
 
 
-def _address_of(name: str, location_id: str) -> str | None:
-    suffix = f" ({location_id})"
-    return name[: -len(suffix)] if name.endswith(suffix) else None
+def _short_label(number: int, address: str, location_id: str) -> str:
+    """``3. Flat 2, Oak House, 12 Mill… (L00000042)``: at most :data:`LABEL_CHARACTERS`.
+
+    Examples
+    --------
+    >>> _short_label(1, "Flat 2, Oak House, 12 Mill Lane, Kempston, Bedford, MK40 1NN", "L9")
+    '1. Flat 2, Oak House, 12 Mill Lane, Kempston, Bedf… (L9)'
+    """
+    tail = f" ({location_id})"
+    room = LABEL_CHARACTERS - len(tail) - len(f"{number}. ")
+    text = visible(address) if address else location_id
+    text = text if len(text) <= room else text[: room - 1].rstrip() + "…"
+    return f"{number}. {text}{tail}" if address else f"{number}. {location_id}"
 
 
-def _kept_sentence(text: str, chosen: Any, labels: dict[Any, str]) -> str:
+def _kept_sentence(text: str, chosen: Any, address: str | None) -> str:
     shown = visible(text)
     if chosen == NOT_HELD:
         return f"Kept: “{shown}” is not held by the service. Later matches of it say so."
     if chosen == LATER or chosen is None:
         return f"“{shown}” is left undecided: later matches ask the service again."
-    return f"Kept: “{shown}” is {labels.get(chosen, chosen)}. Later matches of it use this."
+    picked = f"{visible(address)} ({visible(chosen)})" if address else visible(chosen)
+    return f"Kept: “{shown}” is {picked}. Later matches of it use this."

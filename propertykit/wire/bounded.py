@@ -19,7 +19,7 @@ import contextvars
 import io
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -49,10 +49,17 @@ DEFAULT_MAX_BODY_BYTES = 256 * 2**20
 
 @dataclass(frozen=True)
 class CallLimits:
-    """Bounds of the logical request in progress: ``deadline`` on ``time.monotonic()``."""
+    """Bounds of the logical request in progress: ``deadline`` on ``monotonic`` (the client's
+    :class:`~propertykit.wire.clock.Clock`, so a test clock governs deadlines as it does
+    retries)."""
 
     deadline: float | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    monotonic: Callable[[], float] = time.monotonic
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (``None``: no deadline), on this limit's clock."""
+        return None if self.deadline is None else self.deadline - self.monotonic()
 
 
 _LIMITS: contextvars.ContextVar[CallLimits | None] = contextvars.ContextVar(
@@ -73,7 +80,7 @@ def call_limits(limits: CallLimits) -> Iterator[None]:
 def time_left() -> float | None:
     """Seconds left before the deadline of the request in progress (``None``: no deadline)."""
     limits = _LIMITS.get()
-    return None if limits is None else _remaining(limits.deadline)
+    return None if limits is None else limits.remaining()
 
 
 class DeadlinePassed(requests.exceptions.ReadTimeout):
@@ -103,7 +110,7 @@ class BoundedAdapter(HTTPAdapter):
         self, request: requests.PreparedRequest, stream: bool = False, **kwargs: Any
     ) -> requests.Response:
         limits = _LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
-        kwargs["timeout"] = _within_deadline(kwargs.get("timeout"), limits.deadline)
+        kwargs["timeout"] = _within_deadline(kwargs.get("timeout"), limits)
         response = super().send(request, stream=True, **kwargs)
         self.answered(response)
         if not stream:
@@ -114,13 +121,9 @@ class BoundedAdapter(HTTPAdapter):
         """Called with each answer once its status and headers are in, before its body."""
 
 
-def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else deadline - time.monotonic()
-
-
-def _within_deadline(timeout: Any, deadline: float | None) -> Any:
-    """The ``timeout`` argument with the read part cut to the time left before ``deadline``."""
-    left = _remaining(deadline)
+def _within_deadline(timeout: Any, limits: CallLimits) -> Any:
+    """The ``timeout`` argument with the read part cut to the time left before the deadline."""
+    left = limits.remaining()
     if left is None:
         return timeout
     if left <= 0:
@@ -140,7 +143,7 @@ def _read_body(response: requests.Response, limits: CallLimits) -> None:
     size = 0
     try:
         while True:
-            left = _remaining(limits.deadline)
+            left = limits.remaining()
             if left is not None:
                 if left <= 0:
                     raise DeadlinePassed(f"it passed after {size:,} bytes of the body")
@@ -198,7 +201,7 @@ def _read_body(response: requests.Response, limits: CallLimits) -> None:
 
 
 def _expired(limits: CallLimits) -> bool:
-    left = _remaining(limits.deadline)
+    left = limits.remaining()
     return left is not None and left <= 0.05
 
 

@@ -28,7 +28,6 @@ sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,7 +260,8 @@ class Transport:
             raise ConfigError(_NO_REVALIDATING)
         if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
-        limits = CallLimits(time.monotonic() + self.retry.deadline, self.max_body_bytes)
+        now = self.clock.monotonic
+        limits = CallLimits(now() + self.retry.deadline, self.max_body_bytes, now)
         with call_limits(limits), checking_bodies(check), self.write_failures.one_warning():
             return self._send_with_retries(
                 method, path, endpoint, params, json_body, headers, billable, idempotent

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from propertykit.client.address_match import Candidate, compare, decide, plan_queries
+from propertykit.client.address_match import Candidate, compare, decide
+from propertykit.client.address_queries import plan_queries
 from propertykit.client.addresses import find_postcode, normalise, read_address
 
 
@@ -104,7 +105,10 @@ def test_units_match_like_flats() -> None:
 
 def test_no_suggestions_is_unmatched_with_a_reason() -> None:
     decision = decide(read_address("1 Nowhere Road"), [])
-    assert (decision.status, decision.reason) == ("unmatched", "the service suggested nothing")
+    assert decision.status == "unmatched"
+    assert decision.reason == "the service suggested nothing for this text"
+    at_postcode = decide(read_address("34 Park Lane, HU1 3PU"), [])
+    assert at_postcode.reason == "the service has no address at HU1 3PU with the number 34"
 
 
 def test_two_equally_good_addresses_are_ambiguous_never_picked() -> None:
@@ -140,10 +144,61 @@ def test_queries_are_at_most_three_and_depend_on_the_text_only() -> None:
         assert 1 <= len(queries) <= 3
         assert len(set(queries)) == len(queries)
         assert queries == plan_queries(read_address(text))
-    assert plan_queries(read_address("Flat 6, 72 High St, MK40 1NN")) == ["mk401nn 6 72"]
+    assert plan_queries(read_address("Flat 6, 72 High St, MK40 1NN")) == ["6 72 mk401nn"]
 
 
 def test_comparison_says_what_differs() -> None:
     typed = read_address("Flat 6, 72 High St, MK40 1NN")
     assert compare(typed, WORLD[1]).why == "flat 7, not 6"
     assert compare(typed, WORLD[2]).why == "number 4, not 72"
+
+
+def test_another_street_of_the_same_kind_is_not_the_street() -> None:
+    york = [suggestion("Y", "15 York Gardens, Widcombe, Bath, BA2 6XD")]
+    assert decide(read_address("15 Manor Gardens, Widcombe, Bath"), york).status == "unmatched"
+    hill = [suggestion("H", "12 Hill Lane, Bedford, MK40 1AA")]
+    assert decide(read_address("12 Mill Lane, Bedford"), hill).status == "unmatched"
+    mill = [suggestion("M", "12 Mill Lane, Bedford, MK40 1AA")]
+    assert decide(read_address("12 Mlil Lane, Bedford"), mill).status == "matched"
+
+
+def test_st_after_a_street_name_is_street_and_before_a_place_is_saint() -> None:
+    assert read_address("57 park st headington oxford ox30ga").street == "park street"
+    assert normalise("Mill Rd St Albans") == "mill road saint albans"
+
+
+def test_the_suggestion_holding_more_of_the_places_typed_wins() -> None:
+    two = [
+        suggestion("D", "57 Westfield Close, Dalston, London, E8 0LD"),
+        suggestion("M", "57 Westfield Close, Mayfair, London, W1J 6UF"),
+    ]
+    assert match_in("57 Westfield Cl Dalston London", two) == ("matched", "D")
+    assert match_in("57 Westfield Close, London", two)[0] == "ambiguous"
+
+
+def test_a_house_elsewhere_does_not_hide_the_building_typed_without_its_flat() -> None:
+    world = [
+        suggestion("H", "45 Westfield Close, Bletchley, Milton Keynes, MK3 1AA"),
+        suggestion("F1", "Flat 1, Mill House, 45 Westfield Close, Central Milton Keynes, "
+                         "Milton Keynes, MK9 2BB"),
+        suggestion("F2", "Flat 2, Mill House, 45 Westfield Close, Central Milton Keynes, "
+                         "Milton Keynes, MK9 2BB"),
+    ]  # fmt: skip
+    decision = decide(read_address("mill house, 45 westfield close, central milton keynes"), world)
+    assert (decision.status, set(decision.candidates)) == ("ambiguous", {"F1", "F2"})
+
+
+def match_in(text: str, world: list[Candidate]) -> tuple[str, str | None]:
+    decision = decide(read_address(text), world)
+    return decision.status, decision.location_id
+
+
+def test_text_that_places_nothing_or_is_too_long_asks_nothing() -> None:
+    assert plan_queries(read_address("Flat")) == []
+    assert plan_queries(read_address("The Corner Cafe")) == []
+    assert decide(read_address("Flat"), []).reason == (
+        "no postcode and no street to find it by: nothing was asked"
+    )
+    sprawling = " ".join(str(n) for n in range(5000)) + " High Street, Bedford"
+    assert plan_queries(read_address(sprawling)) == []
+    assert plan_queries(read_address(sprawling + ", MK40 1NN")) == []

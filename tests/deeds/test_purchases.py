@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from propertykit.client import Client, Clock
 from propertykit.errors import (
     ApiError,
     BudgetExceeded,
@@ -124,6 +127,26 @@ def test_wait_gives_up_at_the_timeout_still_delivering(
     assert purchase.status == "delivering"
     assert clock[0] == 10
     assert status_gets(sb, title) == before + 4  # at 0, 4, 8 and 10 seconds
+
+
+@pytest.mark.timeout(30)
+def test_wait_polls_on_the_clock_of_the_client_that_bought(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[6]
+    sb.set_now(sb.now())
+    sb.set_delivery_delay(3600)
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:  # the client's test clock: no real waiting
+        clock[0] += seconds
+
+    ticking = Clock(sleep=sleep, monotonic=lambda: clock[0], random=random.Random(0))
+    journal = tmp_path / "title-deeds.jsonl"
+    with Client(sb.api_key, sb.url, cache=False, journal=journal, clock=ticking) as client:
+        purchase = client.buy_title_deed(title).wait(timeout=10, interval=4)
+    assert purchase.status == "delivering"
+    assert clock[0] == 10  # before: ten real seconds of time.sleep, the client's clock unread
 
 
 def test_refresh_asks_purchase_status_once(

@@ -187,3 +187,20 @@ def test_a_gzip_answer_under_the_cap_is_read_whole_and_kept_decoded(client_of) -
     assert len(server.requests) == 1
     assert first.loc[0, "note"] == again.loc[0, "note"] == "x" * 200_000
     assert first["propertyId"].tolist() == again["propertyId"].tolist() == ["P0", "P1"]
+
+
+@pytest.mark.timeout(20)
+def test_the_clock_given_governs_the_deadline_as_it_does_retries(client_of) -> None:
+    body = json.dumps(envelope(records(0, 2))).encode()  # ~100 bytes at 0.1 s each: 10 s real
+
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        trickle(handler, body, every=0.1)
+
+    with hostile(behaviour) as server:
+        # a test clock on which 1,000 s pass once the request has reached the server
+        clock = Clock(sleep=lambda seconds: None, monotonic=lambda: 1000.0 * len(server.requests))
+        client = client_of(server, timeout=10, deadline=300, clock=clock)
+        with pytest.raises(pk.NetworkError, match="deadline of 300 s") as caught:
+            client.properties(IDS)  # before: the real clock's 10 s, then the records
+    assert caught.value.kind == "timeout"
+    assert len(server.requests) == 1

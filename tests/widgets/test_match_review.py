@@ -51,10 +51,12 @@ def test_only_uncertain_rows_with_text_are_reviewed(
     assert "Address 1 of 2" in text_of(review.position.value)
     labels = [name for name, _value in review.choice.options]
     assert labels[:2] == [
-        f"Flat 1, 12 Mill Lane ({sandbox.location_ids[1]})",
-        f"Flat 2, 12 Mill Lane ({sandbox.location_ids[2]})",
+        f"1. Flat 1, 12 Mill Lane ({sandbox.location_ids[1]})",
+        f"2. Flat 2, 12 Mill Lane ({sandbox.location_ids[2]})",
     ]
     assert labels[2:] == ["Not held by the service", "Decide later"]
+    listed = text_of(review.candidates.value)
+    assert f"Flat 2, 12 Mill Lane {sandbox.location_ids[2]}" in listed
     assert review.choice.value == LATER
     assert review.previous_button.disabled and not review.next_button.disabled
 
@@ -78,7 +80,10 @@ def test_a_pick_is_kept_and_used_by_another_client_without_asking(
     review.choice.value = picked
     review.keep_button.click()
     assert "Kept" in text_of(review.message.value)
-    assert review.value.loc[11, ["status", "locationId"]].tolist() == ["matched", picked]
+    assert review.value.loc[11, ["status", "locationId", "matched_address"]].tolist() == [
+        "matched", picked, "Flat 2, 12 Mill Lane",
+    ]  # fmt: skip
+    assert client.address_decisions.get("12 Mill Lane").matched_address == "Flat 2, 12 Mill Lane"
     assert review.current == 1  # moved on to the next address
 
     other = make_client(sandbox)  # the same cache folder: another kernel of the machine
@@ -116,6 +121,19 @@ def test_a_frame_that_is_not_a_match_is_refused(
 ) -> None:
     with pytest.raises(InvalidInput, match="columns input, status and candidates"):
         MatchReview(pd.DataFrame({"input": ["x"]}), make_client(sandbox))
+
+
+def test_long_addresses_are_listed_whole_and_labelled_short(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    matches = uncertain_matches(sandbox)
+    long = "Flat 12, Alexandra Mansions, 145 Westfield Close, Central Milton Keynes, MK9 2BB"
+    matches.at[11, "candidate_addresses"] = [long, "Flat 2, 12 Mill Lane"]
+    review = MatchReview(matches, make_client(sandbox))
+    labels = [name for name, _value in review.choice.options]
+    assert all(len(name) <= 56 for name in labels), labels
+    assert labels[0].endswith(f"… ({sandbox.location_ids[1]})")
+    assert long in text_of(review.candidates.value)
 
 
 def test_nothing_to_review_says_so(sandbox: Sandbox, make_client: Callable[..., Client]) -> None:
