@@ -124,7 +124,7 @@ class Lookups:
             billable=self._billable("properties"),
             check=check_envelope,
         )
-        page = read_page(body)
+        page = read_page(body, where=batch.path)
         records = list(page.records)
         most = len(batch.ids)  # a location id is one property
         offset = next_offset(page, 0, where=batch.path, most=most)
@@ -136,7 +136,7 @@ class Lookups:
                 billable=self._billable("properties"),
                 check=check_envelope,
             )
-            page = read_page(body)
+            page = read_page(body, where=batch.path)
             records.extend(page.records)
             offset = next_offset(page, offset, where=batch.path, most=most)
         return records
@@ -167,7 +167,7 @@ class Lookups:
                     billable=self._billable("sources"),
                     check=check_envelope,
                 )
-                page = read_page(body)
+                page = read_page(body, where=batch.path)
                 records.extend(page.records)
                 # A source id resolves to at most one record (as dry runs count), so a next
                 # page past the ids asked for is the service paging on without end.
@@ -232,7 +232,7 @@ class Lookups:
                 if body is None:
                     break
                 try:
-                    page = read_page(body)
+                    page = read_page(body, where=batch.path)
                     following = next_offset(page, offset, where=batch.path)
                 except PropertyKitError:
                     break  # a cached answer the real call would refuse: count it as to send

@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from propertykit.client.arguments import attribute_params, check_paging
 from propertykit.client.bulk import Batch, run_batches
-from propertykit.client.envelope import Page, read_page
-from propertykit.client.envelope_variants import TOTAL_KEYS
+from propertykit.client.envelope import PAGING_FIELDS, Page, paging, read_page
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
@@ -62,7 +61,7 @@ __all__ = ["properties_frame", "sources_frame"]
 logger = logging.getLogger("propertykit")  # the one logger, whose filter spells out controls
 
 #: The envelope fields :func:`_odd_pages` looks at (asked of the reader beforehand).
-_ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)
+_ENVELOPE_NAMES = ("success", *PAGING_FIELDS)
 
 
 def single_page(body: bytes, *, left_out: list[Any] | None = None) -> Page | None:
@@ -100,31 +99,20 @@ def _odd_pages(bodies: list[bytes], fields: dict[str, list[Any]], rows: int) -> 
     if lengths is None or sum(n or 0 for n in lengths) != rows:
         counted: list[Any] = []  # the frame counts them
         return [i for i, body in enumerate(bodies) if single_page(body, left_out=counted) is None]
-    none: list[Any] = [None] * len(bodies)
-    success, more, offset = (fields.get(k, none) for k in ("success", "hasMore", "offset"))
-    totals = [fields[key] for key in TOTAL_KEYS if key in fields]
-    return [
-        i
-        for i, count in enumerate(lengths)
-        if count is None
-        or success[i] is False
-        or more[i] is True
-        or (more[i] is None and _more_by_total(count, offset[i], [t[i] for t in totals]))
-    ]
-
-
-def _more_by_total(count: int, offset: Any, totals: list[Any]) -> bool:
-    """Whether a page without ``hasMore`` may have more after it (as ``more_by_total`` says)."""
-    given = [total for total in totals if total is not None]
-    if not given or not count:
-        return False
-    if totals[0] is None:  # absent, or null before a later total: the normal path decides
-        return True
-    total = totals[0]
-    if not isinstance(total, int) or isinstance(total, bool):
-        return False
-    start = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
-    return bool(start + count < total)
+    names = [name for name in fields if name != "result"]
+    odd = []
+    for i, count in enumerate(lengths):
+        # Arrow reads an absent field as null: the envelope as the rule sees it has neither,
+        # which can only make the rule say "more pages" (or "not placed") more often, and such
+        # a page goes to the normal path, which reads it decoded.
+        envelope = {name: fields[name][i] for name in names if fields[name][i] is not None}
+        if count is None or envelope.get("success") is False:
+            odd.append(i)
+            continue
+        said = paging(envelope, count)
+        if said.has_more or said.unplaced is not None:
+            odd.append(i)
+    return odd
 
 
 def properties_frame(
