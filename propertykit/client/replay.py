@@ -5,8 +5,9 @@ batch's first-page answer is looked up in the cache at once
 (:func:`propertykit.wire.bulk_cache.cached_answers`: fresh 200s only, any age offline). When every
 batch is there, the bodies go, undecoded, to :func:`propertykit.frame`'s bytes route (Arrow's JSON
 reader, GIL released): no request object, no deserialised response, no Python dict per record.
-The envelopes are checked from the top-level fields Arrow read on the way
-(:data:`~propertykit.frames.bodies.ENVELOPE_FIELDS`): ``success: false``, no ``result`` list, or
+The envelopes are checked from the top-level fields Arrow read on the way (the reader returns
+them, :attr:`~propertykit.frames.stored_form.BodiesRead.envelopes`), by the one rule of
+:func:`~propertykit.client.envelope.paging`: ``success: false``, no ``result`` list, or
 a page with more after it (``hasMore``, or a total without ``hasMore: false``) sends that batch
 down the normal path, which refuses or follows it exactly as before. Each batch served counts one
 cache hit in ``client.usage``, as the normal path counts it.
@@ -39,7 +40,6 @@ from propertykit.client.lookups import note_missing_ids
 from propertykit.client.progress import progress_bar
 from propertykit.errors import PropertyKitError
 from propertykit.frames import (
-    ENVELOPE_FIELDS,
     BodiesRead,
     decode_shares,
     encode_shares,
@@ -87,25 +87,22 @@ def single_page(body: bytes, *, left_out: list[Any] | None = None) -> Page | Non
     return None if page.has_more else page
 
 
-def _odd_pages(bodies: list[bytes], fields: dict[str, list[Any]], rows: int) -> list[int]:
+def _odd_pages(bodies: list[bytes], read: BodiesRead) -> list[int]:
     """Positions of the framed bodies the normal path must read: unusable, or paged.
 
-    ``fields`` are the envelopes' top-level fields as Arrow read them, ``rows`` the records
-    framed. Without them (the lenient route), or when some list items were not records, each
-    body is decoded and read as the normal path reads it. Arrow cannot tell an absent field from
-    a null one: where that could change the answer, the body is left to the normal path.
+    ``read.envelopes`` are the envelopes' top-level fields as Arrow read them. When some list
+    items were not records, each body is decoded and read as the normal path reads it.
     """
-    lengths = fields.get("result")
-    if lengths is None or sum(n or 0 for n in lengths) != rows:
+    lengths = [envelope.get("result") for envelope in read.envelopes]
+    if len(lengths) != len(bodies) or sum(n or 0 for n in lengths) != len(read.records):
         counted: list[Any] = []  # the frame counts them
         return [i for i, body in enumerate(bodies) if single_page(body, left_out=counted) is None]
-    names = [name for name in fields if name != "result"]
     odd = []
-    for i, count in enumerate(lengths):
+    for i, (count, fields) in enumerate(zip(lengths, read.envelopes, strict=True)):
         # Arrow reads an absent field as null: the envelope as the rule sees it has neither,
         # which can only make the rule say "more pages" (or "not placed") more often, and such
         # a page goes to the normal path, which reads it decoded.
-        envelope = {name: fields[name][i] for name in names if fields[name][i] is not None}
+        envelope = {name: value for name, value in fields.items() if value is not None}
         if count is None or envelope.get("success") is False:
             odd.append(i)
             continue
@@ -190,14 +187,14 @@ def _replayed(
         }
         if ready and len(ready) == len(batches):
             framed = [ready[batch.index] for batch in batches]
-            read, fields = _read(framed)
+            read = read_for_keeping(framed, _ENVELOPE_NAMES)
             df = frame_from_read(read, money_unit=money_unit)
-            odd = _odd_pages(framed, fields, len(df))
+            odd = _odd_pages(framed, read)
             if not odd:
                 for _ in batches:
                     transport.usage.record_cache_hit(endpoint)
                 bar.update(len(batches))
-                _keep_as_read(transport.session, wanted, answers, kept, read, fields)
+                _keep_as_read(transport.session, wanted, answers, kept, read)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[batches[i].index]
@@ -222,16 +219,6 @@ def _replayed(
     return df
 
 
-def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
-    """The bodies as ``pk.frame(bodies)`` reads them, and their envelopes' fields."""
-    fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
-    token = ENVELOPE_FIELDS.set(fields)
-    try:
-        return read_for_keeping(framed), fields
-    finally:
-        ENVELOPE_FIELDS.reset(token)
-
-
 def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -> None:
     """After a run that fetched batches: keep each as read, so the first re-run parses nothing.
 
@@ -250,9 +237,9 @@ def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -
         return
     framed = [body for body in bodies if body is not None]
     try:
-        read, fields = _read(framed)
-        if not _odd_pages(framed, fields, len(read.records)):
-            _keep_as_read(transport.session, wanted, answers, kept, read, fields)
+        read = read_for_keeping(framed, _ENVELOPE_NAMES)
+        if not _odd_pages(framed, read):
+            _keep_as_read(transport.session, wanted, answers, kept, read)
     except Exception:  # the lookup itself is done and paid for: keeping must never undo it
         logger.warning("could not keep the batches as read for re-runs", exc_info=True)
 
@@ -263,17 +250,17 @@ def _keep_as_read(
     answers: list[CachedAnswer | None],
     kept: list[memoryview | None],
     read: BodiesRead,
-    fields: dict[str, list[Any]],
 ) -> None:
     """Keep each batch's share of ``read`` beside its cached answer, for the next re-run.
 
-    Only when Arrow's reader read the envelopes (``fields``: one record count per body), and
-    only for the batches not kept already.
+    Only when every body's records were counted (its envelope read), and only for the batches
+    not kept already.
     """
-    lengths = fields.get("result")
-    if lengths is None or None in lengths or sum(lengths) != len(read.records):
+    lengths = [envelope.get("result") for envelope in read.envelopes]
+    counts = [n for n in lengths if isinstance(n, int)]
+    if len(counts) != len(answers) or sum(counts) != len(read.records):
         return
-    shares = encode_shares(read, lengths)
+    shares = encode_shares(read, counts)
     entries = [
         (request, answer, share)
         for request, answer, share, already in zip(wanted, answers, shares, kept, strict=True)

@@ -21,10 +21,9 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
-# ENVELOPE_FIELDS and the stored-form names below are the warm replay's plumbing, for the client
-# layer only: imported here, since no layer imports past another's __init__, but not public
-# names (not in __all__).
-from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
+# The stored-form names below are the warm replay's plumbing, for the client layer only:
+# imported here, since no layer imports past another's __init__, but not public names (not in
+# __all__).
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.comparables import COMPARABLE_COLUMNS, comparables
 from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend

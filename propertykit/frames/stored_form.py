@@ -57,12 +57,16 @@ _READERS = ("bodies.py", "records.py", "extras.py", "schema.py", "coercion.py")
 @dataclass(frozen=True)
 class BodiesRead:
     """Bodies read into Arrow: records, their boundaries as served, values kept raw, and the
-    items of the ``result`` lists that were not records (left out; the frame counts them)."""
+    items of the ``result`` lists that were not records (left out; the frame counts them);
+    and what the bodies' envelopes said (:func:`~propertykit.frames.bodies.read_bodies`)."""
 
     records: pa.StructArray
     boundaries: np.ndarray
     sink: Sink
     left_out: tuple[Any, ...] = ()
+    #: Per body, the envelope fields asked of :func:`read_for_keeping` as read, and
+    #: ``"result"``: the length of its list (``None``: none); empty for kept shares.
+    envelopes: tuple[dict[str, Any], ...] = ()
 
 
 @functools.cache
@@ -79,12 +83,14 @@ def format_name() -> str:
     return f"arrow{_FORMAT}-{digest.hexdigest()[:16]}"
 
 
-def read_for_keeping(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
-    """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
+def read_for_keeping(
+    bodies: Sequence[bytes | bytearray | memoryview | str], fields: Sequence[str] = ()
+) -> BodiesRead:
+    """Bodies read as ``pk.frame(bodies)`` reads them, with the envelope ``fields`` asked for."""
     sink: Sink = []
     left_out: list[Any] = []
-    records, boundaries = read_bodies(list(bodies), sink, left_out)
-    return BodiesRead(records, boundaries, sink, tuple(left_out))
+    records, boundaries, envelopes = read_bodies(list(bodies), sink, left_out, fields)
+    return BodiesRead(records, boundaries, sink, tuple(left_out), tuple(envelopes))
 
 
 def frame_from_read(
