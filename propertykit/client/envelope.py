@@ -80,7 +80,8 @@ class Page:
     ``records`` holds the objects of the list (anything else in it is left out, counted by a
     :class:`~propertykit.errors.NotRecordsWarning`); ``items`` how many items the list held,
     records or not, for the offset of the next page (``None``: as many as ``records``);
-    ``next_offset`` and ``total_size`` are ``None`` when the body does not give them.
+    ``next_offset`` and ``total_size`` are ``None`` when the body does not give them;
+    ``unplaced`` says why pages that may follow were not followed (:class:`Paging`).
     """
 
     records: list[Record]
@@ -88,11 +89,18 @@ class Page:
     next_offset: int | None = None
     total_size: int | None = None
     items: int | None = None
+    unplaced: str | None = None
 
     @property
     def served(self) -> int:
         """Items the page's list held, records or not."""
         return len(self.records) if self.items is None else self.items
+
+    @property
+    def whole(self) -> bool:
+        """Whether this page is the whole answer as it stands: no pages after it, none left
+        unfollowed, every item a record (what the warm replay may keep as read)."""
+        return not self.has_more and self.unplaced is None and self.served == len(self.records)
 
 
 def check_envelope(body: Any) -> None:
@@ -175,7 +183,7 @@ def read_page(body: Any, *, left_out: list[Any] | None = None, where: str = "") 
     Examples
     --------
     >>> read_page({"result": [{"id": 1}], "hasMore": True, "nextOffset": 1})
-    Page(records=[{'id': 1}], has_more=True, next_offset=1, total_size=None, items=1)
+    Page(records=[{'id': 1}], has_more=True, next_offset=1, total_size=None, items=1, unplaced=None)
     """
     try:
         check_envelope(body)
@@ -196,7 +204,9 @@ def read_page(body: Any, *, left_out: list[Any] | None = None, where: str = "") 
             PagingWarning,
             stacklevel=outside_stacklevel(),
         )
-    return Page(records, said.has_more, said.next_offset, said.total_size, len(items))
+    return Page(
+        records, said.has_more, said.next_offset, said.total_size, len(items), said.unplaced
+    )
 
 
 def next_offset(page: Page, offset: int, *, where: str, most: int | None = None) -> int | None:

@@ -115,8 +115,14 @@ class Lookups:
 
     # -- fetching ---------------------------------------------------------------------------------
 
-    def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
-        """The records of one batch of location ids, following pages when the envelope says so."""
+    def fetch_properties(
+        self, batch: Batch, params: Mapping[str, Any], *, single: set[int] | None = None
+    ) -> list[Record]:
+        """The records of one batch of location ids, following pages when the envelope says so.
+
+        ``single``, when given, gets the batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client.envelope.Page.whole`): the replay keeps it as read.
+        """
         body = self.transport.fetch_json(
             batch.path,
             endpoint="properties",
@@ -128,6 +134,8 @@ class Lookups:
         records = list(page.records)
         most = len(batch.ids)  # a location id is one property
         offset = next_offset(page, 0, where=batch.path, most=most)
+        if page.whole and single is not None:
+            single.add(batch.index)
         while offset is not None:  # rare: a lookup answered in pages
             body = self.transport.fetch_json(
                 batch.path,
@@ -147,11 +155,15 @@ class Lookups:
         base_params: Mapping[str, Any],
         page_size: int | None,
         max_results: int | None,
+        *,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
         A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
         so does paging the service breaks (:func:`~propertykit.client.envelope.next_offset`).
+        ``single``, when given, gets the batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client.envelope.Page.whole`): the replay keeps it as read.
         """
         records: list[Record] = []
         offset = 0
@@ -173,6 +185,8 @@ class Lookups:
                 # page past the ids asked for is the service paging on without end.
                 following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
+                    if offset == 0 and page.whole and single is not None:
+                        single.add(batch.index)
                     return records
                 offset = following
         except PropertyKitError as exc:

@@ -1,7 +1,8 @@
 """Response bodies as read into Arrow, kept per body so a warm re-run need not parse them again.
 
 ``pk.frame(bodies)`` reads the bodies (:func:`read_for_keeping`: Arrow's JSON reader, or the
-lenient route) and then types the columns (:func:`frame_from_read`). The first half is most of
+lenient route; :func:`read_records_for_keeping` for records a fetch decoded) and then types the
+columns (:func:`frame_from_read`). The first half is most of
 the time, and its result depends on nothing but the bodies, so the client keeps it beside each
 cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_shares` gives each body's
 share, as Arrow IPC (its records and its boundaries, no pickle), and :func:`decode_shares` puts
@@ -32,6 +33,7 @@ import pyarrow as pa
 
 from propertykit.frames.bodies import POLYGON, geojson, read_bodies
 from propertykit.frames.coercion import Sink
+from propertykit.frames.records import read_records
 from propertykit.frames.schema import RECORD_TYPE
 from propertykit.frames.tables import frame_from_arrow
 from propertykit.jsonio import warn_left_out
@@ -43,6 +45,7 @@ __all__ = [
     "format_name",
     "frame_from_read",
     "read_for_keeping",
+    "read_records_for_keeping",
 ]
 
 _KNOWN_ONLY = RECORD_TYPE
@@ -91,6 +94,14 @@ def read_for_keeping(
     left_out: list[Any] = []
     records, boundaries, envelopes = read_bodies(list(bodies), sink, left_out, fields)
     return BodiesRead(records, boundaries, sink, tuple(left_out), tuple(envelopes))
+
+
+def read_records_for_keeping(records: Sequence[Any]) -> BodiesRead:
+    """Records already decoded, read as ``pk.frame(records)`` reads them: the frame of the read
+    is that frame, and its shares (:func:`encode_shares`) keep exactly it."""
+    sink: Sink = []
+    struct, boundaries = read_records(list(records), sink)
+    return BodiesRead(struct, boundaries, sink)
 
 
 def frame_from_read(

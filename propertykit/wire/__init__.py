@@ -24,9 +24,12 @@ from __future__ import annotations
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire.bulk_cache import (
     CachedAnswer,
+    CachedForms,
     cached_answers,
     cached_bodies,
+    cached_forms,
     keep_beside,
+    keep_fetched,
     kept_values,
 )
 from propertykit.wire.cache_faults import raising_cache_unavailable
@@ -49,6 +52,7 @@ __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
     "CachedAnswer",
+    "CachedForms",
     "Clock",
     "RetrySettings",
     "Transport",
@@ -56,11 +60,13 @@ __all__ = [
     "backoff_delay",
     "cached_answers",
     "cached_bodies",
+    "cached_forms",
     "clear_derived",
     "describe_cache",
     "describe_cache_setting",
     "fetch_tile",
     "keep_beside",
+    "keep_fetched",
     "kept_values",
     "open_cache",
     "open_cache_file",
