@@ -34,7 +34,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from propertykit.client.arguments import attribute_params, check_paging
@@ -47,8 +46,8 @@ from propertykit.errors import PropertyKitError
 from propertykit.frames import (
     BodiesRead,
     decode_shares,
-    encode_shares,
     format_name,
+    frame_and_shares,
     frame_from_read,
     read_for_keeping,
     read_records_for_keeping,
@@ -56,7 +55,6 @@ from propertykit.frames import (
 from propertykit.jsonio import Record, loads, paused_gc
 from propertykit.wire import (
     CachedForms,
-    cached_answers,
     cached_forms,
     keep_beside,
     keep_fetched,
@@ -183,23 +181,24 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
             if df is not None:
                 _served_from_cache(transport, lookup, bar)
                 return df
-            cached = CachedForms(cached.kept, cached_answers(session, wanted))
-        now = datetime.now(UTC)
-        bodies = [None if a is None else a.body(now, offline=offline) for a in cached.answers]
+            cached = cached_forms(session, wanted, "", offline=offline)  # rare: a share unread
+        bodies = cached.bodies
         ready = {i: body for i, body in enumerate(bodies) if body is not None}
         if ready and len(ready) == len(batches):
             framed = [body for body in bodies if body is not None]
             read = read_for_keeping(framed, _ENVELOPE_NAMES)
             odd = _odd_pages(framed, read)
             if not odd:
-                df = frame_from_read(read, money_unit=money_unit)
+                found = [envelope.get("result") for envelope in read.envelopes]
+                lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
+                df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
                 _served_from_cache(transport, lookup, bar)
-                _keep_as_read(session, wanted, cached, read)
+                _keep_as_read(session, wanted, cached, shares)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[i]
         single: set[int] = set()  # batches that came in one page
-        counts: dict[int, int] = {}  # records per batch
+        served: dict[int, int] = {}  # records per batch
 
         def fetch_or_replay(batch: Batch) -> list[Record]:
             body = ready.get(batch.index)
@@ -211,15 +210,15 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
                 if page.whole:
                     single.add(batch.index)
                 records = page.records
-            counts[batch.index] = len(records)
+            served[batch.index] = len(records)
             return records
 
         records = run_batches(
             batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
         )
-    read = read_records_for_keeping(records)
-    df = frame_from_read(read, money_unit=money_unit)
-    _keep_fetched(transport, wanted, cached.kept, single, read, [counts[b.index] for b in batches])
+    lengths = [served[batch.index] for batch in batches]
+    df, shares = frame_and_shares(read_records_for_keeping(records), lengths, money_unit=money_unit)
+    _keep_fetched(transport, wanted, cached.kept, single, shares)
     return df
 
 
@@ -234,21 +233,19 @@ def _keep_fetched(
     wanted: list[tuple[str, Mapping[str, Any]]],
     kept: list[memoryview | None],
     single: set[int],
-    read: BodiesRead,
-    counts: list[int],
+    shares: list[bytes | None],
 ) -> None:
-    """After the normal path: keep each single-page batch's share of the records as read, beside
-    the answer cached for it, so the first re-run parses nothing. Best effort: a share that
-    cannot be made or kept is simply not kept (the next re-run reads that body)."""
+    """After the normal path: keep each whole single-page batch's share of the records as read,
+    beside the answer cached for it, so the first re-run parses nothing. Best effort: a share
+    that cannot be kept is simply not kept (the next re-run reads that body)."""
+    entries = [
+        (request, share)
+        for i, (request, share, already) in enumerate(zip(wanted, shares, kept, strict=True))
+        if i in single and share is not None and already is None
+    ]
     try:
-        shares = encode_shares(read, counts)
-        entries = [
-            (request, share)
-            for i, (request, share, already) in enumerate(zip(wanted, shares, kept, strict=True))
-            if i in single and share is not None and already is None
-        ]
         keep_fetched(transport.session, entries, format_name(), offline=transport.offline)
-    except Exception as exc:  # the lookup is done and paid for: keeping must never undo it
+    except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("batches not kept as read: %s", type(exc).__name__)
 
 
@@ -256,18 +253,10 @@ def _keep_as_read(
     session: Any,
     wanted: list[tuple[str, Mapping[str, Any]]],
     cached: CachedForms,
-    read: BodiesRead,
+    shares: list[bytes | None],
 ) -> None:
-    """Keep each batch's share of ``read`` beside its cached answer, for the next re-run.
-
-    Only when every body's records were counted (its envelope read), and only for the batches
-    not kept already.
-    """
-    lengths = [envelope.get("result") for envelope in read.envelopes]
-    counts = [n for n in lengths if isinstance(n, int)]
-    if len(counts) != len(wanted) or sum(counts) != len(read.records):
-        return
-    shares = encode_shares(read, counts)
+    """Keep each batch's share beside its cached answer, for the next re-run (only for the
+    batches not kept already)."""
     entries = [
         (request, answer, share)
         for request, answer, share, already in zip(

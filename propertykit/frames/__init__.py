@@ -36,6 +36,7 @@ from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
 from propertykit.frames.stored_form import encode_shares as encode_shares
 from propertykit.frames.stored_form import format_name as format_name
+from propertykit.frames.stored_form import frame_and_shares as frame_and_shares
 from propertykit.frames.stored_form import frame_from_read as frame_from_read
 from propertykit.frames.stored_form import read_for_keeping as read_for_keeping
 from propertykit.frames.stored_form import read_records_for_keeping as read_records_for_keeping

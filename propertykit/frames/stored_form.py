@@ -43,6 +43,7 @@ __all__ = [
     "decode_shares",
     "encode_shares",
     "format_name",
+    "frame_and_shares",
     "frame_from_read",
     "read_for_keeping",
     "read_records_for_keeping",
@@ -111,6 +112,19 @@ def frame_from_read(
     if read.left_out:
         warn_left_out(len(read.left_out), read.left_out[0])
     return frame_from_arrow(read.records, read.boundaries, list(read.sink), money_unit=money_unit)
+
+
+def frame_and_shares(
+    read: BodiesRead,
+    lengths: Sequence[int],
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
+) -> tuple[pd.DataFrame, list[bytes | None]]:
+    """The frame of ``read`` (:func:`frame_from_read`) and each body's share of it
+    (:func:`encode_shares`; all ``None`` when ``lengths`` do not count its records)."""
+    df = frame_from_read(read, money_unit=money_unit)
+    fits = sum(lengths) == len(read.records)
+    return df, encode_shares(read, lengths) if fits else [None] * len(lengths)
 
 
 def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:

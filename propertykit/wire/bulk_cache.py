@@ -124,17 +124,20 @@ def kept_values(
 @dataclass(frozen=True)
 class CachedForms:
     """What the cache holds for a re-run of many GETs: the value kept in a form for each
-    (``None`` where not), and, unless every GET has one, each one's answer (else empty)."""
+    (``None`` where not), and, unless every GET has one, each one's answer and the body the
+    session would answer with now (``None`` where none; both lists empty when all are kept)."""
 
     kept: list[memoryview | None]
     answers: list[CachedAnswer | None]
+    bodies: list[bytes | None]
 
 
 def cached_forms(
     session: requests.Session, wanted: Wanted, form: str, *, offline: bool
 ) -> CachedForms:
-    """The kept values of ``wanted`` (:func:`kept_values`), and, unless every GET has one, the
-    cached answers of all of them (:func:`cached_answers`): one read for a re-run.
+    """The kept values of ``wanted`` (:func:`kept_values`; none read when ``form`` is empty),
+    and, unless every GET has one, the cached answers of all of them (:func:`cached_answers`)
+    and their usable bodies: one read for a re-run.
 
     Examples
     --------
@@ -142,12 +145,17 @@ def cached_forms(
     >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
     ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
     ...                  offline=False)
-    CachedForms(kept=[None], answers=[None])
+    CachedForms(kept=[None], answers=[None], bodies=[None])
     """
-    kept = kept_values(session, wanted, form, offline=offline)
+    kept: list[memoryview | None] = [None] * len(wanted)
+    if form:
+        kept = kept_values(session, wanted, form, offline=offline)
     if wanted and None not in kept:
-        return CachedForms(kept, [])
-    return CachedForms(kept, cached_answers(session, wanted))
+        return CachedForms(kept, [], [])
+    answers = cached_answers(session, wanted)
+    now = datetime.now(UTC)
+    bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
+    return CachedForms(kept, answers, bodies)
 
 
 def keep_fetched(
