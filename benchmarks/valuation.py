@@ -5,13 +5,15 @@
   before, floor area within 35 %, at most one bedroom more or fewer), widening the radius
   250 m ... 8 km until 5 are found, and the median index-adjusted price per m² times the
   subject's floor area.
-- **propertykit**: :func:`propertykit.frames.valuation.valuation`: one STRtree over the sales'
-  projected points, every subject's neighbours found at once per radius, the weighted median
-  per subject from one sort; it also calibrates its 80 % range on 600 of the frame's own sales,
-  work the naive loop does not do.
+- **propertykit**: :func:`propertykit.frames.valuation` (``appraise(...).values``): one STRtree
+  over the sales' projected points, every subject's neighbours found at once per radius, the
+  weighted quartiles per subject from one sort, the clipped weighted geometric mean. It also
+  does work the naive loop does not: the index and the size elasticity fitted on the sales
+  before the date's quarter (point in time), and the 80 % range calibrated on at least 600 of
+  the frame's own earlier sales, each valued blind on the sales before it.
 
-Both start from the property frame and the same price index (its time is counted once, in
-propertykit's, and given to the naive loop ready). Time is one run each over every subject;
+Both start from the property frame; the naive loop is given a price index ready (fitted on
+every sale, not timed). Time is one run each over every subject;
 memory is the peak traced by :mod:`tracemalloc` (numpy reports its arrays to it) in a second
 run, over every subject for propertykit and over the first 300 for the naive loop (whose peak
 does not grow with the subjects: it holds one subject's masks at a time; minutes saved).
@@ -35,8 +37,7 @@ import numpy as np
 import pandas as pd
 
 import propertykit as pk
-from propertykit.frames import FewPairsWarning, price_index
-from propertykit.frames.valuation import valuation
+from propertykit.frames import FewPairsWarning, price_index, valuation
 from propertykit.sandbox.data import generate_records
 
 RADII_M = (250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
@@ -131,7 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         f"time: naive / propertykit = {naive_time / fast_time:.1f}x (higher is better); "
         f"memory: propertykit / naive = {fast_memory / naive_memory:.2f}"
     )
-    print(f"median gap between the two estimates (weighted vs plain median): {gap:.1%}")
+    print(
+        f"median gap between the two estimates (weighted geometric mean vs plain median): {gap:.1%}"
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-__all__ = ["LogTextFilter", "listed", "plural", "visible"]
+__all__ = ["LogTextFilter", "listed", "plural", "short_address", "visible"]
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
@@ -39,6 +39,27 @@ def listed(items: Sequence[str], *, most: int = 5) -> str:
     """
     shown = ", ".join(items[:most])
     return shown + (f" and {len(items) - most:,} more" if len(items) > most else "")
+
+
+def short_address(address: object, *, postcode: bool = False) -> str:
+    """An address short enough to name a home in a sentence or a table: its street (a flat keeps
+    its number), and with ``postcode=True`` its postcode; ``""`` without an address.
+
+    Examples
+    --------
+    >>> short_address("Flat 6, 32 High Terrace, Brixton Hill, London, SW2 8SU", postcode=True)
+    'Flat 6, 32 High Terrace, SW2 8SU'
+    >>> short_address("54 Springfield Terrace, Morningside, Edinburgh, EH10 0YR")
+    '54 Springfield Terrace'
+    """
+    if not isinstance(address, str):
+        return ""
+    parts = [part.strip() for part in address.split(",") if part.strip()]
+    flat = len(parts) > 1 and parts[0].lower().startswith(("flat", "apartment", "unit"))
+    kept = parts[: 2 if flat else 1]
+    if postcode and len(parts) > len(kept) and any(ch.isdigit() for ch in parts[-1]):
+        kept.append(parts[-1])
+    return ", ".join(kept)
 
 
 # -- text from outside -----------------------------------------------------------------------------

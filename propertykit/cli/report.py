@@ -6,16 +6,19 @@ only with ``--sandbox`` or ``--sample``, and then the terminal says so. Nothing 
 back to the sandbox: it is a one-line error and nothing is written.
 ``--out report.pdf`` prints it on A4 (the ``export`` extra and an installed Chromium);
 ``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
-``--subject ID`` adds the comparable evidence for one property (its value range, comparables,
-their map, the index used, the caveats); a subject not among ``--ids`` is looked up, with its
-neighbourhood (its homes of the same type and a similar floor area within ``--radius`` metres,
-by the area query's point and radius and condition groups), whose sales are the evidence.
+``--subject ID`` adds the comparable evidence for one property (its value range, the schedule of
+comparables, their map, the basis); a subject not among ``--ids`` is looked up with its
+neighbourhood (``client.neighbourhood``: homes of its type and a similar floor area within
+``--radius`` metres), whose sales are the evidence. Every input (ids, dates, radius, months,
+limit) is checked before anything is sent; a subject that cannot be valued stops after its own
+record and says what it spent.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 import warnings
 from collections.abc import Iterator
@@ -25,62 +28,44 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.client import Client, homes_like, parse_ids
-from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning
+from propertykit.client import Client, parse_ids
+from propertykit.client.neighbourhood import check_subject_id, held_in
+from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning, PropertyKitError
+from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural, visible
 from propertykit.views import OSM_TILES, write_report
 
 #: Metres about a subject not among ``--ids`` whose homes of its type and size are fetched as its
-#: evidence.
+#: evidence (and within which its comparables are searched).
 DEFAULT_RADIUS_M = 2000.0
-#: Records per page of the neighbourhood's query (the service's largest).
-QUERY_PAGE = 100
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group()
-    what.add_argument(
-        "--ids",
-        nargs="+",
-        metavar="ID",
-        help="location ids and/or <provider>::<id> source ids (spaces or commas between them)",
-    )
+    what.add_argument("--ids", nargs="+", metavar="ID", help="location ids and/or <provider>::<id> "
+                      "source ids (spaces or commas between them)")  # fmt: skip
     what.add_argument("--sample", type=int, metavar="N", help="N properties of the sandbox")
-    parser.add_argument(
-        "--out", default="report.html", help="file to write: .html, or .pdf for print (A4)"
-    )
-    parser.add_argument(
-        "--tiles",
-        nargs="?",
-        const=OSM_TILES,
-        metavar="URL",
-        help="street tiles under the maps: a .../{z}/{x}/{y}.png template (alone: "
-        "OpenStreetMap's), fetched now and kept in the report",
-    )
-    parser.add_argument(
-        "--attribution",
-        help="the tile server's credit, written on the maps (OpenStreetMap's is known)",
-    )
-    parser.add_argument(
-        "--subject",
-        metavar="ID",
-        help="a property to value: its location id, <provider>::<id> source id or propertyId; "
-        "adds the comparable evidence (fetched with its neighbourhood if not among --ids)",
-    )
-    parser.add_argument(
-        "--radius",
-        type=float,
-        default=DEFAULT_RADIUS_M,
-        metavar="METRES",
-        help=f"the neighbourhood fetched about a subject not among --ids "
-        f"(default {DEFAULT_RADIUS_M:,.0f})",
-    )
-    parser.add_argument("--as-of", metavar="DATE", help="the valuation date (YYYY-MM-DD)")
-    parser.add_argument("--title", default="Property report")
-    parser.add_argument(
-        "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="sandbox data seed")
+    add = parser.add_argument
+    add("--out", default="report.html", help="file to write: .html, or .pdf for print (A4)")
+    add("--tiles", nargs="?", const=OSM_TILES, metavar="URL", help="street tiles under the maps: "
+        "a .../{z}/{x}/{y}.png template (alone: OpenStreetMap's), fetched now and kept in the "
+        "report")  # fmt: skip
+    add("--attribution", help="the tile server's credit, written on the maps (OpenStreetMap's "
+        "is known)")  # fmt: skip
+    add("--subject", metavar="ID", help="a property to value: its location id or <provider>::<id> "
+        "source id (fetched with its neighbourhood), or the propertyId of one among --ids or "
+        "--sample; adds the comparable evidence")  # fmt: skip
+    add("--radius", type=float, metavar="METRES", help="the comparables' search radius, up to "
+        f"8,000 (a subject not among --ids: the neighbourhood fetched, default "
+        f"{DEFAULT_RADIUS_M:,.0f}; else widened as needed)")  # fmt: skip
+    add("--months", type=int, default=24, help="comparables sold at most this many months before "
+        "the valuation date (default 24)")  # fmt: skip
+    add("--limit", type=int, default=20, help="most comparables (default 20)")
+    add("--as-of", metavar="DATE", help="the valuation date (YYYY-MM-DD, not after today; "
+        "default: the day after the latest sale, as the report says)")  # fmt: skip
+    add("--title", default="Property report")
+    add("--sandbox", action="store_true", help="use a local sandbox even if the service is set")
+    add("--seed", type=int, default=0, help="sandbox data seed")
 
 
 @dataclass
@@ -167,60 +152,70 @@ def say_missing(df: pd.DataFrame) -> None:
         )
 
 
-def subject_in(df: pd.DataFrame, given: str) -> str | None:
-    """The ``propertyId`` of the frame's property that ``given`` names (any of its ids)."""
-    for column in ("propertyId", "locationId"):
-        if column in df.columns:
-            found = df.loc[df[column] == given, "propertyId"]
-            if len(found):
-                return str(found.iloc[0])
-    return None
-
-
 def fetch_subject(
     client: Client, df: pd.DataFrame | None, given: str, radius_m: float
 ) -> tuple[pd.DataFrame, str]:
     """The frame with the subject and its neighbourhood in it, and the subject's ``propertyId``.
 
-    A subject the frame holds costs nothing more; otherwise its record, then every property
-    within ``radius_m`` of it (``client.query`` by point and radius) are fetched.
+    A subject the frame holds costs nothing more; otherwise ``client.neighbourhood``. A subject
+    that cannot be valued (no record, no floor area, ...) ends the command, saying what it spent.
     """
-    if df is not None and (found := subject_in(df, given)) is not None:
+    if (found := held_in(df, given)) is not None:
+        assert df is not None
         return df, found
-    if not (radius_m > 0 and radius_m < float("inf")):
-        raise InvalidInput(f"--radius must be a positive number of metres, got {radius_m:g}")
-    own = fetch_frame(client, given)
-    if own.empty:
-        raise InvalidInput(f"--subject {given} returned no record: no report written")
-    lat, lng = own["spatial.lat"].iloc[0], own["spatial.lng"].iloc[0]
-    if pd.isna(lat) or pd.isna(lng):
-        raise InvalidInput(f"--subject {given} has no location, so it has no neighbourhood")
-    area = {"type": "point", "coordinates": [float(lng), float(lat)], "radius": radius_m}
-    like = homes_like(own["propertyType"].iloc[0], own["floorAreaSqM"].iloc[0])
-    if like is None:
-        nearby = client.query(area, page_size=QUERY_PAGE)
-    else:  # only homes that could be its comparables are paid for
-        nearby = client.query(area, page_size=QUERY_PAGE, query=like)
-    which = "properties" if like is None else "homes of its type and size"
+    nearby = client.neighbourhood(given, radius_m=radius_m)
+    said = nearby.attrs["neighbourhood"]
+    if said["stopped"] is not None:
+        usage = client.usage
+        spent = (
+            f"{plural(usage.requests_sent, 'request')} sent, {usage.billable_requests:,} billable"
+        )
+        if said["stopped"] == "no record":
+            raise PropertyKitError(
+                f"--subject {given} returned no record ({spent}): the service looks a home up "
+                "by its location id or <provider>::<id>; a propertyId is found only among "
+                "--ids or --sample. No report written"
+            )
+        raise PropertyKitError(
+            f"--subject {given} ({said['propertyId']}) has {said['stopped']}, so it cannot be "
+            f"valued from comparable sales ({spent}; nothing more fetched). No report written"
+        )
     print(
-        f"propertykit: fetched {len(nearby):,} {which} within {radius_m:,.0f} m of the "
-        "subject: their sales are its evidence",
+        f"propertykit: fetched {said['fetched']:,} homes of its type and size within "
+        f"{radius_m:,.0f} m of the subject: their sales are its evidence",
         file=sys.stderr,
     )
-    parts = [part for part in (df, own, nearby) if part is not None and len(part)]
+    parts = [part for part in (df, nearby) if part is not None and len(part)]
     combined = pd.concat(parts, ignore_index=True).drop_duplicates("propertyId", ignore_index=True)
-    combined.attrs = {
-        **own.attrs,
-        "missing_ids": df.attrs.get("missing_ids", ()) if df is not None else (),
-    }
-    return combined, str(own["propertyId"].iloc[0])
+    combined.attrs = {**nearby.attrs, "missing_ids": () if df is None else df.attrs["missing_ids"]}
+    return combined, str(said["propertyId"])
 
 
-def run(args: argparse.Namespace) -> int:
+def checked(args: argparse.Namespace) -> tuple[pd.Timestamp | None, ValuationSearch]:
+    """Every input of a valuation, checked before the service is even opened: the date, the
+    subject's id, the search (radius, months, limit)."""
     if args.sample is not None and args.sample < 1:
         raise InvalidInput("--sample needs a positive number of properties")
     if args.ids is None and args.sample is None and args.subject is None:
         raise InvalidInput("Say what to report on: --ids, --sample or --subject")
+    try:
+        as_of = check_as_of(args.as_of)
+    except InvalidInput as exc:
+        raise InvalidInput(f"--as-of: {exc}") from None
+    if args.subject is not None:
+        check_subject_id(args.subject)
+    radius = args.radius
+    if radius is None and args.subject is not None and args.ids is None and args.sample is None:
+        radius = DEFAULT_RADIUS_M
+    try:
+        search = ValuationSearch(radius_m=radius, months=args.months, limit=args.limit)
+    except InvalidInput as exc:  # in the command's words
+        raise InvalidInput(str(exc).replace("radius_m", "--radius")) from None
+    return as_of, search
+
+
+def run(args: argparse.Namespace) -> int:
+    as_of, search = checked(args)
     with open_service(use_sandbox=args.sandbox or args.sample is not None, seed=args.seed) as svc:
         df: pd.DataFrame | None = None
         if args.sample is not None:
@@ -232,7 +227,10 @@ def run(args: argparse.Namespace) -> int:
             say_missing(df)
         subject = None
         if args.subject is not None:
-            df, subject = fetch_subject(svc.client, df, args.subject.strip(), args.radius)
+            radius = search.radius_m or DEFAULT_RADIUS_M
+            if held_in(df, args.subject.strip()) is None:  # searched within what is fetched
+                search = dataclasses.replace(search, radius_m=radius)
+            df, subject = fetch_subject(svc.client, df, args.subject.strip(), radius)
         assert df is not None
         if df.empty:
             raise InvalidInput("No id returned a record: no report written")
@@ -245,7 +243,8 @@ def run(args: argparse.Namespace) -> int:
             tiles=args.tiles,
             attribution=args.attribution,
             subject=subject,
-            as_of=args.as_of,
+            as_of=as_of,
+            search=search,
         )
         size_mb = path.stat().st_size / 1e6
         count = plural(len(df), "property", "properties")

@@ -1,8 +1,9 @@
 """client — the service's endpoints: ``pk.Client`` and what it needs to ask well.
 
 Health, property lookups by location or source id (checked, percent-encoded, batched, paged),
-search-suggest, bulk runs with bounded requests in flight and dry runs, and title-deed purchases
-handed to :mod:`propertykit.deeds`.
+search-suggest, address lists matched to properties (never a guess; reviewed decisions kept),
+bulk runs with bounded requests in flight and dry runs, and title-deed purchases handed to
+:mod:`propertykit.deeds`.
 
 May import: ``wire`` (every byte goes through its one session), ``frames`` (answers become
 typed DataFrames), ``deeds``, and core. Never ``views``, ``widgets`` or ``cli``.
@@ -13,9 +14,11 @@ from __future__ import annotations
 from propertykit.client.bulk import DryRun
 from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
+from propertykit.client.match_decisions import MatchDecisions
+from propertykit.client.matching import MatchDryRun
+from propertykit.client.neighbourhood import homes_like
 from propertykit.client.partial import PartialResult
 from propertykit.client.portable import ClientRecipe
-from propertykit.client.query_conditions import homes_like
 from propertykit.client.query_input import check_area
 from propertykit.wire import Clock
 
@@ -24,6 +27,8 @@ __all__ = [
     "ClientRecipe",
     "Clock",
     "DryRun",
+    "MatchDecisions",
+    "MatchDryRun",
     "ParsedIds",
     "PartialResult",
     "check_area",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from requests_cache.backends.base import BaseCache
 
+from propertykit.client.address_search import AddressesMixin
 from propertykit.client.arguments import attribute_params, check_paging, check_settings
 from propertykit.client.bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client.context import LookupContext
@@ -21,6 +22,7 @@ from propertykit.client.envelope import check_envelope
 from propertykit.client.health import HealthMixin
 from propertykit.client.ids import validate_ids
 from propertykit.client.lookups import Lookups
+from propertykit.client.neighbourhood import NeighbourhoodMixin
 from propertykit.client.portable import ClientRecipe, Portable, portable_settings
 from propertykit.client.profile import resolve_service
 from propertykit.client.progress import progress_bar
@@ -61,7 +63,7 @@ def _cache_faults_named(method: _Method) -> _Method:
     return cast(_Method, named)
 
 
-class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
+class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, PurchasesMixin, Portable):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
@@ -182,6 +184,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
             clock=clock or Clock(),
         )
         self._lookups = Lookups(self._transport, self.endpoints)
+        self._decisions = None
 
     @classmethod
     def from_recipe(cls, recipe: ClientRecipe) -> Client:
@@ -201,6 +204,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         return (Client.from_recipe, (self.recipe(),))
 
     query = _cache_faults_named(QueryMixin.query)
+    match_addresses = _cache_faults_named(AddressesMixin.match_addresses)
 
     # -- housekeeping -----------------------------------------------------------------------------
 
@@ -433,7 +437,7 @@ class Client(HealthMixin, QueryMixin, PurchasesMixin, Portable):
         Examples
         --------
         >>> client.suggest("Mill Lane")[0]["displayAddress"]
-        'Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF'
+        '113 Mill Lane, Littleover, Derby, DE23 1EN'
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("suggest() needs a non-empty query string")

@@ -35,7 +35,7 @@ from typing import Any
 from propertykit.errors import InvalidInput
 from propertykit.frames import KINDS
 
-__all__ = ["COMPARATORS", "CONDITION_FIELDS", "OPERATORS", "check_conditions", "homes_like"]
+__all__ = ["COMPARATORS", "CONDITION_FIELDS", "OPERATORS", "check_conditions"]
 
 OPERATORS = ("AND", "OR")
 #: Every comparator of the SDK's grammar.
@@ -190,35 +190,3 @@ def _is_iso_date(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def homes_like(
-    property_type: object, floor_area: object, *, ratio: float = 1.5
-) -> list[dict[str, Any]] | None:
-    """Condition groups for homes like a subject: its type, a floor area within ``ratio``.
-
-    What a subject's comparable sales can come from, so that fetching its neighbourhood pays
-    only for homes that could be compared with it; ``None`` (no filter) when the type or the
-    floor area is not known.
-
-    Examples
-    --------
-    >>> homes_like("flat", 60.0)[0]["groups"][0]["conditions"][0]
-    {'field': 'propertyType', 'comparator': 'eq', 'value': 'flat'}
-    >>> homes_like(None, 60.0) is None
-    True
-    """
-    if not isinstance(property_type, str) or not property_type:
-        return None
-    try:
-        area = float(floor_area)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    if not (math.isfinite(area) and area > 0):
-        return None
-    conditions = [
-        {"field": "propertyType", "comparator": "eq", "value": property_type},
-        {"field": "floorAreaSqM", "comparator": "gte", "value": round(area / ratio, 1)},
-        {"field": "floorAreaSqM", "comparator": "lte", "value": round(area * ratio, 1)},
-    ]
-    return [{"operator": "AND", "groups": [{"conditions": conditions}]}]

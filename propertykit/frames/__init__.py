@@ -8,9 +8,11 @@ refuses, a field or leaf at a time through the lenient rules of
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
 by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, and :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement; :func:`price_index` the repeat-sales index, :func:`comparables` a subject's comparable
-sales and :func:`valuation` estimates with an 80 % range (on :mod:`~propertykit.frames.evidence`),
-:func:`fit_size_elasticity` how price per m² falls with floor area per property type;
+lodgement; :func:`price_index` the repeat-sales index; :func:`fit_size_elasticity` how price per
+m² falls with floor area per property type; :func:`appraise` values subjects point in time
+(:class:`ValuationSearch` what it searches for, :func:`check_as_of` and :func:`check_subject` its
+refusals, pure), returning an :class:`Appraisal` whose values :func:`valuation` and whose
+schedule :func:`comparables` return;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
 :mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not
@@ -21,11 +23,20 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
+from propertykit.frames.appraisal import (
+    COMPARABLE_COLUMNS,
+    VALUATION_COLUMNS,
+    Appraisal,
+    appraise,
+    comparables,
+    valuation,
+)
+
 # The stored-form names below are the warm replay's plumbing, for the client layer only:
 # imported here, since no layer imports past another's __init__, but not public names (not in
 # __all__).
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
-from propertykit.frames.comparables import COMPARABLE_COLUMNS, comparables
+from propertykit.frames.comparables import ValuationSearch
 from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
 from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames.money import MINOR_PER_MAJOR, in_major_units, is_minor
@@ -34,7 +45,6 @@ from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and 
 from propertykit.frames.size_elasticity import SizeElasticity, fit_size_elasticity
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
-from propertykit.frames.stored_form import encode_shares as encode_shares
 from propertykit.frames.stored_form import format_name as format_name
 from propertykit.frames.stored_form import frame_and_shares as frame_and_shares
 from propertykit.frames.stored_form import frame_from_read as frame_from_read
@@ -52,7 +62,7 @@ from propertykit.frames.tables import (
     explode_sales,
     frame,
 )
-from propertykit.frames.valuation import VALUATION_COLUMNS, valuation
+from propertykit.frames.valuation_checks import check_as_of, check_subject
 
 __all__ = [
     "COLUMNS",
@@ -66,11 +76,16 @@ __all__ = [
     "SALES_COLUMNS",
     "TAX_BANDS",
     "VALUATION_COLUMNS",
+    "Appraisal",
     "EpcTrendWarning",
     "FewPairsWarning",
     "MinorUnitsWarning",
     "SizeElasticity",
     "UnparsedValuesWarning",
+    "ValuationSearch",
+    "appraise",
+    "check_as_of",
+    "check_subject",
     "comparables",
     "epc_table",
     "epc_trend",

@@ -2,15 +2,14 @@
 
 :func:`gather_evidence` joins each sale of the property frame to its home's coordinates, floor
 area, bedrooms and type (the sale's own type when recorded), leaving out and counting the sales
-that cannot be compared, and attaches the index that brings a price to another day.
-:func:`read_subjects` reads subjects (``propertyId`` of the frame, or mappings) and
-:func:`read_as_of` their valuation dates. Used by :mod:`~propertykit.frames.comparables` and
-:mod:`~propertykit.frames.valuation`.
+that cannot be compared; it keeps the sales table, so what was known before a day can be fitted
+from it (:mod:`~propertykit.frames.point_in_time`). :func:`read_subjects` reads subjects
+(``propertyId`` of the frame, or mappings) and :func:`read_as_of` their valuation dates. Used by
+:mod:`~propertykit.frames.comparables` and :mod:`~propertykit.frames.appraisal`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -20,18 +19,17 @@ import numpy as np
 import pandas as pd
 
 from propertykit.errors import InvalidInput
+from propertykit.frames.valuation_checks import check_as_of, check_subject
 
 __all__ = [
-    "SUBJECT_FIELDS",
     "Evidence",
     "Subjects",
+    "check_subjects",
+    "default_as_of",
     "gather_evidence",
     "read_as_of",
     "read_subjects",
 ]
-
-#: What a subject given as a mapping must hold (``beds`` and ``propertyId`` are optional).
-SUBJECT_FIELDS = ("lat", "lng", "floorAreaSqM", "propertyType")
 
 
 @dataclass
@@ -47,18 +45,10 @@ class Evidence:
     lat: np.ndarray
     lng: np.ndarray
     kinds: pd.Index
+    sales: pd.DataFrame  # every sale of the frame (explode_sales), for the index
+    row: np.ndarray  # each kept sale's row in ``sales``
     home: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per home
     left_out: dict[str, int] = field(default_factory=dict)
-    index_days: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    index_levels: np.ndarray = field(default_factory=lambda: np.zeros(0))  # log levels
-    index_name: str = "none: prices as sold"
-
-    def log_level(self, day: np.ndarray) -> np.ndarray:
-        """The index's log level on each day (the period holding it; the ends held flat)."""
-        if len(self.index_days) == 0:
-            return np.zeros(len(day))
-        at = np.searchsorted(self.index_days, day, side="right") - 1
-        return self.index_levels[np.clip(at, 0, len(self.index_levels) - 1)]
 
 
 @dataclass
@@ -76,7 +66,7 @@ class Subjects:
     kind_text: np.ndarray | None = None  # the type as given
 
 
-def gather_evidence(df: pd.DataFrame, *, index: pd.DataFrame | None = None) -> Evidence:
+def gather_evidence(df: pd.DataFrame) -> Evidence:
     """The frame's sales with their property's location, size, bedrooms and type.
 
     Examples
@@ -131,10 +121,11 @@ def gather_evidence(df: pd.DataFrame, *, index: pd.DataFrame | None = None) -> E
         lat=lat[keep],
         lng=lng[keep],
         kinds=pd.Index(kinds),
+        sales=sales,
+        row=np.flatnonzero(keep),
         left_out=left_out,
     )
     evidence.home = pd.factorize(evidence.property_id)[0].astype(np.int64)
-    _attach_index(evidence, sales, index)
     return evidence
 
 
@@ -146,54 +137,14 @@ def _take(homes: pd.DataFrame, column: str, where: np.ndarray) -> np.ndarray:
     return taken
 
 
-def _attach_index(evidence: Evidence, sales: pd.DataFrame, index: pd.DataFrame | None) -> None:
-    """Set the log levels that bring a price to another day: the caller's index, or the frame's
-    own, quarterly where every quarter holds enough pairs, else yearly."""
-    from propertykit.frames.price_index import FewPairsWarning, price_index
-
-    if index is not None:
-        if not {"period", "index"} <= set(index.columns) or len(index) == 0:
-            raise InvalidInput(
-                "index must be a price index table with the columns period and index "
-                "(as df.pk.price_index() returns)"
-            )
-        periods = pd.PeriodIndex(index["period"])
-        if not periods.is_unique:
-            raise InvalidInput(
-                "index must hold one index (each period once): pass one group's rows of a "
-                "price index made with by="
-            )
-        evidence.index_name = "the index given"
-        table = pd.DataFrame({"period": periods, "index": index["index"].to_numpy(dtype=float)})
-    else:
-        table = None
-        for freq in ("quarter", "year"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FewPairsWarning)
-                found = price_index(sales, freq=freq)
-            if len(found) and (freq == "year" or not found.attrs["merged"]):
-                table = found
-                every = "quarterly" if freq == "quarter" else "yearly"
-                evidence.index_name = (
-                    f"the frame's repeat-sales index, {every} ({found.attrs['pairs']:,} pairs)"
-                )
-                break
-        if table is None:
-            return
-    order = np.argsort(table["period"].dt.start_time.to_numpy())
-    starts = table["period"].dt.start_time.to_numpy()[order]
-    evidence.index_days = starts.astype("datetime64[D]").astype(np.int64)
-    evidence.index_levels = np.log(table["index"].to_numpy(dtype=float)[order])
-
-
 def read_subjects(
     df: pd.DataFrame,
     subjects: Sequence[str | Mapping[str, Any]],
     evidence: Evidence,
-    as_of: Any,
+    as_of: np.ndarray,
 ) -> Subjects:
-    """Subjects as arrays: ids looked up in the frame (all at once), mappings read; ``as_of``
-    one per subject.
+    """Subjects as arrays: ids looked up in the frame (all at once), mappings read (checked
+    already, :func:`check_subjects`); ``as_of`` one day per subject (days since 1970).
 
     Examples
     --------
@@ -201,7 +152,8 @@ def read_subjects(
     >>> from propertykit.sandbox.data import generate_records
     >>> df = pk.frame(generate_records(300))
     >>> flat = {"lat": 51.5, "lng": -0.1, "floorAreaSqM": 60, "propertyType": "flat"}
-    >>> read_subjects(df, ["PK00000001", flat], gather_evidence(df), "2025-01-01").usable.tolist()
+    >>> days = np.array([20089, 20089])
+    >>> read_subjects(df, ["PK00000001", flat], gather_evidence(df), days).usable.tolist()
     [True, True]
     """
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
@@ -209,36 +161,19 @@ def read_subjects(
     ids = np.empty(count, dtype=object)
     lat, lng, area, beds = (np.full(count, np.nan) for _ in range(4))
     kind_text = np.empty(count, dtype=object)
-    named = np.zeros(count, dtype=bool)
+    named = np.array([isinstance(subject, str) for subject in subjects], dtype=bool)
     for position, subject in enumerate(subjects):
         if isinstance(subject, str):
-            named[position] = True
             ids[position] = subject
-        elif isinstance(subject, Mapping):
-            lacking = [name for name in SUBJECT_FIELDS if subject.get(name) is None]
-            if lacking:
-                raise InvalidInput(
-                    f"subject {position + 1} lacks {', '.join(lacking)}: a subject needs "
-                    f"{', '.join(SUBJECT_FIELDS)} (and beds when known)"
-                )
-            ids[position] = subject.get("propertyId")
-            lat[position], lng[position] = _number(subject, "lat"), _number(subject, "lng")
-            area[position] = _number(subject, "floorAreaSqM")
-            beds[position] = _number(subject, "beds") if subject.get("beds") is not None else np.nan
-            kind_text[position] = str(subject["propertyType"])
         else:
-            raise InvalidInput(
-                f"subject {position + 1} must be a propertyId or a mapping, "
-                f"got {type(subject).__name__}"
-            )
+            ids[position] = subject.get("propertyId")
+            lat[position], lng[position] = float(subject["lat"]), float(subject["lng"])
+            area[position] = float(subject["floorAreaSqM"])
+            given = subject.get("beds")
+            beds[position] = float(given) if given is not None else np.nan
+            kind_text[position] = str(subject["propertyType"])
     if named.any():
         where = pd.Index(homes.index).get_indexer(pd.Index(ids[named], dtype=object))
-        if (where < 0).any():
-            unknown = ids[named][where < 0]
-            shown = ", ".join(map(repr, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
-            raise InvalidInput(
-                f"{len(unknown)} subject(s) are not a propertyId of this frame: {shown}"
-            )
         lat[named], lng[named] = (
             _take(homes, "spatial.lat", where),
             _take(homes, "spatial.lng", where),
@@ -251,48 +186,115 @@ def read_subjects(
     kind = evidence.kinds.get_indexer(pd.Index(kind_text, dtype=object))
     usable = np.isfinite(lat) & np.isfinite(lng) & np.isfinite(area) & (area > 0)
     usable &= pd.notna(kind_text)
-    as_of_days = read_as_of(as_of, count, evidence)
-    return Subjects(ids, as_of_days, lat, lng, area, beds, kind, usable, kind_text)
+    return Subjects(ids, as_of.astype(np.int64), lat, lng, area, beds, kind, usable, kind_text)
 
 
-def _number(subject: Mapping[str, Any], name: str) -> float:
-    value = subject[name]
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"the subject's {name} must be a number, got {value!r}") from None
-    if not np.isfinite(number) or (name == "floorAreaSqM" and number <= 0):
-        raise InvalidInput(f"the subject's {name} must be a finite number above 0, got {value!r}")
-    return number
-
-
-def read_as_of(as_of: Any, count: int, evidence: Evidence) -> np.ndarray:
-    """One valuation day per subject (days since 1970): one date for all, or one each;
-    ``None``: the day after the latest sale.
+def check_subjects(
+    df: pd.DataFrame, subjects: Sequence[str | Mapping[str, Any]]
+) -> list[str | dict[str, Any]]:
+    """Every subject checked before any work: an id must be a ``propertyId`` of ``df``, a
+    mapping pass :func:`~propertykit.frames.valuation_checks.check_subject` against the types
+    ``df`` holds.
 
     Examples
     --------
     >>> import propertykit as pk
     >>> from propertykit.sandbox.data import generate_records
-    >>> evidence = gather_evidence(pk.frame(generate_records(50)))
-    >>> read_as_of(["2025-01-01", "2025-01-02"], 2, evidence).tolist()
+    >>> check_subjects(pk.frame(generate_records(50)), ["PK99999999"])
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: 1 subject(s) are not a propertyId of this frame: 'PK99999999'
+    """
+    if "saleHistory" not in df.columns or "propertyId" not in df.columns:
+        raise InvalidInput(
+            "a valuation needs the property frame (pk.frame of the records), with "
+            "propertyId and saleHistory"
+        )
+    types = set(df["propertyType"].dropna().astype(str)) if "propertyType" in df.columns else None
+    checked: list[str | dict[str, Any]] = []
+    for position, subject in enumerate(subjects):
+        if isinstance(subject, str):
+            checked.append(subject)
+        elif isinstance(subject, Mapping):
+            try:
+                checked.append(check_subject(subject, types=types))
+            except InvalidInput as error:
+                raise InvalidInput(f"subject {position + 1}: {error}") from None
+        else:
+            raise InvalidInput(
+                f"subject {position + 1} must be a propertyId or a mapping, "
+                f"got {type(subject).__name__}"
+            )
+    ids = pd.Index([item for item in checked if isinstance(item, str)], dtype=object)
+    unknown = ids[pd.Index(df["propertyId"].dropna().unique(), dtype=object).get_indexer(ids) < 0]
+    if len(unknown):
+        shown = ", ".join(map(repr, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
+        raise InvalidInput(f"{len(unknown)} subject(s) are not a propertyId of this frame: {shown}")
+    return checked
+
+
+def read_as_of(
+    as_of: Any, count: int, *, today: str | date | datetime | pd.Timestamp | None = None
+) -> np.ndarray | None:
+    """One valuation day per subject (days since 1970), checked: one date for all, or one each;
+    ``None`` for the default date (set once the evidence is known).
+
+    Examples
+    --------
+    >>> read_as_of(["2025-01-01", "2025-01-02"], 2, today="2026-01-01").tolist()
     [20089, 20090]
     """
     if as_of is None:
-        latest = int(evidence.day.max()) + 1 if len(evidence.day) else 0
-        return np.full(count, latest, dtype=np.int64)
+        return None
     many = not isinstance(as_of, (str, date, datetime, pd.Timestamp, np.datetime64))
-    values = list(as_of) if many else [as_of]
+    try:
+        values = list(as_of) if many else [as_of]
+    except TypeError:
+        raise InvalidInput(f"as_of must be a date or dates, got {as_of!r}") from None
     if many and len(values) != count:
         raise InvalidInput(
             f"as_of holds {len(values)} dates for {count} subjects: "
             "give one date, or one per subject"
         )
-    try:
-        stamps = pd.to_datetime(pd.Series(values, dtype=object), utc=True)
-    except (ValueError, TypeError) as error:
-        raise InvalidInput(f"as_of must be a date or dates, got {as_of!r}") from error
-    if stamps.isna().any():
-        raise InvalidInput("as_of holds a missing date")
-    days = stamps.dt.tz_localize(None).to_numpy().astype("datetime64[D]").astype(np.int64)
-    return days if many else np.full(count, days[0], dtype=np.int64)
+    now = check_as_of(today) if today is not None else None
+    read = {value: check_as_of(value, today=now) for value in dict.fromkeys(values)}
+    days = pd.DatetimeIndex([read[value] for value in values]).to_numpy()
+    picked = days.astype("datetime64[D]").astype(np.int64)
+    return picked if many else np.full(count, picked[0], dtype=np.int64)
+
+
+def default_as_of(
+    evidence: Evidence, *, today: str | date | datetime | pd.Timestamp | None = None
+) -> tuple[int, str]:
+    """The valuation day when none is given (days since 1970), and why, in words: the day
+    after the frame's latest sale (the last day its evidence reaches), never after today; today
+    when the frame holds no sale.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox.data import generate_records
+    >>> default_as_of(gather_evidence(pk.frame(generate_records(50))))[1][:67]
+    'no date was given: valued as of 16 November 2024, the day after the'
+    >>> default_as_of(gather_evidence(pk.frame(generate_records(50))), today="2024-01-01")[1]
+    'no date was given: valued as of today, 1 January 2024 (the frame holds later sales)'
+
+    """
+    given = check_as_of(today) if today is not None else None
+    now = given if given is not None else pd.Timestamp.now().normalize()
+    now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))
+    if not len(evidence.day):
+        said = now.strftime("%-d %B %Y")
+        return now_day, f"no date was given and the frame holds no sale: valued as of today, {said}"
+    day = int(evidence.day.max()) + 1
+    if day > now_day:
+        said = now.strftime("%-d %B %Y")
+        return (
+            now_day,
+            f"no date was given: valued as of today, {said} (the frame holds later sales)",
+        )
+    said = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
+    return day, (
+        f"no date was given: valued as of {said}, the day after the frame's latest sale, the "
+        "last day its evidence reaches (a later date would only carry the same sales further)"
+    )

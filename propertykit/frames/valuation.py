@@ -1,174 +1,147 @@
-"""What a property is worth on a date, from its comparable sales, with an 80 % range.
+"""The estimate from a subject's comparables, and the 80 % range calibrated on the frame's sales.
 
-For every subject at once (:func:`~propertykit.frames.comparables.find_comparables`): the
-estimate is the subject's floor area times its comparables' price per m², each brought to
-``as_of`` by the index, averaged in logs by their weights, each first clipped to within
-:data:`_CLIP` of their weighted median (so an outlier sale pulls no further; on the sandbox's
-real-shaped world this beats the weighted median by a point of median error). With fewer than
-``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
+For every subject at once: each comparable's price per m² is brought to the valuation date by the
+index (``time_adjustment``) and to the subject's floor area by the size elasticity
+(``size_adjustment``), both as known before the date's quarter
+(:mod:`~propertykit.frames.point_in_time`); one that lies more than :data:`CLIP` (in logs) from
+the weighted median is pulled back to that distance (``clipped``), so an outlier sale pulls no
+further. The estimate is the subject's floor area times the weighted geometric mean of these
+``used`` prices per m²: a reader can recompute it from the schedule with a calculator. With
+fewer than ``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
 
-The range is calibrated on the frame's own sales, as split conformal prediction does: up to
-:data:`CALIBRATION_SALES` sales of the frame (spread over the five years before the latest
-``as_of``) are valued on the sales before each, and the spread of each subject's comparables
-(their weighted interquartile range of log £/m², widened for how few they are) is scaled so that
-eight in ten of those real prices fall inside. So the band says how well the method does on
-data like yours, not how well it would do if its assumptions held. ``attrs["band"]`` gives the
-scale and how many sales set it; with fewer than 30 it falls back to the normal quantile and
-says so.
+The range is split conformal prediction: each sale of the frame in the quarters before the date's
+quarter is valued blind, as of its own day, on the sales before it (its own quarter's index and
+elasticity), once for the call (:class:`Calibration`); its error, in units of its comparables'
+spread, is ranked, and the ⌈(n + 1) · 0.8⌉-th smallest of the ``n`` errors of the latest whole
+quarters holding at least :data:`CALIBRATION_SALES` (at most five years) scales every spread.
+With fewer than :data:`LEAST_CALIBRATION` the range is *not calibrated*: the normal quantile, and
+said.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from propertykit.frames.comparables import check_search, criteria_text, find_comparables
-from propertykit.frames.evidence import Evidence, Subjects, gather_evidence, read_subjects
+from propertykit.frames.comparables import Matches, ValuationSearch, find_comparables
+from propertykit.frames.evidence import Evidence, Subjects
+from propertykit.frames.point_in_time import Knowledge, index_note, quarter_start, size_note
 
-__all__ = ["CALIBRATION_SALES", "VALUATION_COLUMNS", "valuation"]
+__all__ = [
+    "CALIBRATION_SALES",
+    "CLIP",
+    "CONFIDENCE_RULE",
+    "DISCLOSURE",
+    "LEAST_CALIBRATION",
+    "Calibration",
+    "Valued",
+    "band_summary",
+    "basis_of",
+    "confidence",
+    "round_headline",
+    "value_subjects",
+]
 
-#: Columns of :func:`valuation`, in order.
-VALUATION_COLUMNS = (
-    "propertyId", "as_of", "estimate", "lower", "upper", "price_per_sqm", "comparables",
-    "radius_m", "thin", "method",
-)  # fmt: skip
-#: The most sales of the frame valued to calibrate the range.
+#: What every report of a valuation says it is.
+DISCLOSURE = "an automated estimate from comparable sales, not a RICS Red Book valuation"
+#: The most blind valuations the range is calibrated on (whole quarters, latest first).
 CALIBRATION_SALES = 600
-_COVERAGE = 0.8
+#: The fewest blind valuations a calibrated range rests on.
+LEAST_CALIBRATION = 200
+#: log £/m²: how far from the weighted median one comparable may pull.
+CLIP = 0.35
+COVERAGE = 0.8
 _Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
-_CLIP = 0.35  # log £/m²: how far from the weighted median one comparable may pull
 _LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
-METHOD = "comparables"
-THIN = "too few comparables"
-NO_PLACE = "no coordinates or floor area"
+_LOOKBACK_QUARTERS = 20
+_CHUNK = 8  # the most quarters valued blind at once
+#: How ``confidence`` is read from the range: upper ÷ lower at most these for high, medium.
+CONFIDENCE_LIMITS = (1.35, 1.85)
+CONFIDENCE_RULE = (
+    "from the width of the 80 % range: high when the upper end is at most 1.35 times the "
+    "lower (about ±15 %), medium up to 1.85 times (about ±30 %), low beyond; a low-confidence "
+    "value is a range, not a figure"
+)
 
 
-def valuation(
-    df: pd.DataFrame,
-    subjects: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]] | None = None,
+@dataclass
+class Valued:
+    """Per comparable (one item per match) and per subject: how each estimate was made."""
+
+    matches: Matches
+    moved: np.ndarray  # per match: log time adjustment
+    sized: np.ndarray  # per match: log size adjustment
+    used: np.ndarray  # per match: log £/m² as it enters the estimate
+    clipped: np.ndarray  # per match
+    share: np.ndarray  # per match: weight share of its subject
+    estimate: np.ndarray  # per subject (NaN without comparables)
+    spread: np.ndarray  # per subject: the range's unscaled half-width in logs
+    count: np.ndarray  # per subject
+    notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
+    # comparables, or when not wanted)
+    size_notes: np.ndarray  # per subject: how £/m² was brought to its floor area (likewise)
+
+
+def value_subjects(
+    evidence: Evidence,
+    subjects: Subjects,
+    search: ValuationSearch,
+    knowledge: Knowledge,
     *,
-    as_of: Any = None,
-    min_comparables: int = 5,
-    radius_m: float | None = None,
-    months: int = 24,
-    limit: int = 20,
-    index: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """An estimate and an 80 % range for each subject, from its comparable sales.
-
-    Parameters
-    ----------
-    df
-        The property frame (:func:`propertykit.frame`).
-    subjects
-        A ``propertyId`` of ``df``, a mapping (``lat``, ``lng``, ``floorAreaSqM``,
-        ``propertyType``, optionally ``beds`` and ``propertyId``), or a sequence of them; ``None``:
-        every property of ``df`` with coordinates and a floor area.
-    as_of
-        One date for all, or one per subject; ``None``: the day after the frame's latest sale.
-    min_comparables
-        The fewest comparables an estimate may rest on; below, the subject is ``thin``.
-    radius_m, months, limit, index
-        As for :func:`~propertykit.frames.comparables.comparables`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per subject, in the order asked: columns :data:`VALUATION_COLUMNS`. ``estimate``
-        is missing and ``thin`` True where the evidence is too little; ``method`` says how each
-        was valued (or why not). ``attrs``: ``criteria``, ``index``, ``band`` (``coverage``,
-        ``scale``, ``calibrated_on``, ``how``), ``left_out`` (sales that could not be compared;
-        with ``subjects=None``, properties without coordinates or floor area too).
-
-    Raises
-    ------
-    InvalidInput
-        A subject not in the frame or missing a field, ``as_of`` of the wrong length, a radius,
-        months, limit or ``min_comparables`` not positive.
+    notes_wanted: bool = True,
+) -> Valued:
+    """Every subject's estimate, from its comparables, as known before its date.
 
     Examples
     --------
     >>> import propertykit as pk
+    >>> from propertykit.frames.evidence import gather_evidence, read_subjects
     >>> from propertykit.sandbox.data import generate_records
-    >>> df = pk.frame(generate_records(2000))
-    >>> values = valuation(df, ["PK00000042", "PK00000007"], as_of="2025-01-01")
-    >>> list(values.columns[:5]), list(values["propertyId"])
-    (['propertyId', 'as_of', 'estimate', 'lower', 'upper'], ['PK00000042', 'PK00000007'])
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> evidence = gather_evidence(df)
+    >>> subjects = read_subjects(df, ["PK00000042"], evidence, np.array([20089]))
+    >>> valued = value_subjects(evidence, subjects, ValuationSearch(), Knowledge(evidence, None))
+    >>> bool(np.isclose(valued.estimate[0], subjects.area[0] * np.exp(valued.share @ valued.used)))
+    True
     """
-    check_search(radius_m, months, limit, min_comparables)
-    evidence = gather_evidence(df, index=index)
-    left_out = dict(evidence.left_out)
-    if subjects is None:
-        every = df["propertyId"].dropna().drop_duplicates().tolist()
-        probe = read_subjects(df, every, evidence, as_of=None)
-        if int((~probe.usable).sum()):
-            left_out["properties without coordinates or floor area"] = int((~probe.usable).sum())
-        asked: list[str | Mapping[str, Any]] = [
-            name for name, fine in zip(every, probe.usable, strict=True) if fine
-        ]
-    elif isinstance(subjects, (str, Mapping)):
-        asked = [subjects]
-    else:
-        asked = list(subjects)
-    read = read_subjects(df, asked, evidence, as_of)
-    search = (radius_m, months, min_comparables, limit)
-    estimate, spread, count, radius = _estimate(evidence, read, *search)
-    scale, band = _calibrate(evidence, read.as_of, search)
-    thin = ~(count >= min_comparables) | ~read.usable
-    estimate = np.where(thin, np.nan, estimate)
-    method = np.where(~read.usable, NO_PLACE, np.where(thin, THIN, METHOD))
-    table = pd.DataFrame(
-        {
-            "propertyId": pd.array(read.property_id, dtype="string"),
-            "as_of": read.as_of.astype("datetime64[D]").astype("datetime64[us]"),
-            "estimate": estimate,
-            "lower": estimate * np.exp(-scale * spread),
-            "upper": estimate * np.exp(scale * spread),
-            "price_per_sqm": estimate / read.area,
-            "comparables": count.astype(np.int64),
-            "radius_m": radius,
-            "thin": thin,
-            "method": method,
-        },
-        columns=list(VALUATION_COLUMNS),
-    )
-    table.attrs = {
-        "criteria": criteria_text(radius_m, months, min_comparables, limit),
-        "index": evidence.index_name,
-        "band": band,
-        "left_out": left_out,
-    }
-    return table
-
-
-def _estimate(
-    evidence: Evidence,
-    subjects: Subjects,
-    radius_m: float | None,
-    months: int,
-    min_comparables: int,
-    limit: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per subject: the estimate (area x clipped weighted mean adjusted £/m²), the range's unscaled
-    half-width in logs, how many comparables, and the radius searched."""
-    matches = find_comparables(evidence, subjects, radius_m, months, min_comparables, limit)
+    matches = find_comparables(evidence, subjects, search)
     size = len(subjects.as_of)
     who, sale, weight = matches.subject, matches.sale, matches.weight
-    moved = evidence.log_level(subjects.as_of[who]) - evidence.log_level(evidence.day[sale])
-    log_rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved
+    moved, sized = np.zeros(len(who)), np.zeros(len(who))
+    notes = np.full(size, None, dtype=object)
+    size_notes = np.full(size, None, dtype=object)
+    starts = quarter_start(subjects.as_of)
+    for start in np.unique(starts[who]) if len(who) else []:
+        known = knowledge.at(int(start))
+        mine = starts[who] == start
+        here, there = who[mine], sale[mine]
+        moved[mine] = known.log_level(subjects.as_of[here]) - known.log_level(evidence.day[there])
+        ratio = np.log(subjects.area[here] / evidence.area[there])
+        sized[mine] = known.elasticity[evidence.kind[there]] * ratio
+    if notes_wanted:
+        still = np.bincount(who, np.abs(moved) > 1e-12, size) == 0
+        for subject in np.unique(who):
+            known = knowledge.at(int(starts[subject]))
+            day = int(subjects.as_of[subject])
+            notes[subject] = index_note(known, day, moved_at_all=not still[subject])
+            size_notes[subject] = size_note(known, evidence.kinds, int(subjects.kind[subject]))
+    rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
     count = np.bincount(who, minlength=size)
-    lower, middle, upper = _weighted_quantiles(who, log_rate, weight, (0.25, 0.5, 0.75), size)
+    lower, middle, upper = _weighted_quantiles(who, rate, weight, (0.25, 0.5, 0.75), size)
+    used = middle[who] + np.clip(rate - middle[who], -CLIP, CLIP)
     total = np.bincount(who, weight, size)
-    squares = np.bincount(who, weight**2, size)
-    effective = np.where(squares > 0, total**2 / np.where(squares > 0, squares, 1), 0)
-    middle = _clipped_mean(who, log_rate, weight, middle, size)
-    spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD)
-    spread = spread * np.sqrt(1 + 1 / np.maximum(effective, 1))
-    estimate = np.where(count > 0, subjects.area * np.exp(middle), np.nan)
-    return estimate, spread, count, matches.radius
+    share = weight / np.where(total > 0, total, 1)[who]
+    mean = np.bincount(who, share * used, size)
+    effective = 1 / np.maximum(np.bincount(who, share**2, size), 1e-12)
+    spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD) * np.sqrt(1 + 1 / effective)
+    estimate = np.where(count > 0, subjects.area * np.exp(mean), np.nan)
+    clipped = np.abs(rate - middle[who]) > CLIP
+    return Valued(
+        matches, moved, sized, used, clipped, share, estimate, spread, count, notes, size_notes
+    )
 
 
 def _weighted_quantiles(
@@ -192,49 +165,176 @@ def _weighted_quantiles(
     return found
 
 
-def _calibrate(
-    evidence: Evidence, as_of: np.ndarray, search: tuple[float | None, int, int, int]
-) -> tuple[float, dict[str, Any]]:
-    """The factor that makes the range hold 80 % of the frame's own sales, valued blind."""
-    latest = int(as_of.max()) if len(as_of) else 0
-    eligible = np.flatnonzero((evidence.day < latest) & (evidence.day >= latest - 5 * 365))
-    spaced = np.linspace(0, len(eligible) - 1, min(len(eligible), CALIBRATION_SALES))
-    chosen = eligible[spaced.astype(np.int64)]
-    sales = Subjects(
-        property_id=evidence.property_id[chosen],
-        as_of=evidence.day[chosen],
-        lat=evidence.lat[chosen],
-        lng=evidence.lng[chosen],
-        area=evidence.area[chosen],
-        beds=evidence.beds[chosen],
-        kind=evidence.kind[chosen],
-        usable=np.ones(len(chosen), dtype=bool),
+class Calibration:
+    """The range's scale per quarter, from the frame's sales valued blind, each valued once."""
+
+    def __init__(self, evidence: Evidence, search: ValuationSearch, knowledge: Knowledge) -> None:
+        self.evidence, self.search, self.knowledge = evidence, search, knowledge
+        self.errors: dict[int, np.ndarray] = {}  # per quarter: normalised errors of its sales
+
+    def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
+        """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
+        wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
+        # the latest quarter of every date at once (one search), more only where too few
+        self._value_blind(sorted({quarters[0] for quarters in wanted.values()}))
+        return {start: self._band(quarters) for start, quarters in wanted.items()}
+
+    def _value_blind(self, quarters: list[int]) -> None:
+        missing = [quarter for quarter in quarters if quarter not in self.errors]
+        if not missing:
+            return
+        evidence = self.evidence
+        begun = quarter_start(evidence.day)
+        chosen = np.flatnonzero(np.isin(begun, missing))
+        sales = Subjects(
+            property_id=evidence.property_id[chosen],
+            as_of=evidence.day[chosen],
+            lat=evidence.lat[chosen],
+            lng=evidence.lng[chosen],
+            area=evidence.area[chosen],
+            beds=evidence.beds[chosen],
+            kind=evidence.kind[chosen],
+            usable=np.ones(len(chosen), dtype=bool),
+        )
+        valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
+        fine = valued.count >= self.search.min_comparables
+        error = np.abs(np.log(evidence.price[chosen] / valued.estimate)) / valued.spread
+        for quarter in missing:
+            self.errors[quarter] = error[fine & (begun[chosen] == quarter)]
+
+    def _band(self, quarters: list[int]) -> dict[str, Any]:
+        taken: list[np.ndarray] = []
+        for position, quarter in enumerate(quarters):  # latest first, whole quarters
+            have = sum(map(len, taken))
+            if have >= CALIBRATION_SALES:
+                break
+            if quarter not in self.errors:  # as many more quarters as the rate so far needs
+                rate = have / position if have else 0
+                more = math.ceil((CALIBRATION_SALES - have) / rate) if rate else _CHUNK
+                self._value_blind(quarters[position : position + min(max(more, 1), _CHUNK)])
+            taken.append(self.errors[quarter])
+        errors = np.sort(np.concatenate(taken)) if taken else np.zeros(0)
+        count = len(errors)
+        if count >= LEAST_CALIBRATION:
+            rank = math.ceil((count + 1) * COVERAGE)
+            scale = float(errors[rank - 1])
+            how = (
+                f"calibrated on {count:,} of the frame's own sales made before the valuation "
+                "date's quarter, each valued blind on the sales before it: the range is the "
+                f"comparables' spread times {scale:.2f}, the {rank:,}-th smallest of their "
+                "errors in that unit, so that 8 in 10 fell inside"
+            )
+            return {"scale": scale, "calibrated_on": count, "calibrated": True, "how": how}
+        how = (
+            f"not calibrated: only {count} of the frame's own sales before the valuation "
+            f"date's quarter could be valued blind ({LEAST_CALIBRATION} needed); the range is "
+            "the normal 80 % quantile of the comparables' spread, not checked on data"
+        )
+        return {"scale": _Z80, "calibrated_on": count, "calibrated": False, "how": how}
+
+
+def _quarters_before(start: int) -> list[int]:
+    """The first days of the quarters before the one starting on ``start``, latest first."""
+    quarters, day = [], start
+    for _ in range(_LOOKBACK_QUARTERS):
+        day = int(quarter_start(np.array([day - 1]))[0])
+        quarters.append(day)
+    return quarters
+
+
+def round_headline(value: float) -> float:
+    """A headline figure as a valuer writes it: three significant figures, never finer than
+    1,000 (give it in pounds). ``nan`` stays ``nan``.
+
+    Examples
+    --------
+    >>> round_headline(291_235.0), round_headline(85_449.0), round_headline(1_234_567.0)
+    (291000.0, 85000.0, 1230000.0)
+    """
+    if not np.isfinite(value) or value == 0:
+        return float(value)
+    step = max(1_000.0, 10.0 ** (math.floor(math.log10(abs(value))) - 2))
+    return float(round(value / step) * step)
+
+
+def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one):
+    :data:`CONFIDENCE_RULE`.
+
+    Examples
+    --------
+    >>> confidence(np.array([100.0, 100, 100, np.nan]), np.array([120.0, 160, 300, np.nan]))
+    array(['high', 'medium', 'low', None], dtype=object)
+    """
+    ratio = upper / lower
+    high, medium = CONFIDENCE_LIMITS
+    said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
+    found: np.ndarray = np.where(np.isfinite(ratio), said.astype(object), np.array(None))
+    return found
+
+
+def basis_of(
+    default_why: str | None, search: ValuationSearch, *, calibrated: bool
+) -> dict[str, Any]:
+    """The date and why (``default_why`` when no date was given), the method in one paragraph,
+    the disclosure.
+
+    Examples
+    --------
+    >>> basis_of(None, ValuationSearch(), calibrated=False)["as_of_why"]
+    'the date asked for'
+    """
+    why = default_why if default_why is not None else "the date asked for"
+    index = (
+        "the price index given"
+        if search.index is not None
+        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
     )
-    estimate, spread, count, _ = _estimate(evidence, sales, *search)
-    valued = count >= search[2]
-    ratios = np.abs(np.log(evidence.price[chosen][valued] / estimate[valued])) / spread[valued]
-    if len(ratios) >= 30:
-        scale = float(np.quantile(ratios, _COVERAGE))
-        how = (
-            f"scaled so that 8 in 10 of {len(ratios):,} of the frame's own sales, each valued "
-            "on the sales before it, fall inside"
-        )
-    else:
-        scale = _Z80
-        how = (
-            f"only {len(ratios)} of the frame's own sales could be valued to calibrate it (30 "
-            "needed): the normal 80 % quantile of the comparables' spread, not checked on data"
-        )
-    return scale, {"coverage": _COVERAGE, "scale": scale, "calibrated_on": len(ratios), "how": how}
+    band = (
+        "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
+        "earlier sales, each valued blind on the sales before it, fell inside."
+        if calibrated
+        else "The range is the comparables' spread times the normal 80 % quantile: too few of "
+        "the frame's own earlier sales could be valued blind to check it (200 needed), so it "
+        "is not calibrated."
+    )
+    method = (
+        "Comparable sales: " + search.describe() + ". Each comparable's price per m² is brought "
+        f"to the valuation date by {index} (or taken as sold where it does not move), and to "
+        "the subject's floor area by how price per m² falls with size (fitted on the sales "
+        "before the date's quarter); one more than 42 % above or 30 % below the weighted median "
+        "is pulled back to that bound. The estimate is the subject's floor area times the "
+        "weighted geometric mean of the price per m² used, by the weights shown. "
+        + band
+        + " Only sales made before the valuation date are used."
+    )
+    return {
+        "as_of_default": default_why is not None,
+        "as_of_why": why,
+        "method": method,
+        "disclosure": DISCLOSURE,
+    }
 
 
-def _clipped_mean(
-    who: np.ndarray, log_rate: np.ndarray, weight: np.ndarray, middle: np.ndarray, size: int
-) -> np.ndarray:
-    """Per subject, the weighted mean of its comparables' log £/m², each first clipped to
-    :data:`_CLIP` of the weighted median (an outlier sale pulls no further)."""
-    centre = middle[who]
-    clipped = centre + np.clip(log_rate - centre, -_CLIP, _CLIP)
-    total = np.bincount(who, weight, size)
-    mean = np.bincount(who, weight * clipped, size) / np.where(total > 0, total, 1)
-    return np.where(total > 0, mean, middle)
+def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
+    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
+    row's is.
+
+    Examples
+    --------
+    >>> band_summary({}, np.zeros(0))["how"]
+    'nothing was valued'
+    """
+    if not bands:
+        return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
+                "how": "nothing was valued"}  # fmt: skip
+    latest = bands[int(starts.max())]
+    every = all(band["calibrated"] for band in bands.values())
+    how = latest["how"] + (
+        ""
+        if len(bands) == 1
+        else f" (for the latest date; {len(bands)} quarters in all, "
+        "each calibrated on its own earlier sales: the column calibrated says per row)"
+    )
+    return {"coverage": COVERAGE, "scale": latest["scale"],
+            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip

@@ -9,15 +9,15 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import unquote
 
 from propertykit.config import Endpoints
 from propertykit.sandbox.catalogue import ATTRIBUTES, MAX_SUGGESTIONS, Catalogue, select_attributes
 from propertykit.sandbox.query import QueryError, run_query
+from propertykit.sandbox.replies import Reply, Request, json_error, json_reply, not_available
 from propertykit.sandbox.state import KeyInfo, PurchaseEntry, SandboxState
 
 __all__ = [
@@ -25,11 +25,7 @@ __all__ = [
     "MAX_IDS_PER_REQUEST",
     "MAX_PAGE_SIZE",
     "PURCHASE_CREDITS",
-    "Reply",
-    "Request",
     "Router",
-    "json_error",
-    "json_reply",
 ]
 
 DEFAULT_PAGE_SIZE = 20
@@ -37,62 +33,6 @@ MAX_PAGE_SIZE = 100
 MAX_IDS_PER_REQUEST = 100
 PURCHASE_CREDITS = 25
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9_.-]+::[^\s:,/]+$")
-
-
-@dataclass
-class Reply:
-    """An answer to write: status, body, headers; ``action`` "send", "reset" or "truncate".
-
-    ``delay``: seconds to hold the answer after the request is logged (``slow_after_charge``).
-    """
-
-    status: int
-    body: bytes = b""
-    content_type: str | None = "application/json"
-    headers: dict[str, str] = field(default_factory=dict)
-    action: str = "send"
-    delay: float = 0.0
-
-
-@dataclass(frozen=True)
-class Request:
-    """What the handler read from the socket."""
-
-    method: str
-    path: str
-    query: str
-    headers: Mapping[str, str]
-    body: bytes = b""
-
-    def param(self, name: str) -> str | None:
-        values = parse_qs(self.query, keep_blank_values=True).get(name)
-        return values[-1] if values else None
-
-
-def json_reply(status: int, payload: object, headers: dict[str, str] | None = None) -> Reply:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-    return Reply(status, body, "application/json", dict(headers or {}))
-
-
-def json_error(
-    status: int,
-    code: str,
-    message: str,
-    *,
-    retry_after: int | None = None,
-    money_state: str | None = None,
-) -> Reply:
-    """The usual error shape: ``{"success": false, "error": {"code", "message"}}``."""
-    payload: dict[str, Any] = {"success": False, "error": {"code": code, "message": message}}
-    if money_state is not None:
-        payload["money_state"] = money_state
-    headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-    return json_reply(status, payload, headers)
-
-
-def not_available() -> Reply:
-    """403 for an unknown path (or method) under ``/v1/``."""
-    return json_reply(403, {"message": "This endpoint is not available"})
 
 
 def _iso(moment: datetime) -> str:

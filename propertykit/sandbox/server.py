@@ -15,7 +15,8 @@ from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from propertykit.sandbox.routes import Reply, Request, Router, json_reply
+from propertykit.sandbox.replies import Reply, Request, json_reply
+from propertykit.sandbox.routes import Router
 from propertykit.sandbox.state import Fault, RequestRecord, SandboxState
 
 __all__ = ["SandboxServer", "fault_reply"]

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from propertykit.views.street import OSM_TILES, bake_tiles
     from propertykit.views.tile_source import use_tile_fetcher
     from propertykit.views.valuation import (
-        ComparableEvidence,
         comparable_evidence,
         comparables_map,
         evidence_html,
@@ -51,7 +50,6 @@ _LAZY = {
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "use_tile_fetcher": "tile_source",
-    "ComparableEvidence": "valuation",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
     "evidence_html": "valuation",
@@ -61,7 +59,6 @@ _LAZY = {
 __all__ = [
     "OSM_TILES",
     "WGS84",
-    "ComparableEvidence",
     "bake_tiles",
     "build_report",
     "comparable_evidence",

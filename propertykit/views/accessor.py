@@ -171,18 +171,12 @@ class PropertyAccessor:
         )
 
     def comparables(
-        self,
-        subject: str | Mapping[str, Any],
-        *,
-        as_of: str | date | datetime | pd.Timestamp | None = None,
-        radius_m: float | None = None,
-        months: int = 24,
-        limit: int = 20,
-        index: pd.DataFrame | None = None,
-        min_comparables: int = 5,
+        self, subject: str | Mapping[str, Any], *, as_of: Any = None, **search: Any
     ) -> pd.DataFrame:
-        """A subject's comparable sales, sold strictly before ``as_of``, prices brought to
-        ``as_of`` by the index: :func:`propertykit.frames.comparables.comparables`.
+        """Exactly the comparable sales a subject's estimate rests on, sold strictly before
+        ``as_of``, with every adjustment and weight: the schedule of
+        :func:`propertykit.frames.appraise` (``search``: ``radius_m``, ``months``, ``limit``,
+        ``min_comparables``, ``index``, or ``search=ValuationSearch(...)``; ``today``).
 
         Examples
         --------
@@ -191,34 +185,22 @@ class PropertyAccessor:
         >>> df = pk.frame(generate_records(3000))
         >>> found = df.pk.comparables("PK00000042", as_of="2025-01-01")
         >>> list(found.columns[-3:])
-        ['propertyType', 'weight', 'own_sale']
+        ['address', 'tenure', 'newBuild']
         """
         from propertykit import frames
 
-        return frames.comparables(
-            self._df,
-            subject,
-            as_of=as_of,
-            radius_m=radius_m,
-            months=months,
-            limit=limit,
-            index=index,
-            min_comparables=min_comparables,
-        )
+        return frames.comparables(self._df, subject, as_of=as_of, **search)
 
     def valuation(
         self,
         subjects: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]] | None = None,
         *,
         as_of: Any = None,
-        min_comparables: int = 5,
-        radius_m: float | None = None,
-        months: int = 24,
-        limit: int = 20,
-        index: pd.DataFrame | None = None,
+        **search: Any,
     ) -> pd.DataFrame:
-        """An estimate with a calibrated 80 % range per subject, from its comparable sales:
-        :func:`propertykit.frames.valuation.valuation`.
+        """An estimate with a calibrated 80 % range and a confidence per subject, point in
+        time: the values of :func:`propertykit.frames.appraise` (``search`` as for
+        :meth:`comparables`).
 
         Examples
         --------
@@ -227,21 +209,12 @@ class PropertyAccessor:
         >>> df = pk.frame(generate_records(3000))
         >>> values = df.pk.valuation(["PK00000042"], as_of="2025-01-01")
         >>> list(values.columns)  # doctest: +NORMALIZE_WHITESPACE
-        ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'price_per_sqm', 'comparables',
-         'radius_m', 'thin', 'method']
+        ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'confidence', 'price_per_sqm',
+         'comparables', 'radius_m', 'thin', 'method', 'calibrated', 'index', 'size']
         """
         from propertykit import frames
 
-        return frames.valuation(
-            self._df,
-            subjects,
-            as_of=as_of,
-            min_comparables=min_comparables,
-            radius_m=radius_m,
-            months=months,
-            limit=limit,
-            index=index,
-        )
+        return frames.valuation(self._df, subjects, as_of=as_of, **search)
 
     def index_chart(self, **kwargs: Any) -> go.Figure:
         """The repeat-sales price index with its 95 % band:

@@ -35,6 +35,8 @@ from propertykit.views import maps, plots, static, street, valuation
 if TYPE_CHECKING:
     from xyzservices import TileProvider
 
+    from propertykit.frames import Appraisal, ValuationSearch
+
 __all__ = ["EVIDENCE", "build_report", "write_report"]
 
 #: The heading of the section a ``subject=`` adds.
@@ -49,7 +51,8 @@ h1 { margin: 0 0 4px; font-size: 28px; }
 h2 { margin: 32px 0 8px; font-size: 20px; }
 .lede { color: #555; margin: 0 0 16px; }
 section.card { background: white; border-radius: 8px; padding: 16px; margin: 16px 0;
-               box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+               box-shadow: 0 1px 3px rgba(0,0,0,.08); overflow-x: auto; }
+@media (max-width: 600px) { main { padding: 8px; } section.card { padding: 10px; } }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { padding: 6px 12px; border-bottom: 1px solid #e3e3e3; text-align: left; }
 td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
@@ -62,6 +65,8 @@ footer { color: #444; font-size: 13px; border-top: 1px solid #ddd; margin-top: 3
   main { max-width: none; padding: 0; }
   section.card { box-shadow: none; border: 1px solid #ddd; margin: 0 0 8mm;
                  break-inside: avoid; page-break-inside: avoid; }
+  section.card.evidence { break-inside: auto; page-break-inside: auto; }
+  .pk-val tr, .pk-val p { break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   footer { break-inside: avoid; }
 }
@@ -79,6 +84,7 @@ def build_report(
     attribution: str | None = None,
     subject: str | Mapping[str, Any] | None = None,
     as_of: Any = None,
+    search: ValuationSearch | None = None,
 ) -> str:
     """Build the report as one complete HTML document (plotly.js embedded once, no network).
 
@@ -108,10 +114,15 @@ def build_report(
     subject
         A property to value: a ``propertyId`` of ``df`` or a mapping (``lat``, ``lng``,
         ``floorAreaSqM``, ``propertyType``, optionally ``beds``). Adds a "Comparable evidence"
-        section first: the value range, the comparables table, their map, the index used and
-        the caveats in plain words (:mod:`~propertykit.views.valuation`).
+        section first, before the summary: the value, the disclosure, the property described,
+        the numbered schedule of comparables, the reconciliation, the basis, and their map
+        (:mod:`~propertykit.views.valuation_page`), all from one appraisal.
     as_of
-        The valuation date for ``subject`` (default: the day after the frame's latest sale).
+        The valuation date for ``subject`` (default: the day after the frame's latest sale,
+        and the report says so).
+    search
+        The comparables' search (:class:`~propertykit.frames.ValuationSearch`; ``None``: its
+        defaults).
 
     Returns
     -------
@@ -136,10 +147,10 @@ def build_report(
     counts = _usage_counts(usage)  # refused before the figures are built, not after
     df = shared.for_display(df)  # pounds in the report, whatever the served unit
     notes: list[str] = []
-    evidence = _evidence(df, subject, as_of) if subject is not None else None
+    evidence = _evidence(df, subject, as_of, search) if subject is not None else None
     figures = _figures(df, notes)
-    if evidence is not None:
-        found = valuation.comparables_map(df, evidence.place, basemap="outline", evidence=evidence)
+    if evidence is not None and subject is not None:
+        found = valuation.comparables_map(df, subject, basemap="outline", appraisal=evidence)
         figures.insert(0, (EVIDENCE, found))
     credit = _bake_streets(figures, tiles, attribution, notes) if tiles is not None else None
     charts = []
@@ -151,9 +162,10 @@ def build_report(
             div_id=f"pk-figure-{position}",
             default_height="480px",
         )
+        kind = "card"
         if heading == EVIDENCE and evidence is not None:
-            body = valuation.evidence_html(evidence) + body
-        charts.append(f'<section class="card"><h2>{html.escape(heading)}</h2>{body}</section>')
+            body, kind = valuation.evidence_html(evidence) + body, "card evidence"
+        charts.append(f'<section class="{kind}"><h2>{html.escape(heading)}</h2>{body}</section>')
     if not figures:
         charts.append(
             '<section class="card"><p>No charts: the frame has nothing to plot.</p></section>'
@@ -173,10 +185,11 @@ def build_report(
 <main>
 <h1>{html.escape(title)}</h1>
 <p class="lede">{html.escape(lede)}</p>
+{charts[0] if evidence is not None else ""}
 <section class="card"><h2>Summary</h2>{_summary_table(df)}</section>
 <section class="card"><h2>By property type</h2>{_type_table(df)}</section>
 {notes_html}
-{"".join(charts)}
+{"".join(charts[1:] if evidence is not None else charts)}
 <footer>{_footer(df, counts=counts, source=source, when=when, streets=credit)}</footer>
 </main>
 </body>
@@ -206,7 +219,7 @@ def write_report(
         Street tiles under the maps, baked in now (see :func:`build_report`).
     **kwargs
         Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``,
-        ``subject`` and ``as_of`` for the comparable evidence of one property).
+        ``subject``, ``as_of`` and ``search`` for the comparable evidence of one property).
 
     Returns
     -------
@@ -272,13 +285,13 @@ def _bake_streets(
 
 
 def _evidence(
-    df: pd.DataFrame, subject: str | Mapping[str, Any], as_of: Any
-) -> valuation.ComparableEvidence:
-    """The subject's evidence. What its index warns of (too few pairs) is said in the section's
-    caveats, in plain words, so the warnings themselves are not repeated as notes."""
+    df: pd.DataFrame, subject: str | Mapping[str, Any], as_of: Any, search: Any
+) -> Appraisal:
+    """The subject's appraisal. What its index warns of (too few pairs) is said in the section's
+    basis, in plain words, so the warnings themselves are not repeated as notes."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return valuation.comparable_evidence(df, subject, as_of=as_of)
+        return valuation.comparable_evidence(df, subject, as_of=as_of, search=search)
 
 
 def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:

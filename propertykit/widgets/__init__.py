@@ -1,5 +1,5 @@
 """widgets — ipywidgets forms over a :class:`propertykit.Client`: look properties up, value one
-from its comparable sales, buy title deeds.
+from its comparable sales, buy title deeds, review the addresses a match left uncertain.
 
 >>> import propertykit as pk
 >>> form = pk.widgets.LookupForm(client)  # in a notebook, a cell ending in `form` shows it
@@ -19,7 +19,8 @@ names. The plain logic (timing, messages) holds no ipywidgets, so it is tested w
 from __future__ import annotations
 
 from propertykit.widgets.lookup_form import RECORD_ATTRIBUTES, LookupForm
+from propertykit.widgets.match_review import MatchReview
 from propertykit.widgets.purchase_form import PurchaseForm
 from propertykit.widgets.valuation_form import ValuationForm
 
-__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "PurchaseForm", "ValuationForm"]
+__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]

@@ -108,18 +108,23 @@ class FindPanel:
             [
                 row(
                     [
-                        column(
-                            [label("Where"), self.area_type, self.area_value, self.point_box],
+                        column(  # how many beside where, so neither column ends in a gap
+                            [
+                                label("Where"),
+                                self.area_type,
+                                self.area_value,
+                                self.point_box,
+                                self.max_results,
+                                hint(words.AT_MOST_HINT),
+                            ],
                             basis="240px",
                         ),
                         column(
                             [
-                                label("Price and number"),
+                                label("Price"),
                                 self.price_min,
                                 self.price_max,
                                 hint(words.PRICE_HINT),
-                                self.max_results,
-                                hint(words.AT_MOST_HINT),
                             ],
                             basis="240px",
                         ),

@@ -16,7 +16,7 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
-from propertykit.text import visible
+from propertykit.text import short_address, visible
 from propertykit.widgets import messages as words
 from propertykit.widgets.find import FindPanel
 from propertykit.widgets.messages import describe_error
@@ -251,7 +251,7 @@ class LookupForm(Form):
         >>> form = LookupForm(client)
         >>> form.suggest("Mill Lane")
         >>> form.suggestions.options[0]
-        ('Flat 11, 96 Mill Lane, Kennington, London, SE11 8TF (L00000033)', 'L00000033')
+        ('113 Mill Lane, Littleover, Derby, DE23 1EN (L00000350)', 'L00000350')
         """
         query = query.strip()
         if len(query) < self.min_suggest_chars:
@@ -362,7 +362,8 @@ class LookupForm(Form):
             )
             return self.value
         missing = sorted(set(parsed.location_ids) - {str(r.get("locationId")) for r in records})
-        text = words.describe_fetch(len(records), missing=missing, notes=notes, **cost)
+        names = [_name_of(record) for record in records]
+        text = words.describe_fetch(len(records), missing=missing, notes=notes, names=names, **cost)
         self._say(text, "warn" if missing or notes else "ok")
         return self.value
 
@@ -453,14 +454,9 @@ class LookupForm(Form):
         elif failure is None:
             self._credit_problem = None
 
-    def _refresh_status(self) -> None:
-        usage = self.client.usage
-        self.status.value = paragraph(
-            words.describe_usage(
-                sent=usage.requests_sent,
-                cached=usage.cache_hits,
-                billable=usage.billable_requests,
-                budget=usage.budget,
-                credit_problem=self._credit_problem,
-            )
-        )
+
+def _name_of(record: dict[str, Any]) -> str:
+    """How a fetched property is named in the outcome: its street address, else its id."""
+    address = record.get("address")
+    shown = short_address(address.get("displayAddress") if isinstance(address, dict) else None)
+    return shown or str(record.get("locationId") or record.get("propertyId") or "a property")

@@ -13,6 +13,7 @@ search, fetch, table and status line; the ids box's sentences live in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from propertykit.config import MONEY_STATES
@@ -332,18 +333,27 @@ def describe_cost(sent: int, cached: int) -> str:
 
 
 def describe_fetch(
-    count: int, *, sent: int, cached: int, missing: list[str], notes: list[str]
+    count: int,
+    *,
+    sent: int,
+    cached: int,
+    missing: list[str],
+    notes: list[str],
+    names: Sequence[str] = (),
 ) -> str:
-    """The outcome of a fetch that went through.
+    """The outcome of a fetch that went through, naming what it fetched (up to three).
 
     Examples
     --------
-    >>> print(describe_fetch(1, sent=1, cached=0, missing=["L09"], notes=[]))
+    >>> print(describe_fetch(1, sent=1, cached=0, missing=["L09"], notes=[],
+    ...                      names=["12 Oak Road"]))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Fetched 1 property (1 request sent, 0 answered from the cache). No property was found for
-    1 location id: L09.
+    Fetched 1 property: 12 Oak Road (1 request sent, 0 answered from the cache). No property
+    was found for 1 location id: L09.
     """
-    text = f"Fetched {plural(count, 'property', 'properties')} ({describe_cost(sent, cached)})."
+    named = f": {listed(list(names), most=3)}" if names else ""
+    fetched = plural(count, "property", "properties")
+    text = f"Fetched {fetched}{named} ({describe_cost(sent, cached)})."
     if missing:
         text += (
             f" No property was found for {plural(len(missing), 'location id')}: "

@@ -14,6 +14,7 @@ import json
 import re
 import textwrap
 import threading
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -249,14 +250,42 @@ def text_output(text: str) -> dict[str, Any]:
     return {"output_type": "display_data", "data": {"text/plain": text}, "metadata": {}}
 
 
+#: The forms of each client: a status line speaks for its client, so all of them are redrawn
+#: together (two forms of one client never disagree on what it has sent).
+_FORMS: weakref.WeakKeyDictionary[Client, weakref.WeakSet[Form]] = weakref.WeakKeyDictionary()
+
+
 class Form:
-    """What both forms share: the client, display as a widget, one client call at a time."""
+    """What the forms share: the client, display as a widget, one client call at a time, and
+    one status line for the client in every form of it."""
 
     widget: widgets.Widget
 
     def __init__(self, client: Client) -> None:
         self.client = client
         self._lock = threading.RLock()  # timer threads (suggest, delivery checks) share the client
+        _FORMS.setdefault(client, weakref.WeakSet()).add(self)
+
+    def _refresh_status(self) -> None:
+        """Redraw the status line of every form of this client (each says the client's counts)."""
+        for form in list(_FORMS.get(self.client, ())):
+            form._show_status()
+
+    def _show_status(self) -> None:
+        """Draw this form's status line, if it has one (``status``): the client's counts so
+        far, and the credit problem a fetch met (``_credit_problem``), if any."""
+        from propertykit.widgets.messages import describe_usage
+
+        status = getattr(self, "status", None)
+        if status is not None:
+            usage = self.client.usage
+            status.value = paragraph(
+                describe_usage(
+                    sent=usage.requests_sent, cached=usage.cache_hits,
+                    billable=usage.billable_requests, budget=usage.budget,
+                    credit_problem=getattr(self, "_credit_problem", None),
+                )
+            )  # fmt: skip
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -10,7 +10,8 @@ passes (:mod:`~propertykit.wire.metered`). propertykit's own cache backends
 (:mod:`~propertykit.wire.sqlite_storage`, :mod:`~propertykit.wire.redis_storage`) with their own
 serializer (:mod:`~propertykit.wire.stored_answer`): cached answers read in bulk
 (:mod:`~propertykit.wire.bulk_cache`) with values kept beside them
-(:mod:`~propertykit.wire.derived_cache`); answers that could not be stored, counted
+(:mod:`~propertykit.wire.derived_cache`), and notes people wrote kept beside them
+(:mod:`~propertykit.wire.notes`); answers that could not be stored, counted
 (:mod:`~propertykit.wire.write_failures`); street-map tiles for maps made at build time, with a
 cache of their own (:mod:`~propertykit.wire.tiles`). No requests-cache name beginning with ``_``
 is used.
@@ -41,6 +42,7 @@ from propertykit.wire.cache_setting import (
 )
 from propertykit.wire.clock import Clock
 from propertykit.wire.derived_cache import clear_derived
+from propertykit.wire.notes import MemoryNotes, Notes, notes_for
 from propertykit.wire.retries import RetrySettings, backoff_delay
 from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
 from propertykit.wire.team import redis_connection_of
@@ -54,6 +56,8 @@ __all__ = [
     "CachedAnswer",
     "CachedForms",
     "Clock",
+    "MemoryNotes",
+    "Notes",
     "RetrySettings",
     "Transport",
     "Usage",
@@ -68,6 +72,7 @@ __all__ = [
     "keep_beside",
     "keep_fetched",
     "kept_values",
+    "notes_for",
     "open_cache",
     "open_cache_file",
     "open_sqlite_cache",

@@ -73,17 +73,19 @@ _SQLITE_BUSY_MS = 30_000
 
 
 class _PathLimiterMixin(LimiterMixin):
-    """requests-ratelimiter's limiter, applied only to URLs under ``limited_prefix``.
+    """requests-ratelimiter's limiter, applied only to URLs of the ``limited_paths`` (full URLs
+    without their query: search-suggest, and the profile's address autocomplete, which the
+    service counts together).
 
     Sits between the cache mixin and ``requests.Session``: cache hits never get here, so they
     are free and never count against the limit.
     """
 
-    limited_prefix: str | None = None
+    limited_paths: frozenset[str] = frozenset()
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
-        prefix, url = self.limited_prefix, request.url or ""
-        if prefix is not None and url.startswith(prefix) and url[len(prefix) :][:1] in ("", "?"):
+        url = request.url or ""
+        if url.split("?", 1)[0] in self.limited_paths:
             response = super().send(request, **kwargs)
         else:
             response = requests.Session.send(self, request, **kwargs)
@@ -182,7 +184,8 @@ def open_session(
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.metered = adapter
-    session.limited_prefix = base_url + endpoints.suggest_path if per_minute else None
+    limited = (endpoints.suggest_path, endpoints.autocomplete_path)
+    session.limited_paths = frozenset(base_url + p for p in limited if p and per_minute)
     session.settings.only_if_cached = offline
     session.settings.disabled = cache is None
     session.headers[_KEY_HEADER] = api_key

@@ -186,6 +186,19 @@ def run_all_cells(page: Page, lab_url: str, ready: Locator) -> None:
     run_cells(page, ready)
 
 
+def notebook_of(lab: Lab, name: str, cells: tuple[str, ...]) -> str:
+    """A notebook of these code cells written on the server's root as ``name``: its URL."""
+    import nbformat  # not at collection: it takes seconds to import
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
+    path = lab.root / name
+    nbformat.write(notebook, path)
+    return lab.open(path)
+
+
 def open_notebook(page: Page, lab_url: str) -> None:
     """Open the notebook at ``lab_url`` in ``page`` and wait until its kernel is idle."""
     page.set_default_timeout(PAGE_LIMIT_MS)
@@ -202,6 +215,13 @@ def run_cells(page: Page, ready: Locator) -> None:
     if select_kernel.is_visible():  # JupyterLab may ask which kernel to start
         select_kernel.click()
     ready.wait_for()
+
+
+def decline_news(page: Page) -> None:
+    """Answer JupyterLab's question about its news (a toast over the notebook) with No."""
+    news = page.locator(".jp-toast-button", has_text="No")
+    if news.count():
+        news.first.click()
 
 
 def clear_outputs(page: Page, shown: Locator) -> None:

@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.e2e.conftest import PAGE_LIMIT_MS, Lab, clear_outputs, open_notebook, run_cells
+from tests.e2e.conftest import (
+    PAGE_LIMIT_MS,
+    Lab,
+    clear_outputs,
+    decline_news,
+    notebook_of,
+    open_notebook,
+    run_cells,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
@@ -105,6 +113,20 @@ LINES_OF = """
 }
 """
 
+#: The empty height at the foot of the column an input is in: below its last shown child.
+GAP_BELOW = """
+(input) => {
+  let column = input;
+  while (column.parentElement && !(column.classList.contains('widget-vbox') &&
+         column.parentElement.classList.contains('widget-hbox'))) {
+    column = column.parentElement;
+  }
+  const shown = Array.from(column.children).filter((c) => c.getBoundingClientRect().height > 0);
+  const last = Math.max(...shown.map((c) => c.getBoundingClientRect().bottom));
+  return column.getBoundingClientRect().bottom - last;
+}
+"""
+
 #: An element's box on screen, and the window's size.
 BOX = """
 (el) => {
@@ -143,15 +165,7 @@ CHART = """
 @pytest.fixture(scope="module")
 def lab(jupyter_lab: Lab) -> str:
     """The form's notebook on the session's JupyterLab server: its URL."""
-    import nbformat  # not at collection: it takes seconds to import
-
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    )
-    path = jupyter_lab.root / "lookup-form.ipynb"
-    nbformat.write(notebook, path)
-    return jupyter_lab.open(path)
+    return notebook_of(jupyter_lab, "lookup-form.ipynb", CELLS)
 
 
 @pytest.fixture(scope="module")
@@ -283,9 +297,7 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
     if ids_box.count():  # an earlier size's form: a new one for this size
         clear_outputs(page, ids_box)
     run_cells(page, ids_box)
-    news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news question
-    if news.count():
-        news.first.click()
+    decline_news(page)
     set_file_browser(page, browser_open)
     form = page.locator(".jp-OutputArea-output").filter(has=ids_box)
     shot = Shots(screenshots, size, page)
@@ -400,5 +412,8 @@ def test_the_lookup_form_reads_whole_as_a_person_sees_it(
     for select in form.locator("select[multiple]").all():
         if select.is_visible():
             assert box_of(select)["width"] <= 200, "a Find list is stretched"
+    code = form.locator("input[placeholder='SW1A 1AA']")
+    gap = code.evaluate(GAP_BELOW)
+    assert gap <= 80, f"an empty block of {gap:.0f} px under Code"
     assert cut_in(form) == []
     shot("find")

@@ -1,21 +1,26 @@
-"""The comparable evidence, seen: the map, the range, the table and the caveats."""
+"""The comparable evidence, seen: one appraisal drawn as a map and as a page a reader can follow
+with a calculator (the value, the property, the schedule, the reconciliation, the basis)."""
 
 from __future__ import annotations
 
+import html as markup
 import math
+import re
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
+import propertykit.frames as frames
 from propertykit.errors import InvalidInput
+from propertykit.frames import Appraisal
 from propertykit.views.valuation import (
-    ComparableEvidence,
+    COLOUR_TITLE,
     comparable_evidence,
     comparables_map,
     evidence_html,
 )
+from propertykit.views.valuation_page import rounded, value_range_text
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 AS_OF = VALUED_AS_OF
@@ -29,8 +34,8 @@ def df(valued_frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def evidence(valued_frame: pd.DataFrame) -> ComparableEvidence:
-    """The comparable evidence of :data:`SUBJECT`, gathered once for the tests that read it."""
+def evidence(valued_frame: pd.DataFrame) -> Appraisal:
+    """The appraisal of :data:`SUBJECT`, made once for the tests that read it."""
     return comparable_evidence(valued_frame, SUBJECT, as_of=AS_OF)
 
 
@@ -47,18 +52,32 @@ def traces(figure: Any) -> dict[str, Any]:
     return {trace.name: trace for trace in figure.data}
 
 
-def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df):
-    found = df.pk.comparables(SUBJECT, as_of=AS_OF)
+def shown_schedule(page: str) -> list[list[str]]:
+    """The schedule's rows as a reader sees them: each cell's text."""
+    table = page[page.index('<table class="comparables">') :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    return [[markup.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in rows]
+
+
+def number(text: str) -> float:
+    return float(
+        text.replace("\N{MINUS SIGN}", "-").replace(",", "").replace("%", "").replace("*", "")
+    )
+
+
+def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df, evidence):
+    found = evidence.schedule(0)
     figure = df.pk.comparables_map(SUBJECT, as_of=AS_OF, basemap="outline")
     drawn = traces(figure)
     row = df.set_index("propertyId").loc[SUBJECT]
     star = drawn["Subject"]
     assert star.marker.symbol == "star"
     assert (star.x[0], star.y[0]) == pytest.approx((row["spatial.lng"], row["spatial.lat"]))
-    points = drawn["£ per m², brought to the valuation date"]
+    points = drawn[COLOUR_TITLE]
     best = found.drop_duplicates("propertyId")  # one marker a property: its best-weighted sale
     assert len(points.x) == len(best) >= 4 and len(found) >= 5
-    assert list(points.marker.color) == pytest.approx(best["adjusted_price_per_sqm"].tolist())
+    assert list(points.marker.color) == pytest.approx(best["used_price_per_sqm"].tolist())
     homes = df.set_index("propertyId").loc[best["propertyId"]]
     assert list(points.x) == pytest.approx(homes["spatial.lng"].tolist(), abs=1e-6)
     sales = found["propertyId"].value_counts()  # a home sold twice: both sales in its hover
@@ -73,12 +92,33 @@ def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df):
     assert any(trace.meta == "basemap" for trace in figure.data)  # the offline outline
 
 
+def test_the_accessor_passes_the_search_on(df):
+    narrow = traces(df.pk.comparables_map(SUBJECT, as_of=AS_OF, radius_m=500, basemap="none"))
+    assert "Searched within 500 m" in narrow
+    with pytest.raises(InvalidInput, match="at most 8,000"):
+        df.pk.comparables_map(SUBJECT, as_of=AS_OF, radius_m=9000, basemap="none")
+
+
+def test_every_view_draws_one_appraisal_and_computes_nothing_again(
+    df, evidence, monkeypatch: pytest.MonkeyPatch
+):
+    made: list[object] = []
+    real = frames.appraise
+    monkeypatch.setattr(frames, "appraise", lambda *a, **k: made.append(a) or real(*a, **k))
+    comparables_map(df, SUBJECT, appraisal=evidence, basemap="none")
+    evidence_html(evidence)
+    assert made == []
+    comparable_evidence(df, SUBJECT, as_of=AS_OF)
+    assert len(made) == 1  # the evidence gathered once for a subject
+
+
 def test_a_frame_served_in_pence_is_mapped_in_pounds(df, valued_frame_in_pence):
     in_pence = valued_frame_in_pence  # the same records, every sale price in pence
     pounds = traces(comparables_map(df, SUBJECT, as_of=AS_OF, basemap="none"))
     served = traces(comparables_map(in_pence, SUBJECT, as_of=AS_OF, basemap="none"))
-    name = "£ per m², brought to the valuation date"
-    assert list(served[name].marker.color) == pytest.approx(list(pounds[name].marker.color))
+    assert list(served[COLOUR_TITLE].marker.color) == pytest.approx(
+        list(pounds[COLOUR_TITLE].marker.color)
+    )
 
 
 def test_a_subject_the_frame_does_not_hold_is_mapped_where_it_is(df):
@@ -92,43 +132,95 @@ def test_a_subject_the_frame_does_not_hold_is_mapped_where_it_is(df):
 
 
 def test_bad_subjects_are_refused_in_words(df):
-    with pytest.raises(InvalidInput, match="not a propertyId"):
+    with pytest.raises(InvalidInput, match="NO-SUCH-ID"):
         comparables_map(df, "NO-SUCH-ID", basemap="none")
-    with pytest.raises(InvalidInput, match="lacks"):
+    with pytest.raises(InvalidInput, match="floorAreaSqM"):
         comparables_map(df, {"lat": 51.5, "lng": -0.1}, basemap="none")
 
 
-def test_the_range_and_the_table_agree_with_the_valuation(df, evidence):
-    found = evidence  # comparable_evidence(df, SUBJECT, as_of=AS_OF)
-    value = df.pk.valuation([SUBJECT], as_of=AS_OF).iloc[0]
-    page = evidence_html(found)
-    for amount in (value["estimate"], value["lower"], value["upper"]):
-        assert f"£{amount:,.0f}" in page
-    assert page.count("<tr>") == 1 + len(found.comparables)
-    assert "8 in 10" in page and "repeat-sales index" in page
+def test_a_reader_recomputes_the_estimate_from_the_page(evidence):
+    page = evidence_html(evidence)
+    row = evidence.values.iloc[0]
+    schedule = shown_schedule(page)
+    assert [int(cells[0]) for cells in schedule] == list(range(1, len(schedule) + 1))
+    assert len(schedule) == int(row["comparables"]) == len(evidence.schedule(0))
+    area = float(evidence.subject(0)["floorAreaSqM"])
+    logs = 0.0
+    for cells in schedule:  # floor area, price, time %, size %, £/m² used, weight %
+        floor, price, time, size, used, weight = (number(c) for c in cells[6:12])
+        if "*" not in cells[10]:  # not pulled back: the £/m² used is the row's own arithmetic
+            assert used == pytest.approx(price / floor * (1 + time / 100) * (1 + size / 100),
+                                         rel=0.002, abs=1)  # fmt: skip
+        logs += weight / 100 * math.log(used)
+    assert area * math.exp(logs) == pytest.approx(row["estimate"], rel=0.003)
+    weights = sum(number(cells[11]) for cells in schedule)
+    assert weights == pytest.approx(100.0)  # tenths by largest remainder: exactly 100.0 %
+    assert f"= £{row['estimate']:,.0f}, the estimate before rounding" in markup.unescape(page)
+
+
+def test_the_page_says_what_a_client_needs(evidence):
+    page = markup.unescape(evidence_html(evidence))
+    row = evidence.values.iloc[0]
+    assert "not a RICS Red Book valuation" in page
+    for heading in ("The property", "Comparable sales", "Reconciliation", "Basis"):
+        assert f"<h3>{heading}</h3>" in page
+    described = evidence.subject(0)
+    assert f"{described['floorAreaSqM']:,.1f} m²" in page and str(described["propertyType"]) in page
+    assert "Valuation date: " in page and str(row["index"]) in page
+    assert "This valuation (comparable sales)" in page  # labelled beside the service's figure
     assert "attrs" not in page and "adjusted_price" not in page and "NaN" not in page
+    assert re.search(r'<td class="n">[\d,.]+</td>', page)  # numbers right-aligned
 
 
-def test_too_little_evidence_says_so_and_gives_no_value(df):
-    page = evidence_html(comparable_evidence(df, THIN, as_of=AS_OF))
-    assert "No estimate" in page and "rather than a guess" in page
-    assert "£" not in page.split("</strong>")[0]
+def test_headline_figures_are_rounded_and_a_range_is_calibrated_before_8_in_10(evidence):
+    text = value_range_text(evidence)
+    row = evidence.values.iloc[0]
+    assert f"£{row['lower']:,.0f}" not in text  # never to the pound
+    assert rounded(row["lower"]) in text and rounded(row["upper"]) in text
+    if row["confidence"] == "low":
+        assert "about" not in text and "low confidence" in text
+    else:
+        assert f"about {rounded(row['estimate'])}" in text
+    calibrated = bool(row["calibrated"])
+    assert ("8 in 10" in text) == calibrated
+    if calibrated:
+        assert f"{evidence.values.attrs['band']['calibrated_on']:,} earlier sales" in text
 
 
-def test_text_from_the_data_is_escaped_in_the_map_and_the_table(df):
+def test_too_little_evidence_says_how_many_of_how_many_and_what_to_change(df):
+    found = comparable_evidence(df, THIN, as_of=AS_OF, radius_m=2000)
+    text = value_range_text(found)
+    count = int(found.values["comparables"].iloc[0])
+    assert f"{count} comparable sales found of the 5 needed, within 2 km" in text
+    assert "wider radius" in text and "£" not in text
+    assert "8 km" not in text.split("Try")[0]  # never a widening that was not searched
+
+
+def test_text_from_the_data_is_escaped_in_the_map_and_the_page(df):
     df = df.copy()  # the shared frame is left as it is
     near = df["propertyId"].isin([SUBJECT, "PK00002234"])
     assert near.sum() == 2
     df.loc[near, "address.displayAddress"] = '<img src=x onerror="alert(1)">'
-    page = evidence_html(comparable_evidence(df, SUBJECT, as_of=AS_OF))
-    figure = comparables_map(df, SUBJECT, as_of=AS_OF, basemap="none")
+    found = comparable_evidence(df, SUBJECT, as_of=AS_OF)
+    page = evidence_html(found)
+    figure = comparables_map(df, SUBJECT, appraisal=found, basemap="none")
     assert "<img" not in page and "&lt;img src=x" in page
     assert "<img" not in figure.layout.title.text
     assert all("<img" not in text for text in traces(figure)["Subject"].text)
 
 
-def test_the_own_earlier_sale_is_said_in_words(evidence):
-    found = evidence  # comparable_evidence(df, SUBJECT, as_of=AS_OF)
-    assert found.comparables["own_sale"].any()
-    assert "own earlier sale" in evidence_html(found)
-    assert np.isfinite(found.lat) and np.isfinite(found.lng)
+def test_a_low_confidence_value_is_a_range_not_a_figure(df):
+    found = comparable_evidence(df, "PK00000024", as_of=AS_OF)  # a 4.4x range
+    row = found.values.iloc[0]
+    assert row["confidence"] == "low"
+    text = value_range_text(found)
+    assert f"between {rounded(row['lower'])} and {rounded(row['upper'])}" in text
+    assert "about" not in text and rounded(row["estimate"]) not in text
+
+
+def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):
+    found = comparable_evidence(world_frame, "PK00000010", as_of="2025-06-01")
+    row, band = found.values.iloc[0], found.values.attrs["band"]
+    assert bool(row["calibrated"]) and band["calibrated_on"] >= 200
+    text = value_range_text(found)
+    assert f"8 in 10 of {band['calibrated_on']:,} earlier sales" in text

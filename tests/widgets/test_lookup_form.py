@@ -64,9 +64,10 @@ def test_fetch_mixed_ids_shows_table_charts_map_and_status(sandbox, make_client)
         (output,) = form.outputs[name].outputs
         assert PLOTLY_MIME in output["data"]
     assert form.tabs.titles == ("Table", "Price trend", "EPC", "Map")
-    assert "Fetched 3 properties (2 requests sent, 0 answered from the cache)." in text_of(
-        form.message.value
-    )
+    said = text_of(form.message.value)
+    assert "Fetched 3 properties: " in said  # named, as Find names its area
+    assert "(2 requests sent, 0 answered from the cache)." in said
+    assert "54 Springfield Terrace" in said and "Flat 6, 32 High Terrace" in said
     assert text_of(form.status.value) == (
         "This client so far: 2 requests sent (2 billable), 0 answered from the cache."
     )
@@ -78,8 +79,9 @@ def test_second_fetch_is_served_from_the_cache_and_says_so(sandbox, make_client)
     form.ids.value = "L00000010\nL00000011"
     form.fetch_button.click()
     form.fetch_button.click()
-    assert "Fetched 2 properties (0 requests sent, 1 answered from the cache)." in text_of(
-        form.message.value
+    assert (
+        "Fetched 2 properties: 128 King's Terrace, 107 Elm Lane (0 requests sent, 1 answered "
+        "from the cache)." in text_of(form.message.value)
     )
     assert "1 request sent (1 billable), 1 answered from the cache" in text_of(form.status.value)
 
@@ -129,7 +131,7 @@ def test_unknown_location_ids_are_named(sandbox, make_client):
     form.ids.value = "L00000001, L09999999"
     form.fetch_button.click()
     message = text_of(form.message.value)
-    assert "Fetched 1 property (" in message
+    assert "Fetched 1 property: 54 Springfield Terrace (" in message
     assert "No property was found for 1 location id: L09999999." in message
 
 
@@ -238,7 +240,7 @@ def test_charts_without_their_data_do_not_break_the_form(sandbox, make_client, a
     form.attributes.value = attributes
     form.fetch_button.click()
     assert len(form.value) == 1
-    assert "Fetched 1 property" in text_of(form.message.value)
+    assert "Fetched 1 property: " in text_of(form.message.value)
     for name in ("price_trend", "epc", "map"):
         assert len(form.outputs[name].outputs) == 1
 
@@ -392,3 +394,14 @@ def test_charts_are_shown_to_fit_the_output_area_with_short_title_lines(sandbox,
         assert layout["margin"]["t"] >= layout["title"]["pad"]["t"] + 18 * len(lines)
     title = form.outputs["price_trend"].outputs[0]["data"][PLOTLY_MIME]["layout"]["title"]["text"]
     assert "No data (no period with 5 or more sales)" in title
+
+
+def test_two_forms_of_one_client_agree_on_what_it_has_sent(sandbox, make_client):
+    from propertykit.widgets import ValuationForm
+
+    client = make_client(sandbox)
+    lookup, valuation = LookupForm(client), ValuationForm(client)
+    lookup.ids.value = "L00000001"
+    lookup.fetch_button.click()
+    said = "This client so far: 1 request sent (1 billable), 0 answered from the cache."
+    assert text_of(lookup.status.value) == said == text_of(valuation.status.value)

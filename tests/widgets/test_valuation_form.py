@@ -16,6 +16,7 @@ from propertykit.client import Client, Clock
 from propertykit.frames import frame
 from propertykit.sandbox import Sandbox, serve
 from propertykit.sandbox.data import generate_records
+from propertykit.views.valuation_page import rounded
 from propertykit.widgets import ValuationForm
 
 from .conftest import requests_to, text_of
@@ -83,6 +84,7 @@ def homes() -> pd.DataFrame:
 def assert_plain(form: ValuationForm) -> None:
     shown = form.message.value + form.status.value + form.table.value + form.range.value
     assert "Traceback" not in shown and "attrs[" not in shown and "InvalidInput" not in shown
+    assert "NaN" not in shown and "<NA>" not in shown
 
 
 def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
@@ -91,12 +93,15 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
     assert ValuationForm(make_client(sandbox)).results.layout.display == "none"  # until valued
     valued = valued_on("spec")
     form = valued.form
-    assert form.evidence is not None and form.results.layout.display is None
-    value = form.evidence.value
+    assert form.appraisal is not None and form.results.layout.display is None
+    value = form.appraisal.values.iloc[0]
     assert not value["thin"] and value["lower"] < value["estimate"] < value["upper"]
-    assert f"£{value['estimate']:,.0f}" in text_of(form.range.value)
-    assert text_of(form.table.value).count("Sold") == 1  # the heading, once
-    assert form.table.value.count("<tr>") == 1 + int(value["comparables"])
+    assert rounded(value["lower"]) in text_of(form.range.value)
+    assert f"£{value['estimate']:,.0f}" not in text_of(form.range.value)  # rounded, not to £1
+    table = form.table.value
+    assert table.count("<tr>") >= 1 + int(value["comparables"])  # the numbered schedule
+    assert "This valuation (comparable sales)" in table  # told apart from the service's figure
+    assert "£/sq ft" not in table and "GBP" not in table
     (output,) = form.map_output.outputs
     assert PLOTLY_MIME in output["data"]
     assert len(requests_to(valued.sandbox, "/v1/property/query")) >= 1
@@ -107,6 +112,7 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
         .between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5)
         .all()
     )
+    assert form.appraisal.search.radius_m == 3000  # searched within what was fetched
     assert f"Valued from {int(value['comparables'])} comparable sales" in text_of(
         form.message.value
     )
@@ -123,9 +129,9 @@ def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client, home
     form.picker.value = "PK00000505"
     form.as_of.value = "2025-01-01"
     form.value_button.click()
-    assert form.evidence is not None and form.value is df
-    assert form.evidence.value["estimate"] == pytest.approx(
-        df.pk.valuation(["PK00000505"], as_of="2025-01-01")["estimate"].iloc[0]
+    assert form.appraisal is not None and form.value is df
+    assert form.appraisal.values["estimate"].iloc[0] == pytest.approx(
+        df.pk.valuation(["PK00000505"], as_of="2025-01-01")["estimate"].iloc[0], nan_ok=True
     )
     assert client.usage.requests_sent == 0 and len(sandbox.requests) == before
     assert "0 requests sent" in text_of(form.message.value)
@@ -137,7 +143,9 @@ def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client, home
         ("", "", "type an id or pick a property"),
         ("L1, L2", "", "type one id"),
         ("not an id!", "", "type one id"),
-        ("L00000001", "next tuesday", "must be a date such as 2025-01-01"),
+        ("L00000001", "next tuesday", "Nothing was sent"),
+        ("L00000001", "2025-13-45", "2025-13-45"),
+        ("L00000001", "2030-01-01", "after today"),
     ],
 )
 def test_bad_input_is_said_and_nothing_is_sent(sandbox, make_client, typed, as_of, said):
@@ -146,8 +154,34 @@ def test_bad_input_is_said_and_nothing_is_sent(sandbox, make_client, typed, as_o
     form.subject.value, form.as_of.value = typed, as_of
     form.value_button.click()
     assert said in text_of(form.message.value)
-    assert len(sandbox.requests) == before and form.evidence is None
+    assert len(sandbox.requests) == before and form.appraisal is None
     assert_plain(form)
+
+
+@pytest.mark.parametrize(
+    ("radius", "months", "said"),
+    [(0, 24, "above 0 and at most 8,000"), (9000, 24, "at most 8,000"),
+     (2000, 0, "months must be a positive whole number")],
+)  # fmt: skip
+def test_a_search_that_cannot_be_made_is_said_and_nothing_is_sent(
+    fresh_sandbox, make_client, radius, months, said
+):
+    form = ValuationForm(make_client(fresh_sandbox))
+    form.subject.value, form.radius.value, form.months.value = "L00000001", radius, months
+    form.value_button.click()
+    assert said in text_of(form.message.value) and "Nothing was sent" in text_of(form.message.value)
+    assert fresh_sandbox.requests == [] and fresh_sandbox.credits_charged == 0
+
+
+def test_a_home_without_a_floor_area_names_the_id_typed_and_what_it_spent(
+    fresh_sandbox, make_client
+):
+    form = ValuationForm(make_client(fresh_sandbox))
+    form.subject.value = "L00000023"
+    form.value_button.click()
+    said = text_of(form.message.value)
+    assert "L00000023 has no floor area" in said and "1 request sent" in said
+    assert fresh_sandbox.credits_charged == 1 and form.appraisal is None  # main: 31
 
 
 def test_an_id_with_no_record_is_said(sandbox, make_client):
@@ -155,17 +189,33 @@ def test_an_id_with_no_record_is_said(sandbox, make_client):
     form.subject.value = "L09999999"
     form.value_button.click()
     assert "No property was found for L09999999" in text_of(form.message.value)
-    assert form.evidence is None
+    assert form.appraisal is None
 
 
-def test_too_little_evidence_gives_no_value_in_words(sandbox, make_client, homes):
+def test_too_little_evidence_says_how_many_of_how_many_and_what_to_change(
+    sandbox, make_client, homes
+):
     form = ValuationForm(make_client(sandbox), frame=homes)
     form.picker.value = "PK00000007"
     form.as_of.value = "2025-01-01"
     form.value_button.click()
-    assert "No estimate" in text_of(form.range.value)
-    assert "Too few comparable sales" in text_of(form.message.value)
-    assert "£" not in text_of(form.range.value)
+    assert "Too few comparable sales for an estimate (0 requests sent" in text_of(
+        form.message.value
+    )
+    said = text_of(form.range.value)
+    assert "No estimate" in said and "comparable sales found of the 5 needed" in said
+    assert "wider radius" in said and "more months" in said and "£" not in said
+
+
+def test_a_failure_clears_the_previous_subjects_results(sandbox, make_client, homes):
+    form = ValuationForm(make_client(sandbox), frame=homes)
+    form.picker.value, form.as_of.value = "PK00000505", "2025-01-01"
+    form.value_button.click()
+    assert form.results.layout.display is None
+    form.as_of.value = "2025-13-45"
+    form.value_button.click()
+    assert form.results.layout.display == "none" and form.appraisal is None
+    assert form.table.value == "" and form.range.value == ""
 
 
 def test_a_service_error_is_plain_words(fresh_sandbox, make_client, subject):
@@ -174,7 +224,7 @@ def test_a_service_error_is_plain_words(fresh_sandbox, make_client, subject):
     form.subject.value = subject[0]
     form.value_button.click()  # the subject costs the budget's one request; the query is refused
     assert "budget" in text_of(form.message.value)
-    assert form.evidence is None and not form.value_button.disabled
+    assert form.appraisal is None and not form.value_button.disabled
     assert_plain(form)
 
 
@@ -187,9 +237,9 @@ def test_it_is_exported_and_shows_as_a_widget(sandbox, make_client):
 
 def test_the_range_is_in_pounds_on_both_profiles(profile, valued_on, subject):
     form = valued_on(profile).form
-    assert form.evidence is not None and form.value is not None
+    assert form.appraisal is not None and form.value is not None
     assert form.value.attrs["money_unit"] == ("minor" if profile == "vepler" else "major")
-    pounds = form.value.pk.in_pounds().pk.valuation([subject[1]], as_of=AS_OF)
-    estimate = form.evidence.value["estimate"]
-    assert estimate == pytest.approx(pounds["estimate"].iloc[0])
-    assert f"£{estimate:,.0f}" in text_of(form.range.value)
+    pounds = form.value.pk.in_pounds().pk.valuation([subject[1]], as_of=AS_OF, radius_m=3000)
+    value = form.appraisal.values.iloc[0]
+    assert value["estimate"] == pytest.approx(pounds["estimate"].iloc[0])
+    assert rounded(value["upper"]) in text_of(form.range.value)
