@@ -8,8 +8,7 @@ batches with :func:`propertykit.client.bulk.run_batches`.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -20,20 +19,16 @@ from propertykit.client.partial import PartialResult
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import (
     InvalidInput,
-    MissingIdsWarning,
     PropertyKitError,
-    outside_stacklevel,
 )
 from propertykit.jsonio import Record
 from propertykit.wire import Transport
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
-__all__ = ["Lookups", "note_missing_ids"]
+__all__ = ["Lookups"]
 
-#: How many missing ids a warning names (all of them are in ``df.attrs["missing_ids"]``).
-_NAMED = 5
 
 #: Room left in a URL for the query string of a sources page (limit, a large offset, attributes).
 _LARGEST_OFFSET = 10**12
@@ -276,44 +271,3 @@ class Lookups:
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
-
-
-# -- ids that returned no record ------------------------------------------------------------------
-
-
-def note_missing_ids(df: pd.DataFrame, ids: Sequence[str], *, by_location: bool) -> pd.DataFrame:
-    """Record in ``df.attrs["missing_ids"]`` the ids that returned no record; warn once if any.
-
-    Location ids are matched to the records' ``locationId``. A source id cannot be matched (a
-    record does not say which source id found it, and several can name one property), so
-    source ids are named missing only when no record came back at all. The warning
-    (:class:`~propertykit.errors.MissingIdsWarning`) counts them and names the first few.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     df = client.properties(["L00000001", "L99999999", "NOPE123"])
-    >>> df.attrs["missing_ids"]
-    ('L99999999', 'NOPE123')
-    >>> print(caught[0].message)
-    2 of 3 ids returned no record: L99999999, NOPE123
-    """
-    asked = list(dict.fromkeys(ids))
-    found: set[str] | None = None
-    if df.empty:
-        found = set()
-    elif by_location and "locationId" in df.columns and not df["locationId"].isna().any():
-        found = {str(value) for value in df["locationId"]}
-    missing = tuple(i for i in asked if i not in found) if found is not None else ()
-    df.attrs["missing_ids"] = missing
-    if missing:
-        named = ", ".join(missing[:_NAMED]) + (", ..." if len(missing) > _NAMED else "")
-        noun = "id" if len(asked) == 1 else "ids"
-        warnings.warn(
-            f"{len(missing)} of {len(asked)} {noun} returned no record: {named}",
-            MissingIdsWarning,
-            stacklevel=outside_stacklevel(),
-        )
-    return df

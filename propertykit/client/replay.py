@@ -32,7 +32,8 @@ counts it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,9 +41,9 @@ from propertykit.client.arguments import attribute_params, check_paging
 from propertykit.client.bulk import Batch, run_batches
 from propertykit.client.envelope import PAGING_FIELDS, Page, paging, read_page
 from propertykit.client.ids import validate_ids
-from propertykit.client.lookups import Lookups, note_missing_ids
+from propertykit.client.lookups import Lookups
 from propertykit.client.progress import progress_bar
-from propertykit.errors import PropertyKitError
+from propertykit.errors import MissingIdsWarning, PropertyKitError, outside_stacklevel
 from propertykit.frames import (
     BodiesRead,
     decode_shares,
@@ -65,7 +66,10 @@ if TYPE_CHECKING:
 
     from propertykit.client.context import LookupContext
 
-__all__ = ["properties_frame", "sources_frame"]
+__all__ = ["note_missing_ids", "properties_frame", "sources_frame"]
+
+#: How many missing ids a warning names (all of them are in ``df.attrs["missing_ids"]``).
+_NAMED = 5
 
 logger = logging.getLogger("propertykit")  # the one logger, whose filter spells out controls
 
@@ -268,3 +272,41 @@ def _keep_as_read(
         keep_beside(session, entries, format_name())
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("batches not kept as read: %s", type(exc).__name__)
+
+
+def note_missing_ids(df: pd.DataFrame, ids: Sequence[str], *, by_location: bool) -> pd.DataFrame:
+    """Record in ``df.attrs["missing_ids"]`` the ids that returned no record; warn once if any.
+
+    Location ids are matched to the records' ``locationId``. A source id cannot be matched (a
+    record does not say which source id found it, and several can name one property), so
+    source ids are named missing only when no record came back at all. The warning
+    (:class:`~propertykit.errors.MissingIdsWarning`) counts them and names the first few.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     df = client.properties(["L00000001", "L99999999", "NOPE123"])
+    >>> df.attrs["missing_ids"]
+    ('L99999999', 'NOPE123')
+    >>> print(caught[0].message)
+    2 of 3 ids returned no record: L99999999, NOPE123
+    """
+    asked = list(dict.fromkeys(ids))
+    found: set[str] | None = None
+    if df.empty:
+        found = set()
+    elif by_location and "locationId" in df.columns and not df["locationId"].isna().any():
+        found = {str(value) for value in df["locationId"]}
+    missing = tuple(i for i in asked if i not in found) if found is not None else ()
+    df.attrs["missing_ids"] = missing
+    if missing:
+        named = ", ".join(missing[:_NAMED]) + (", ..." if len(missing) > _NAMED else "")
+        noun = "id" if len(asked) == 1 else "ids"
+        warnings.warn(
+            f"{len(missing)} of {len(asked)} {noun} returned no record: {named}",
+            MissingIdsWarning,
+            stacklevel=outside_stacklevel(),
+        )
+    return df
