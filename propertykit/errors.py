@@ -31,6 +31,7 @@ Warnings share one base too, and every name ends in ``Warning``::
     PropertyKitWarning (a UserWarning)
     ├── MissingIdsWarning       ids asked for that returned no record (listed in attrs)
     ├── NotRecordsWarning       items of a list of records that are not records, left out
+    ├── PagingWarning           a page said more follow but not where: the rest not fetched
     ├── UnparsedValuesWarning   values with no clear meaning in their column (kept raw)
     ├── MinorUnitsWarning       prices that look like pence although pounds were assumed
     ├── CacheWriteWarning       answers paid for that could not be stored in the cache
@@ -78,6 +79,7 @@ __all__ = [
     "NotCached",
     "NotFound",
     "NotRecordsWarning",
+    "PagingWarning",
     "PermissionDenied",
     "PropertyKitError",
     "PropertyKitWarning",
@@ -154,6 +156,12 @@ class CacheWriteWarning(PropertyKitWarning):
 class NotRecordsWarning(PropertyKitWarning):
     """Items of the service's list of records that are not records (JSON objects) were left
     out; the message counts them and shows one."""
+
+
+class PagingWarning(PropertyKitWarning):
+    """A page of records may have more after it, but its paging field (``nextOffset``, or
+    ``offset`` beside a total) is not an integer: its records are kept, the pages after it were
+    not fetched (never asked again from offset 0); the message names the field."""
 
 
 class MinorUnitsWarning(PropertyKitWarning):

@@ -28,8 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.client import Client, parse_ids
-from propertykit.client.neighbourhood import check_subject_id, held_in
+from propertykit.client import Client, check_subject_id, held_in, parse_ids
 from propertykit.errors import ConfigError, InvalidInput, MissingIdsWarning, PropertyKitError
 from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural, visible

@@ -16,7 +16,7 @@ from propertykit.client.client import Client
 from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
 from propertykit.client.match_decisions import MatchDecisions
 from propertykit.client.matching import MatchDryRun
-from propertykit.client.neighbourhood import homes_like
+from propertykit.client.neighbourhood import check_subject_id, held_in, homes_like
 from propertykit.client.partial import PartialResult
 from propertykit.client.portable import ClientRecipe
 from propertykit.client.query_input import check_area
@@ -32,7 +32,9 @@ __all__ = [
     "ParsedIds",
     "PartialResult",
     "check_area",
+    "check_subject_id",
     "encode_id",
+    "held_in",
     "homes_like",
     "join_ids",
     "parse_ids",

@@ -8,8 +8,7 @@ batches with :func:`propertykit.client.bulk.run_batches`.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -20,20 +19,16 @@ from propertykit.client.partial import PartialResult
 from propertykit.config import MAX_URL_LENGTH, Endpoints
 from propertykit.errors import (
     InvalidInput,
-    MissingIdsWarning,
     PropertyKitError,
-    outside_stacklevel,
 )
 from propertykit.jsonio import Record
 from propertykit.wire import Transport
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
-__all__ = ["Lookups", "note_missing_ids"]
+__all__ = ["Lookups"]
 
-#: How many missing ids a warning names (all of them are in ``df.attrs["missing_ids"]``).
-_NAMED = 5
 
 #: Room left in a URL for the query string of a sources page (limit, a large offset, attributes).
 _LARGEST_OFFSET = 10**12
@@ -115,8 +110,14 @@ class Lookups:
 
     # -- fetching ---------------------------------------------------------------------------------
 
-    def fetch_properties(self, batch: Batch, params: Mapping[str, Any]) -> list[Record]:
-        """The records of one batch of location ids, following pages when the envelope says so."""
+    def fetch_properties(
+        self, batch: Batch, params: Mapping[str, Any], *, single: set[int] | None = None
+    ) -> list[Record]:
+        """The records of one batch of location ids, following pages when the envelope says so.
+
+        ``single``, when given, gets the batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client.envelope.Page.whole`): the replay keeps it as read.
+        """
         body = self.transport.fetch_json(
             batch.path,
             endpoint="properties",
@@ -124,10 +125,12 @@ class Lookups:
             billable=self._billable("properties"),
             check=check_envelope,
         )
-        page = read_page(body)
+        page = read_page(body, where=batch.path)
         records = list(page.records)
         most = len(batch.ids)  # a location id is one property
         offset = next_offset(page, 0, where=batch.path, most=most)
+        if page.whole and single is not None:
+            single.add(batch.index)
         while offset is not None:  # rare: a lookup answered in pages
             body = self.transport.fetch_json(
                 batch.path,
@@ -136,7 +139,7 @@ class Lookups:
                 billable=self._billable("properties"),
                 check=check_envelope,
             )
-            page = read_page(body)
+            page = read_page(body, where=batch.path)
             records.extend(page.records)
             offset = next_offset(page, offset, where=batch.path, most=most)
         return records
@@ -147,11 +150,15 @@ class Lookups:
         base_params: Mapping[str, Any],
         page_size: int | None,
         max_results: int | None,
+        *,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
         A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
         so does paging the service breaks (:func:`~propertykit.client.envelope.next_offset`).
+        ``single``, when given, gets the batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client.envelope.Page.whole`): the replay keeps it as read.
         """
         records: list[Record] = []
         offset = 0
@@ -167,12 +174,14 @@ class Lookups:
                     billable=self._billable("sources"),
                     check=check_envelope,
                 )
-                page = read_page(body)
+                page = read_page(body, where=batch.path)
                 records.extend(page.records)
                 # A source id resolves to at most one record (as dry runs count), so a next
                 # page past the ids asked for is the service paging on without end.
                 following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
+                    if offset == 0 and page.whole and single is not None:
+                        single.add(batch.index)
                     return records
                 offset = following
         except PropertyKitError as exc:
@@ -232,7 +241,7 @@ class Lookups:
                 if body is None:
                     break
                 try:
-                    page = read_page(body)
+                    page = read_page(body, where=batch.path)
                     following = next_offset(page, offset, where=batch.path)
                 except PropertyKitError:
                     break  # a cached answer the real call would refuse: count it as to send
@@ -262,44 +271,3 @@ class Lookups:
 
     def _billable(self, endpoint: str) -> bool:
         return endpoint in self.endpoints.billable_endpoints
-
-
-# -- ids that returned no record ------------------------------------------------------------------
-
-
-def note_missing_ids(df: pd.DataFrame, ids: Sequence[str], *, by_location: bool) -> pd.DataFrame:
-    """Record in ``df.attrs["missing_ids"]`` the ids that returned no record; warn once if any.
-
-    Location ids are matched to the records' ``locationId``. A source id cannot be matched (a
-    record does not say which source id found it, and several can name one property), so
-    source ids are named missing only when no record came back at all. The warning
-    (:class:`~propertykit.errors.MissingIdsWarning`) counts them and names the first few.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     df = client.properties(["L00000001", "L99999999", "NOPE123"])
-    >>> df.attrs["missing_ids"]
-    ('L99999999', 'NOPE123')
-    >>> print(caught[0].message)
-    2 of 3 ids returned no record: L99999999, NOPE123
-    """
-    asked = list(dict.fromkeys(ids))
-    found: set[str] | None = None
-    if df.empty:
-        found = set()
-    elif by_location and "locationId" in df.columns and not df["locationId"].isna().any():
-        found = {str(value) for value in df["locationId"]}
-    missing = tuple(i for i in asked if i not in found) if found is not None else ()
-    df.attrs["missing_ids"] = missing
-    if missing:
-        named = ", ".join(missing[:_NAMED]) + (", ..." if len(missing) > _NAMED else "")
-        noun = "id" if len(asked) == 1 else "ids"
-        warnings.warn(
-            f"{len(missing)} of {len(asked)} {noun} returned no record: {named}",
-            MissingIdsWarning,
-            stacklevel=outside_stacklevel(),
-        )
-    return df

@@ -1,68 +1,80 @@
-"""Re-running a lookup from a warm cache: cached bodies read in bulk, framed as bytes by Arrow.
+"""Re-running a lookup from a warm cache: kept Arrow forms, else cached bodies read by Arrow.
 
-``client.properties(ids)`` and ``client.sources(ids)`` (without ``max_results``) come here. Every
-batch's first-page answer is looked up in the cache at once
-(:func:`propertykit.wire.bulk_cache.cached_answers`: fresh 200s only, any age offline). When every
-batch is there, the bodies go, undecoded, to :func:`propertykit.frame`'s bytes route (Arrow's JSON
-reader, GIL released): no request object, no deserialised response, no Python dict per record.
-The envelopes are checked from the top-level fields Arrow read on the way
-(:data:`~propertykit.frames.bodies.ENVELOPE_FIELDS`): ``success: false``, no ``result`` list, or
-a page with more after it (``hasMore``, or a total without ``hasMore: false``) sends that batch
-down the normal path, which refuses or follows it exactly as before. Each batch served counts one
-cache hit in ``client.usage``, as the normal path counts it.
+``client.properties(ids)`` and ``client.sources(ids)`` (without ``max_results``) come here. A
+lookup walks one way: the cache is read once (:func:`propertykit.wire.cached_forms`), the frames
+layer reads what it holds once, the envelopes are screened by the one paging rule, the frame is
+made, and what was read is kept for the next re-run (the route, measured, is in
+``docs/performance.md``):
 
-A run that fetched batches (and, failing that, the first re-run) also keeps each batch's body as
-Arrow read it beside its cached answer (:func:`~propertykit.frames.stored_form.encode_shares`,
-:func:`~propertykit.wire.keep_beside`); re-runs, when every batch has one made from the very
-answer cached and still usable (:func:`~propertykit.wire.kept_values`: no body is read then),
-frame from those (:func:`~propertykit.frames.stored_form.decode_shares`) and parse nothing.
+1. Every batch kept as read into Arrow beside its cached answer, from that very answer and still
+   usable: the shares are put together (:func:`~propertykit.frames.stored_form.decode_shares`)
+   and framed; no body is read, no JSON parsed.
+2. Else, every batch's first page cached and usable (fresh 200s only, any age offline): the
+   bodies go, undecoded, to :func:`propertykit.frame`'s bytes route (Arrow's JSON reader, GIL
+   released), which returns each envelope's top-level fields as it read them
+   (:attr:`~propertykit.frames.stored_form.BodiesRead.envelopes`). They are screened by the one
+   rule of :func:`~propertykit.client.envelope.paging`: ``success: false``, no ``result`` list,
+   or a page with more after it sends that batch down the normal path, which refuses or follows
+   it exactly as before. Otherwise the frame is made from that read, and each batch's share of
+   it kept beside its answer (:func:`~propertykit.wire.keep_beside`).
+3. Else (some batches missing or expired, or a paged first page) the batches run through
+   :func:`~propertykit.client.bulk.run_batches`: a usable single cached page is decoded and read
+   as the normal path reads it, the rest go the normal path (:mod:`propertykit.client.lookups`),
+   so budgets, single flight, retries and ``.partial`` are unchanged. The frame is made from the
+   records, read once, and each batch that came in one page keeps its share of that read
+   (:func:`~propertykit.wire.keep_fetched`: beside the answer just cached; its body is not read
+   again), so the first re-run parses nothing.
 
-Otherwise (some batches missing or expired, or a paged first page) the batches run through
-:func:`~propertykit.client.bulk.run_batches` as before: a cached body is decoded and read as
-:func:`~propertykit.client.envelope.read_page` reads it, the rest go the normal path
-(:mod:`propertykit.client.lookups`), so budgets, single flight, retries and ``.partial`` are
-unchanged and the frame is built from records as before.
+Each batch served from the cache counts one cache hit in ``client.usage``, as the normal path
+counts it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from propertykit.client.arguments import attribute_params, check_paging
 from propertykit.client.bulk import Batch, run_batches
-from propertykit.client.envelope import Page, read_page
-from propertykit.client.envelope_variants import TOTAL_KEYS
+from propertykit.client.envelope import PAGING_FIELDS, Page, paging, read_page
 from propertykit.client.ids import validate_ids
-from propertykit.client.lookups import note_missing_ids
+from propertykit.client.lookups import Lookups
 from propertykit.client.progress import progress_bar
-from propertykit.errors import PropertyKitError
+from propertykit.errors import MissingIdsWarning, PropertyKitError, outside_stacklevel
 from propertykit.frames import (
-    ENVELOPE_FIELDS,
     BodiesRead,
     decode_shares,
-    encode_shares,
     format_name,
-    frame,
+    frame_and_shares,
     frame_from_read,
     read_for_keeping,
+    read_records_for_keeping,
 )
 from propertykit.jsonio import Record, loads, paused_gc
-from propertykit.wire import CachedAnswer, cached_answers, keep_beside, kept_values
+from propertykit.wire import (
+    CachedForms,
+    cached_forms,
+    keep_beside,
+    keep_fetched,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from propertykit.client.context import LookupContext
 
-__all__ = ["properties_frame", "sources_frame"]
+__all__ = ["note_missing_ids", "properties_frame", "sources_frame"]
+
+#: How many missing ids a warning names (all of them are in ``df.attrs["missing_ids"]``).
+_NAMED = 5
 
 logger = logging.getLogger("propertykit")  # the one logger, whose filter spells out controls
 
 #: The envelope fields :func:`_odd_pages` looks at (asked of the reader beforehand).
-_ENVELOPE_NAMES = ("success", "hasMore", "offset", *TOTAL_KEYS)
+_ENVELOPE_NAMES = ("success", *PAGING_FIELDS)
 
 
 def single_page(body: bytes, *, left_out: list[Any] | None = None) -> Page | None:
@@ -88,43 +100,46 @@ def single_page(body: bytes, *, left_out: list[Any] | None = None) -> Page | Non
     return None if page.has_more else page
 
 
-def _odd_pages(bodies: list[bytes], fields: dict[str, list[Any]], rows: int) -> list[int]:
+def _odd_pages(bodies: list[bytes], read: BodiesRead) -> list[int]:
     """Positions of the framed bodies the normal path must read: unusable, or paged.
 
-    ``fields`` are the envelopes' top-level fields as Arrow read them, ``rows`` the records
-    framed. Without them (the lenient route), or when some list items were not records, each
-    body is decoded and read as the normal path reads it. Arrow cannot tell an absent field from
-    a null one: where that could change the answer, the body is left to the normal path.
+    ``read.envelopes`` are the envelopes' top-level fields as Arrow read them. When some list
+    items were not records, each body is decoded and read as the normal path reads it.
     """
-    lengths = fields.get("result")
-    if lengths is None or sum(n or 0 for n in lengths) != rows:
+    lengths = [envelope.get("result") for envelope in read.envelopes]
+    if len(lengths) != len(bodies) or sum(n or 0 for n in lengths) != len(read.records):
         counted: list[Any] = []  # the frame counts them
         return [i for i, body in enumerate(bodies) if single_page(body, left_out=counted) is None]
-    none: list[Any] = [None] * len(bodies)
-    success, more, offset = (fields.get(k, none) for k in ("success", "hasMore", "offset"))
-    totals = [fields[key] for key in TOTAL_KEYS if key in fields]
-    return [
-        i
-        for i, count in enumerate(lengths)
-        if count is None
-        or success[i] is False
-        or more[i] is True
-        or (more[i] is None and _more_by_total(count, offset[i], [t[i] for t in totals]))
-    ]
+    odd = []
+    for i, (count, fields) in enumerate(zip(lengths, read.envelopes, strict=True)):
+        # Arrow reads an absent field as null: the envelope as the rule sees it has neither,
+        # which can only make the rule say "more pages" (or "not placed") more often, and such
+        # a page goes to the normal path, which reads it decoded.
+        envelope = {name: value for name, value in fields.items() if value is not None}
+        if count is None or envelope.get("success") is False:
+            odd.append(i)
+            continue
+        said = paging(envelope, count)
+        if said.has_more or said.unplaced is not None:
+            odd.append(i)
+    return odd
 
 
-def _more_by_total(count: int, offset: Any, totals: list[Any]) -> bool:
-    """Whether a page without ``hasMore`` may have more after it (as ``more_by_total`` says)."""
-    given = [total for total in totals if total is not None]
-    if not given or not count:
-        return False
-    if totals[0] is None:  # absent, or null before a later total: the normal path decides
-        return True
-    total = totals[0]
-    if not isinstance(total, int) or isinstance(total, bool):
-        return False
-    start = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
-    return bool(start + count < total)
+@dataclass(frozen=True)
+class _Lookup:
+    """One call's batches, and how the normal path fetches one of them."""
+
+    endpoint: Literal["properties", "sources"]
+    batches: list[Batch]
+    first: Mapping[str, Any]  # the query of each batch's first page (its cache key)
+    base: Mapping[str, Any]  # the attributes asked for
+    page_size: int | None = None
+
+    def fetch(self, lookups: Lookups, batch: Batch, single: set[int]) -> list[Record]:
+        """The batch by the normal path (its index added to ``single`` as that says)."""
+        if self.endpoint == "properties":
+            return lookups.fetch_properties(batch, self.base, single=single)
+        return lookups.fetch_sources(batch, self.base, self.page_size, None, single=single)
 
 
 def properties_frame(
@@ -133,15 +148,8 @@ def properties_frame(
     """``client.properties(location_ids, attributes=...)``: cached bodies first, then the rest."""
     ids = validate_ids(location_ids, source=False)
     params = attribute_params(context.endpoints, attributes)
-    lookups = context.lookups
-    batches = lookups.property_batches(ids, params)
-    df = _replayed(
-        context,
-        batches,
-        lambda batch: params,
-        lambda batch: lookups.fetch_properties(batch, params),
-        endpoint="properties",
-    )
+    batches = context.lookups.property_batches(ids, params)
+    df = _replayed(context, _Lookup("properties", batches, params, params))
     return note_missing_ids(df, ids, by_location=True)  # said, never silent
 
 
@@ -158,140 +166,147 @@ def sources_frame(
     lookups = context.lookups
     batches = lookups.source_batches(ids, base, page_size, None)
     first = lookups.page_params(base, 0, page_size, None, 0) or {}
-    df = _replayed(
-        context,
-        batches,
-        lambda batch: first,
-        lambda batch: lookups.fetch_sources(batch, base, page_size, None),
-        endpoint="sources",
-    )
+    df = _replayed(context, _Lookup("sources", batches, first, base, page_size))
     return note_missing_ids(df, ids, by_location=False)  # said, never silent
 
 
-def _replayed(
-    context: LookupContext,
-    batches: list[Batch],
-    params_of: Callable[[Batch], Mapping[str, Any]],
-    fetch: Callable[[Batch], list[Record]],
-    *,
-    endpoint: str,
-) -> pd.DataFrame:
+def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
     transport = context.transport
+    session, offline = transport.session, transport.offline
     money_unit = context.endpoints.money_unit
-    offline = transport.offline
-    wanted = [(transport.base_url + batch.path, params_of(batch)) for batch in batches]
-    with progress_bar(len(batches), endpoint, show=context.progress) as bar:
-        kept = kept_values(transport.session, wanted, format_name(), offline=offline)
-        with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
-            shares = [share for share in kept if share is not None]
-            read = decode_shares(shares) if shares and len(shares) == len(kept) else None
-            df = None if read is None else frame_from_read(read, money_unit=money_unit)
-        if df is not None:  # every batch kept as read: nothing to parse
-            for _ in batches:
-                transport.usage.record_cache_hit(endpoint)
-            bar.update(len(batches))
-            return df
-        answers = cached_answers(transport.session, wanted)
-        now = datetime.now(UTC)
-        bodies = [None if a is None else a.body(now, offline=offline) for a in answers]
-        odd: list[int] = []
-        ready = {
-            batch.index: body
-            for batch, body in zip(batches, bodies, strict=True)
-            if body is not None
-        }
+    batches = lookup.batches
+    wanted = [(transport.base_url + batch.path, lookup.first) for batch in batches]
+    with progress_bar(len(batches), lookup.endpoint, show=context.progress) as bar:
+        cached = cached_forms(session, wanted, format_name(), offline=offline)
+        if batches and not cached.answers:  # every batch kept as read: nothing to parse
+            with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
+                read = decode_shares([share for share in cached.kept if share is not None])
+                df = None if read is None else frame_from_read(read, money_unit=money_unit)
+            if df is not None:
+                _served_from_cache(transport, lookup, bar)
+                return df
+            cached = cached_forms(session, wanted, "", offline=offline)  # rare: a share unread
+        bodies = cached.bodies
+        ready = {i: body for i, body in enumerate(bodies) if body is not None}
         if ready and len(ready) == len(batches):
-            framed = [ready[batch.index] for batch in batches]
-            read, fields = _read(framed)
-            df = frame_from_read(read, money_unit=money_unit)
-            odd = _odd_pages(framed, fields, len(df))
+            framed = [body for body in bodies if body is not None]
+            read = read_for_keeping(framed, _ENVELOPE_NAMES)
+            odd = _odd_pages(framed, read)
             if not odd:
-                for _ in batches:
-                    transport.usage.record_cache_hit(endpoint)
-                bar.update(len(batches))
-                _keep_as_read(transport.session, wanted, answers, kept, read, fields)
+                found = [envelope.get("result") for envelope in read.envelopes]
+                lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
+                df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
+                _served_from_cache(transport, lookup, bar)
+                _keep_as_read(session, wanted, cached, shares)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
-                del ready[batches[i].index]
-
-        fetched: list[int] = []
+                del ready[i]
+        single: set[int] = set()  # batches that came in one page
+        served: dict[int, int] = {}  # records per batch
 
         def fetch_or_replay(batch: Batch) -> list[Record]:
             body = ready.get(batch.index)
             page = single_page(body) if body is not None else None
             if page is None:
-                fetched.append(batch.index)
-                return fetch(batch)
-            transport.usage.record_cache_hit(endpoint)  # when the normal path would count it
-            return page.records
+                records = lookup.fetch(context.lookups, batch, single)
+            else:
+                transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
+                if page.whole:
+                    single.add(batch.index)
+                records = page.records
+            served[batch.index] = len(records)
+            return records
 
         records = run_batches(
             batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
         )
-    df = frame(records, money_unit=money_unit)
-    if fetched and not odd:  # keep them all as read, for re-runs (never paged ones)
-        _keep_fetched(transport, wanted)
+    lengths = [served[batch.index] for batch in batches]
+    df, shares = frame_and_shares(read_records_for_keeping(records), lengths, money_unit=money_unit)
+    _keep_fetched(transport, wanted, cached.kept, single, shares)
     return df
 
 
-def _read(framed: list[bytes]) -> tuple[BodiesRead, dict[str, list[Any]]]:
-    """The bodies as ``pk.frame(bodies)`` reads them, and their envelopes' fields."""
-    fields: dict[str, list[Any]] = {name: [] for name in _ENVELOPE_NAMES}
-    token = ENVELOPE_FIELDS.set(fields)
+def _served_from_cache(transport: Any, lookup: _Lookup, bar: Any) -> None:
+    for _ in lookup.batches:
+        transport.usage.record_cache_hit(lookup.endpoint)
+    bar.update(len(lookup.batches))
+
+
+def _keep_fetched(
+    transport: Any,
+    wanted: list[tuple[str, Mapping[str, Any]]],
+    kept: list[memoryview | None],
+    single: set[int],
+    shares: list[bytes | None],
+) -> None:
+    """After the normal path: keep each whole single-page batch's share of the records as read,
+    beside the answer cached for it, so the first re-run parses nothing. Best effort: a share
+    that cannot be kept is simply not kept (the next re-run reads that body)."""
+    entries = [
+        (request, share)
+        for i, (request, share, already) in enumerate(zip(wanted, shares, kept, strict=True))
+        if i in single and share is not None and already is None
+    ]
     try:
-        return read_for_keeping(framed), fields
-    finally:
-        ENVELOPE_FIELDS.reset(token)
-
-
-def _keep_fetched(transport: Any, wanted: list[tuple[str, Mapping[str, Any]]]) -> None:
-    """After a run that fetched batches: keep each as read, so the first re-run parses nothing.
-
-    Only when every batch's answer is now cached, usable and a single page; best effort (the
-    bodies are read again, a fraction of the time fetching them took): a body that cannot be
-    read is simply not kept, and the normal path will read it when it is asked for.
-    """
-    offline = transport.offline
-    kept = kept_values(transport.session, wanted, format_name(), offline=offline)
-    if None not in kept:
-        return
-    answers = cached_answers(transport.session, wanted)
-    now = datetime.now(UTC)
-    bodies = [None if a is None else a.body(now, offline=offline) for a in answers]
-    if None in bodies:
-        return
-    framed = [body for body in bodies if body is not None]
-    try:
-        read, fields = _read(framed)
-        if not _odd_pages(framed, fields, len(read.records)):
-            _keep_as_read(transport.session, wanted, answers, kept, read, fields)
-    except Exception:  # the lookup itself is done and paid for: keeping must never undo it
-        logger.warning("could not keep the batches as read for re-runs", exc_info=True)
+        keep_fetched(transport.session, entries, format_name(), offline=transport.offline)
+    except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
+        logger.debug("batches not kept as read: %s", type(exc).__name__)
 
 
 def _keep_as_read(
     session: Any,
     wanted: list[tuple[str, Mapping[str, Any]]],
-    answers: list[CachedAnswer | None],
-    kept: list[memoryview | None],
-    read: BodiesRead,
-    fields: dict[str, list[Any]],
+    cached: CachedForms,
+    shares: list[bytes | None],
 ) -> None:
-    """Keep each batch's share of ``read`` beside its cached answer, for the next re-run.
-
-    Only when Arrow's reader read the envelopes (``fields``: one record count per body), and
-    only for the batches not kept already.
-    """
-    lengths = fields.get("result")
-    if lengths is None or None in lengths or sum(lengths) != len(read.records):
-        return
-    shares = encode_shares(read, lengths)
+    """Keep each batch's share beside its cached answer, for the next re-run (only for the
+    batches not kept already)."""
     entries = [
         (request, answer, share)
-        for request, answer, share, already in zip(wanted, answers, shares, kept, strict=True)
+        for request, answer, share, already in zip(
+            wanted, cached.answers, shares, cached.kept, strict=True
+        )
         if answer is not None and share is not None and already is None
     ]
     try:
         keep_beside(session, entries, format_name())
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("batches not kept as read: %s", type(exc).__name__)
+
+
+def note_missing_ids(df: pd.DataFrame, ids: Sequence[str], *, by_location: bool) -> pd.DataFrame:
+    """Record in ``df.attrs["missing_ids"]`` the ids that returned no record; warn once if any.
+
+    Location ids are matched to the records' ``locationId``. A source id cannot be matched (a
+    record does not say which source id found it, and several can name one property), so
+    source ids are named missing only when no record came back at all. The warning
+    (:class:`~propertykit.errors.MissingIdsWarning`) counts them and names the first few.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     df = client.properties(["L00000001", "L99999999", "NOPE123"])
+    >>> df.attrs["missing_ids"]
+    ('L99999999', 'NOPE123')
+    >>> print(caught[0].message)
+    2 of 3 ids returned no record: L99999999, NOPE123
+    """
+    asked = list(dict.fromkeys(ids))
+    found: set[str] | None = None
+    if df.empty:
+        found = set()
+    elif by_location and "locationId" in df.columns and not df["locationId"].isna().any():
+        found = {str(value) for value in df["locationId"]}
+    missing = tuple(i for i in asked if i not in found) if found is not None else ()
+    df.attrs["missing_ids"] = missing
+    if missing:
+        named = ", ".join(missing[:_NAMED]) + (", ..." if len(missing) > _NAMED else "")
+        noun = "id" if len(asked) == 1 else "ids"
+        warnings.warn(
+            f"{len(missing)} of {len(asked)} {noun} returned no record: {named}",
+            MissingIdsWarning,
+            stacklevel=outside_stacklevel(),
+        )
+    return df

@@ -33,10 +33,9 @@ from propertykit.frames.appraisal import (
     valuation,
 )
 
-# ENVELOPE_FIELDS and the stored-form names below are the warm replay's plumbing, for the client
-# layer only: imported here, since no layer imports past another's __init__, but not public
-# names (not in __all__).
-from propertykit.frames.bodies import ENVELOPE_FIELDS as ENVELOPE_FIELDS
+# The stored-form names below are the warm replay's plumbing, for the client layer only:
+# imported here, since no layer imports past another's __init__, but not public names (not in
+# __all__).
 from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
 from propertykit.frames.comparables import ValuationSearch
 from propertykit.frames.epc_profile import EpcProfile, epc_profile
@@ -48,10 +47,11 @@ from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and 
 from propertykit.frames.size_elasticity import SizeElasticity, fit_size_elasticity
 from propertykit.frames.stored_form import BodiesRead as BodiesRead
 from propertykit.frames.stored_form import decode_shares as decode_shares
-from propertykit.frames.stored_form import encode_shares as encode_shares
 from propertykit.frames.stored_form import format_name as format_name
+from propertykit.frames.stored_form import frame_and_shares as frame_and_shares
 from propertykit.frames.stored_form import frame_from_read as frame_from_read
 from propertykit.frames.stored_form import read_for_keeping as read_for_keeping
+from propertykit.frames.stored_form import read_records_for_keeping as read_records_for_keeping
 from propertykit.frames.tables import (
     COLUMNS,
     EPC_COLUMNS,

@@ -56,7 +56,7 @@ __all__ = [
 #: Columns of :meth:`Appraisal.values`, in order.
 VALUATION_COLUMNS = (
     "propertyId", "as_of", "estimate", "lower", "upper", "confidence", "price_per_sqm",
-    "comparables", "radius_m", "thin", "method", "calibrated", "index",
+    "comparables", "radius_m", "thin", "method", "calibrated", "index", "size",
 )  # fmt: skip
 #: Columns of :meth:`Appraisal.schedule` (``address``, ``tenure``, ``newBuild`` follow where the
 #: frame has them).
@@ -153,6 +153,7 @@ class Appraisal:
             "months": self.search.months,
             "criteria": self.search.describe(),
             "index": row["index"],
+            "size": row["size"],
             "left_out": dict(evidence.left_out),
         }
         return table
@@ -352,6 +353,7 @@ def appraise(
             "method": np.where(~read.usable, NO_PLACE, np.where(thin, THIN, METHOD)),
             "calibrated": np.array([bands[int(s)]["calibrated"] for s in starts], dtype=bool),
             "index": pd.array(valued.notes, dtype="string"),
+            "size": pd.array(valued.size_notes, dtype="string"),
         },
         columns=list(VALUATION_COLUMNS),
     )
@@ -418,7 +420,7 @@ def valuation(
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> values = valuation(df, ["PK00000042", "PK00000007"], as_of="2025-01-01", months=36)
     >>> list(values["propertyId"]), list(values.columns[-3:])
-    (['PK00000042', 'PK00000007'], ['method', 'calibrated', 'index'])
+    (['PK00000042', 'PK00000007'], ['calibrated', 'index', 'size'])
     """
     chosen = ValuationSearch.given(search, fields)
     return appraise(df, subjects, as_of=as_of, search=chosen, today=today).values

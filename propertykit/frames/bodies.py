@@ -20,7 +20,6 @@ difference: numbers in a boundary's coordinates read by Arrow come back as float
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +38,6 @@ from propertykit.frames.sifting import sift
 from propertykit.jsonio import loads, paused_gc, records_of, warn_left_out
 
 __all__ = [
-    "ENVELOPE_FIELDS",
     "POLYGON",
     "Unreadable",
     "decode_body",
@@ -48,14 +46,6 @@ __all__ = [
     "read_by_arrow",
 ]
 
-#: When set to a dict, :func:`read_bodies` fills it with each envelope's top-level fields (name
-#: -> one value per body; ``"result"`` -> the length of its ``result`` list, ``None`` when it has
-#: none), so a caller can check the envelopes without decoding them. A caller fills the dict
-#: beforehand with the names it will look at (any values); field names no envelope holds are
-#: left out.
-ENVELOPE_FIELDS: ContextVar[dict[str, list[Any]] | None] = ContextVar(
-    "propertykit_envelope_fields", default=None
-)
 #: What a boundary is read as by Arrow: a plain GeoJSON Polygon.
 POLYGON = pa.struct(
     [("type", pa.string()), ("coordinates", pa.list_(pa.list_(pa.list_(pa.float64()))))]
@@ -82,14 +72,20 @@ class Unreadable(Exception):
 
 
 def read_bodies(
-    bodies: list[Any], sink: Sink, left_out: list[Any] | None = None
-) -> tuple[pa.StructArray, np.ndarray]:
-    """Records and boundaries of response bodies: by Arrow, else decoded and read as records.
+    bodies: list[Any],
+    sink: Sink,
+    left_out: list[Any] | None = None,
+    fields: Sequence[str] = (),
+) -> tuple[pa.StructArray, np.ndarray, list[dict[str, Any]]]:
+    """Records and boundaries of response bodies: by Arrow, else decoded and read as records;
+    and each body's envelope as read on the way.
 
     Items of the ``result`` lists that are not records are left out: added to ``left_out`` when
-    given, else counted in a :class:`~propertykit.errors.NotRecordsWarning`.
+    given, else counted in a :class:`~propertykit.errors.NotRecordsWarning`. The envelopes hold,
+    per body, the top-level ``fields`` asked for (Arrow reads an absent field as ``None``, and
+    may hold one a body lacks) and ``"result"``: the length of its ``result`` list, ``None``
+    when it has none; so a caller can check the envelopes without decoding the bodies.
     """
-    fields = ENVELOPE_FIELDS.get()
     noted = len(sink)
     with paused_gc():  # decoded bodies hold no cycles; collecting them costs more
         read = _Reading(sink, fields)
@@ -101,15 +97,11 @@ def read_bodies(
             read = _Reading(sink, fields)
             read.decoded(bodies)
             struct = _joined_parts(read.parts, decoded=True)
-    if fields is not None:
-        asked = [n for n in fields if n != "result" and any(n in e for e in read.envelopes)]
-        fields.clear()
-        fields.update({n: [e.get(n) for e in read.envelopes] for n in [*asked, "result"]})
     if left_out is not None:
         left_out.extend(read.left_out)
     elif read.left_out:
         warn_left_out(len(read.left_out), read.left_out[0])
-    return struct, np.concatenate(read.boundaries)
+    return struct, np.concatenate(read.boundaries), read.envelopes
 
 
 @dataclass
@@ -117,7 +109,7 @@ class _Reading:
     """Runs of bodies read so far, in order: by Arrow, or decoded and read as records."""
 
     sink: Sink
-    fields: dict[str, list[Any]] | None  # the envelope fields asked for (ENVELOPE_FIELDS)
+    fields: Sequence[str]  # the envelope fields asked for
     parts: list[dict[str, pa.Array]] = field(default_factory=list)
     boundaries: list[np.ndarray] = field(default_factory=list)
     envelopes: list[dict[str, Any]] = field(default_factory=list)  # the fields asked, per body
@@ -154,7 +146,7 @@ class _Reading:
         """Tier 2: the records of ``run`` sifted (:mod:`~propertykit.frames.sifting`), those that
         pass read by Arrow together, the others decoded and read as records; else the run
         decoded whole (and, once Arrow refused records that passed, every run after)."""
-        asked = [n for n in self.fields or () if n != "result"]
+        asked = [n for n in self.fields if n != "result"]
         found = sift(run, asked) if self.sifting else None
         try:
             if found is None:
@@ -193,7 +185,7 @@ class _Reading:
         for body in decoded:  # what the caller asked of the envelopes, and the records' count
             envelope = body if isinstance(body, dict) else {}
             result = envelope.get("result")
-            seen = {n: envelope[n] for n in self.fields or () if n in envelope}
+            seen = {n: envelope[n] for n in self.fields if n in envelope}
             envelopes.append(seen | {"result": len(result) if isinstance(result, list) else None})
         own: Sink = []
         records, boundaries = read_records(found, own, self.refused)
@@ -282,7 +274,7 @@ def _chunks(data: Sequence[Any], most: int = CHUNK_BYTES[1]) -> Iterator[Sequenc
 def read_by_arrow(bodies: Sequence[Any]) -> tuple[pa.StructArray, np.ndarray, int]:
     """Tier 1 alone: every body by Arrow's reader, or :class:`Unreadable`: the records, their
     boundaries, and how many items of the ``result`` lists were ``null`` (left out)."""
-    read = _Reading([], None)
+    read = _Reading([], ())
     for chunk in _chunks(_as_bytes(bodies)):
         read.by_arrow(chunk)
     try:
@@ -327,13 +319,13 @@ def _records_by_arrow(
 
 
 def _by_arrow(
-    run: Sequence[bytes], fields: dict[str, list[Any]] | None
+    run: Sequence[bytes], fields: Sequence[str]
 ) -> tuple[dict[str, pa.Array], np.ndarray, int, list[dict[str, Any]]]:
     """A run of bodies by Arrow's reader, or :class:`Unreadable`: its records' columns, their
     boundaries, how many ``result`` items were ``null``, and each body's envelope fields."""
     table = _read_json(run, _SCHEMA, any(b"\n" in body or b"\r" in body for body in run))
     try:
-        asked = [n for n in fields or () if n != "result" and n in table.column_names]
+        asked = [n for n in fields if n != "result" and n in table.column_names]
         columns = {n: table.column(n).to_pylist() for n in asked}
         columns["result"] = pc.list_value_length(table.column("result")).to_pylist()
         by_body = zip(*columns.values(), strict=True)

@@ -31,9 +31,19 @@ import pandas as pd
 from propertykit.frames.evidence import Evidence
 from propertykit.frames.size_elasticity import fit_size_elasticity
 
-__all__ = ["TAKEN_AS_SOLD", "Knowledge", "Known", "index_note", "quarter_start"]
+__all__ = [
+    "NOT_SIZED",
+    "TAKEN_AS_SOLD",
+    "Knowledge",
+    "Known",
+    "index_note",
+    "quarter_start",
+    "size_note",
+]
 
 #: How a valuation says its comparables' prices were not moved by an index (every route).
+#: What every route says when comparables' floor areas were not adjusted.
+NOT_SIZED = "floor areas not adjusted for size"
 TAKEN_AS_SOLD = "prices taken as sold"
 _ELASTICITY_YEARS = 10  # the sales an elasticity is fitted on: the years before the quarter
 _CELL_DEGREES = 0.01  # the location cells the elasticity is fitted within (~1 km)
@@ -175,6 +185,29 @@ def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
         f" (periods merged for lack of pairs: {'; '.join(known.merged)})" if known.merged else ""
     )
     return f"prices brought to {day} by {known.index_text}{merged}"
+
+
+def size_note(known: Known, kinds: pd.Index, kind: int) -> str:
+    """How a subject's comparables' £/m² were brought to its floor area, in the words every route
+    shows (the elasticity of its type as known before its date's quarter, and why).
+
+    Examples
+    --------
+    >>> known = Known(0, np.zeros(0, dtype=np.int64), np.zeros(0), "no index")
+    >>> known.elasticity, known.elasticity_notes = np.zeros(1), {"flat": "too few sales (12): 0"}
+    >>> size_note(known, pd.Index(["flat"]), 0)
+    'floor areas not adjusted for size: too few sales (12): 0'
+    """
+    if not 0 <= kind < len(known.elasticity):
+        return f"{NOT_SIZED}: no sales of its type before the valuation date"
+    slope = float(known.elasticity[kind])
+    why = known.elasticity_notes.get(str(kinds[kind]), "")
+    if slope == 0:
+        return f"{NOT_SIZED}: {why}" if why else NOT_SIZED
+    return (
+        f"price per m² brought to the subject's floor area by a size elasticity of {slope:+.2f} "
+        f"for its type, known before the valuation date's quarter ({why})"
+    )
 
 
 def _cells(lat: np.ndarray, lng: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Response bodies as read into Arrow, kept per body so a warm re-run need not parse them again.
 
 ``pk.frame(bodies)`` reads the bodies (:func:`read_for_keeping`: Arrow's JSON reader, or the
-lenient route) and then types the columns (:func:`frame_from_read`). The first half is most of
+lenient route; :func:`read_records_for_keeping` for records a fetch decoded) and then types the
+columns (:func:`frame_from_read`). The first half is most of
 the time, and its result depends on nothing but the bodies, so the client keeps it beside each
 cached response (:mod:`propertykit.wire.derived_cache`): :func:`encode_shares` gives each body's
 share, as Arrow IPC (its records and its boundaries, no pickle), and :func:`decode_shares` puts
@@ -32,6 +33,7 @@ import pyarrow as pa
 
 from propertykit.frames.bodies import POLYGON, geojson, read_bodies
 from propertykit.frames.coercion import Sink
+from propertykit.frames.records import read_records
 from propertykit.frames.schema import RECORD_TYPE
 from propertykit.frames.tables import frame_from_arrow
 from propertykit.jsonio import warn_left_out
@@ -41,8 +43,10 @@ __all__ = [
     "decode_shares",
     "encode_shares",
     "format_name",
+    "frame_and_shares",
     "frame_from_read",
     "read_for_keeping",
+    "read_records_for_keeping",
 ]
 
 _KNOWN_ONLY = RECORD_TYPE
@@ -57,12 +61,16 @@ _READERS = ("bodies.py", "records.py", "extras.py", "schema.py", "coercion.py")
 @dataclass(frozen=True)
 class BodiesRead:
     """Bodies read into Arrow: records, their boundaries as served, values kept raw, and the
-    items of the ``result`` lists that were not records (left out; the frame counts them)."""
+    items of the ``result`` lists that were not records (left out; the frame counts them);
+    and what the bodies' envelopes said (:func:`~propertykit.frames.bodies.read_bodies`)."""
 
     records: pa.StructArray
     boundaries: np.ndarray
     sink: Sink
     left_out: tuple[Any, ...] = ()
+    #: Per body, the envelope fields asked of :func:`read_for_keeping` as read, and
+    #: ``"result"``: the length of its list (``None``: none); empty for kept shares.
+    envelopes: tuple[dict[str, Any], ...] = ()
 
 
 @functools.cache
@@ -79,12 +87,22 @@ def format_name() -> str:
     return f"arrow{_FORMAT}-{digest.hexdigest()[:16]}"
 
 
-def read_for_keeping(bodies: Sequence[bytes | bytearray | memoryview | str]) -> BodiesRead:
-    """Bodies read as ``pk.frame(bodies)`` reads them (set ``ENVELOPE_FIELDS`` to see them)."""
+def read_for_keeping(
+    bodies: Sequence[bytes | bytearray | memoryview | str], fields: Sequence[str] = ()
+) -> BodiesRead:
+    """Bodies read as ``pk.frame(bodies)`` reads them, with the envelope ``fields`` asked for."""
     sink: Sink = []
     left_out: list[Any] = []
-    records, boundaries = read_bodies(list(bodies), sink, left_out)
-    return BodiesRead(records, boundaries, sink, tuple(left_out))
+    records, boundaries, envelopes = read_bodies(list(bodies), sink, left_out, fields)
+    return BodiesRead(records, boundaries, sink, tuple(left_out), tuple(envelopes))
+
+
+def read_records_for_keeping(records: Sequence[Any]) -> BodiesRead:
+    """Records already decoded, read as ``pk.frame(records)`` reads them: the frame of the read
+    is that frame, and its shares (:func:`encode_shares`) keep exactly it."""
+    sink: Sink = []
+    struct, boundaries = read_records(list(records), sink)
+    return BodiesRead(struct, boundaries, sink)
 
 
 def frame_from_read(
@@ -94,6 +112,19 @@ def frame_from_read(
     if read.left_out:
         warn_left_out(len(read.left_out), read.left_out[0])
     return frame_from_arrow(read.records, read.boundaries, list(read.sink), money_unit=money_unit)
+
+
+def frame_and_shares(
+    read: BodiesRead,
+    lengths: Sequence[int],
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
+) -> tuple[pd.DataFrame, list[bytes | None]]:
+    """The frame of ``read`` (:func:`frame_from_read`) and each body's share of it
+    (:func:`encode_shares`; all ``None`` when ``lengths`` do not count its records)."""
+    df = frame_from_read(read, money_unit=money_unit)
+    fits = sum(lengths) == len(read.records)
+    return df, encode_shares(read, lengths) if fits else [None] * len(lengths)
 
 
 def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:

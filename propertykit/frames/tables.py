@@ -129,7 +129,7 @@ def frame(
     kinds = set(map(type, rows))
     sink: Sink = []
     if rows and all(issubclass(kind, BODY_TYPES) for kind in kinds):
-        arrow, boundaries = read_bodies(rows, sink)
+        arrow, boundaries, _ = read_bodies(rows, sink)
     else:
         arrow, boundaries = read_records(rows, sink)
     return frame_from_arrow(arrow, boundaries, sink, money_unit=money_unit)

@@ -28,7 +28,7 @@ import numpy as np
 
 from propertykit.frames.comparables import Matches, ValuationSearch, find_comparables
 from propertykit.frames.evidence import Evidence, Subjects
-from propertykit.frames.point_in_time import Knowledge, index_note, quarter_start
+from propertykit.frames.point_in_time import Knowledge, index_note, quarter_start, size_note
 
 __all__ = [
     "CALIBRATION_SALES",
@@ -82,6 +82,7 @@ class Valued:
     count: np.ndarray  # per subject
     notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
     # comparables, or when not wanted)
+    size_notes: np.ndarray  # per subject: how £/m² was brought to its floor area (likewise)
 
 
 def value_subjects(
@@ -111,6 +112,7 @@ def value_subjects(
     who, sale, weight = matches.subject, matches.sale, matches.weight
     moved, sized = np.zeros(len(who)), np.zeros(len(who))
     notes = np.full(size, None, dtype=object)
+    size_notes = np.full(size, None, dtype=object)
     starts = quarter_start(subjects.as_of)
     for start in np.unique(starts[who]) if len(who) else []:
         known = knowledge.at(int(start))
@@ -125,6 +127,7 @@ def value_subjects(
             known = knowledge.at(int(starts[subject]))
             day = int(subjects.as_of[subject])
             notes[subject] = index_note(known, day, moved_at_all=not still[subject])
+            size_notes[subject] = size_note(known, evidence.kinds, int(subjects.kind[subject]))
     rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
     count = np.bincount(who, minlength=size)
     lower, middle, upper = _weighted_quantiles(who, rate, weight, (0.25, 0.5, 0.75), size)
@@ -136,7 +139,9 @@ def value_subjects(
     spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD) * np.sqrt(1 + 1 / effective)
     estimate = np.where(count > 0, subjects.area * np.exp(mean), np.nan)
     clipped = np.abs(rate - middle[who]) > CLIP
-    return Valued(matches, moved, sized, used, clipped, share, estimate, spread, count, notes)
+    return Valued(
+        matches, moved, sized, used, clipped, share, estimate, spread, count, notes, size_notes
+    )
 
 
 def _weighted_quantiles(

@@ -274,6 +274,7 @@ def _basis(appraisal: Appraisal, position: int) -> str:
         f"Valuation date: {pd.Timestamp(row['as_of']):%d %B %Y}, {basis['as_of_why']}.",
         f"Method: {basis['method']}",
         f"Index: {row['index']}.",
+        f"Size: {row['size']}.",
         f"Range: {band.get('how', 'not set')}.",
         f"Confidence: {appraisal.values.attrs.get('confidence_rule', '')}.",
     ]

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 import pandas as pd
 
-from propertykit.client.neighbourhood import check_subject_id, held_in
+from propertykit.client import check_subject_id, held_in
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural
-from propertykit.views import comparable_evidence, comparables_map, evidence_html
-from propertykit.views.valuation_page import value_range_text
+from propertykit.views import comparable_evidence, comparables_map, evidence_html, value_range_text
 from propertykit.widgets import messages as words
 from propertykit.widgets.messages import describe_error
 from propertykit.widgets.parts import (

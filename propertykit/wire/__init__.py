@@ -25,9 +25,12 @@ from __future__ import annotations
 from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire.bulk_cache import (
     CachedAnswer,
+    CachedForms,
     cached_answers,
     cached_bodies,
+    cached_forms,
     keep_beside,
+    keep_fetched,
     kept_values,
 )
 from propertykit.wire.cache_faults import raising_cache_unavailable
@@ -51,6 +54,7 @@ __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
     "CachedAnswer",
+    "CachedForms",
     "Clock",
     "MemoryNotes",
     "Notes",
@@ -60,11 +64,13 @@ __all__ = [
     "backoff_delay",
     "cached_answers",
     "cached_bodies",
+    "cached_forms",
     "clear_derived",
     "describe_cache",
     "describe_cache_setting",
     "fetch_tile",
     "keep_beside",
+    "keep_fetched",
     "kept_values",
     "notes_for",
     "open_cache",

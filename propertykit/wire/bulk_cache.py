@@ -30,7 +30,16 @@ import requests
 from propertykit.wire.derived_cache import Kept, pack_kept, read_kept, request_id
 from propertykit.wire.stored_answer import StoredAnswer, read_answer, read_head
 
-__all__ = ["CachedAnswer", "cached_answers", "cached_bodies", "keep_beside", "kept_values"]
+__all__ = [
+    "CachedAnswer",
+    "CachedForms",
+    "cached_answers",
+    "cached_bodies",
+    "cached_forms",
+    "keep_beside",
+    "keep_fetched",
+    "kept_values",
+]
 
 Wanted = Sequence[tuple[str, Mapping[str, Any] | None]]
 
@@ -110,6 +119,72 @@ def kept_values(
         if found and head and head.stamp == found.stamp and head.usable(now, offline=offline):
             values[i] = found.payload
     return values
+
+
+@dataclass(frozen=True)
+class CachedForms:
+    """What the cache holds for a re-run of many GETs: the value kept in a form for each
+    (``None`` where not), and, unless every GET has one, each one's answer and the body the
+    session would answer with now (``None`` where none; both lists empty when all are kept)."""
+
+    kept: list[memoryview | None]
+    answers: list[CachedAnswer | None]
+    bodies: list[bytes | None]
+
+
+def cached_forms(
+    session: requests.Session, wanted: Wanted, form: str, *, offline: bool
+) -> CachedForms:
+    """The kept values of ``wanted`` (:func:`kept_values`; none read when ``form`` is empty),
+    and, unless every GET has one, the cached answers of all of them (:func:`cached_answers`)
+    and their usable bodies: one read for a re-run.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
+    ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
+    ...                  offline=False)
+    CachedForms(kept=[None], answers=[None], bodies=[None])
+    """
+    kept: list[memoryview | None] = [None] * len(wanted)
+    if form:
+        kept = kept_values(session, wanted, form, offline=offline)
+    if wanted and None not in kept:
+        return CachedForms(kept, [], [])
+    answers = cached_answers(session, wanted)
+    now = datetime.now(UTC)
+    bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
+    return CachedForms(kept, answers, bodies)
+
+
+def keep_fetched(
+    session: requests.Session,
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], bytes]],
+    form: str,
+    *,
+    offline: bool,
+) -> None:
+    """Keep a value for each ``((url, params), value)`` beside the answer the cache holds for
+    that GET now (just fetched), for the next re-run (:func:`kept_values`).
+
+    Only the entries' heads are read (key and stamp), never their bodies; a GET whose answer
+    is missing, not usable as it stands or stored before stamps gets nothing kept.
+    """
+    storage = _bulk_storage(session)
+    if storage is None or not entries:
+        return
+    keys = _cache_keys(session, [request for request, _ in entries])
+    now = datetime.now(UTC)
+    packed = []
+    for ((url, params), value), key, raw in zip(
+        entries, keys, storage.get_heads(keys), strict=True
+    ):
+        head = None if raw is None else read_head(raw)
+        if head is not None and head.stamp is not None and head.usable(now, offline=offline):
+            packed.append((request_id(url, params), key, pack_kept(key, head.stamp, value)))
+    if packed:
+        storage.keep(packed, form)
 
 
 def keep_beside(

@@ -51,6 +51,7 @@ __all__ = [
     "CACHE_FILE_NAME",
     "BodyCheck",
     "CachedLimiterSession",
+    "checked_on_arrival",
     "checking_bodies",
     "describe_cache",
     "is_complete_answer",
@@ -380,6 +381,12 @@ def bad_response(
         status_code=response.status_code,
         body_start=start,
     )
+
+
+def checked_on_arrival(response: requests.Response) -> bool:
+    """Whether :func:`is_complete_answer` parsed the response's body and it passed the check in
+    force then (:func:`checking_bodies`), so the caller need not check it again."""
+    return hasattr(response, _PARSED)
 
 
 def parsed_body(response: requests.Response) -> Any:

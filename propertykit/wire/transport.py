@@ -62,6 +62,7 @@ from propertykit.wire.session import (
     BodyCheck,
     CachedLimiterSession,
     bad_response,
+    checked_on_arrival,
     checking_bodies,
     describe_cache,
     is_complete_answer,
@@ -212,7 +213,7 @@ class Transport:
         )
         try:
             body = parsed_body(response)
-            if check is not None:
+            if check is not None and not checked_on_arrival(response):  # once per body
                 check(body)
         except BadResponse:
             self.usage.record_error(endpoint)

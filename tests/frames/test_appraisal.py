@@ -15,7 +15,7 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, appraise, check_as_of, check_subject
-from propertykit.frames.point_in_time import TAKEN_AS_SOLD
+from propertykit.frames.point_in_time import NOT_SIZED, TAKEN_AS_SOLD
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -228,6 +228,27 @@ def test_the_index_note_says_what_the_schedule_shows() -> None:
         else:
             assert said.iloc[position].startswith("prices brought to 1 Mar 2019 by the frame's")
             assert (moved != 1).any()
+
+
+def test_the_size_note_says_what_the_schedule_shows(appraisal: pk.frames.Appraisal) -> None:
+    small = appraisal.frame.iloc[:12]  # too few sales to fit a size elasticity on
+    wide = ValuationSearch(radius_m=8000, min_comparables=1, months=600)
+    thin = appraise(small, small["propertyId"].tolist(), as_of="2025-03-01", search=wide)
+    for each in (appraisal, thin):
+        said = each.values["size"]
+        for position in np.flatnonzero(each.values["comparables"].to_numpy() > 0):
+            schedule = each.schedule(int(position))
+            sized = schedule["size_adjustment"].to_numpy()
+            if said.iloc[position].startswith(NOT_SIZED):
+                assert (sized == 1).all()  # before: "adjusted to the subject's size", at +0.0 %
+            else:
+                assert said.iloc[position].startswith("price per m² brought to the subject's")
+                other = (
+                    schedule["floorAreaSqM"] != schedule.attrs["subject_details"]["floorAreaSqM"]
+                )
+                assert (sized[other.to_numpy()] != 1).all()
+    assert appraisal.values["size"].str.startswith("price per m²").any()
+    assert thin.values["size"].dropna().str.startswith(NOT_SIZED).all()
 
 
 def test_a_frame_without_sales_is_valued_as_of_today_and_says_so() -> None:

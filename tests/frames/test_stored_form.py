@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from propertykit.frames import frame
-from propertykit.frames.bodies import ENVELOPE_FIELDS
 from propertykit.frames.stored_form import (
     BodiesRead,
     decode_shares,
@@ -41,15 +40,11 @@ def _bodies(records: list[Any], sizes: list[int]) -> list[bytes]:
 
 def _kept(bodies: list[bytes]) -> list[bytes | None]:
     """What the client keeps of ``bodies``: nothing unless Arrow's reader read the envelopes."""
-    fields: dict[str, list[Any]] = {}
-    token = ENVELOPE_FIELDS.set(fields)
-    try:
-        read = read_for_keeping(bodies)
-    finally:
-        ENVELOPE_FIELDS.reset(token)
-    if "result" not in fields:
+    read = read_for_keeping(bodies)
+    lengths = [envelope["result"] for envelope in read.envelopes]
+    if None in lengths:
         return [None] * len(bodies)
-    return encode_shares(read, fields["result"])
+    return encode_shares(read, lengths)
 
 
 def _same(left: pd.DataFrame, right: pd.DataFrame) -> None:

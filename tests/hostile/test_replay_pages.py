@@ -130,3 +130,43 @@ def test_items_that_are_not_records_are_counted_on_every_warm_rerun(client_of) -
     for df in frames[1:]:
         pd.testing.assert_frame_equal(df, frames[0])
     assert frames[0]["propertyId"].tolist() == ["P0", "P1", "P2", "P3"]
+
+
+# -- a page that may have more after it but does not say where as an integer ---------------------
+# The one rule (propertykit.client.envelope.paging): its records are kept, no further page is
+# asked for (never again from offset 0), a PagingWarning names the field; warm re-runs agree.
+
+UNPLACED = [
+    pytest.param(
+        lambda offset: {"result": records(offset, 2), "total": 4, "limit": 2, "offset": "0"},
+        "offset '0' is not an integer",
+        id="offset-beside-a-total",
+    ),
+    pytest.param(
+        lambda offset: envelope(records(offset, 2), hasMore=True, nextOffset="2", totalSize=4),
+        "nextOffset '2' is not an integer",
+        id="next-offset-with-has-more",
+    ),
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.filterwarnings("ignore::propertykit.errors.MissingIdsWarning")
+@pytest.mark.parametrize(("page", "named"), UNPLACED)
+def test_a_page_not_saying_where_the_next_starts_is_the_last_and_said(
+    client_of, page, named
+) -> None:  # type: ignore[no-untyped-def]
+    def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+        send(handler, 200, page(offset_of(handler.path)))
+
+    frames = []
+    with hostile(behaviour) as server:
+        for _ in range(2):  # the fetching run, then a warm re-run from the cache
+            with pytest.warns(pk.errors.PagingWarning, match=named) as caught:
+                frames.append(client_of(server).properties(IDS))
+            assert len([w for w in caught if w.category is pk.errors.PagingWarning]) == 1
+        assert len(server.requests) == 1  # one page asked for, once: no loop from offset 0
+        assert offset_of(server.requests[0].path) == 0
+    assert frames[0]["propertyId"].tolist() == ["P0", "P1"]  # its records are kept
+    assert frames[0].attrs["missing_ids"] == ("L2", "L3")  # and the ids not reached are named
+    pd.testing.assert_frame_equal(frames[1], frames[0])
