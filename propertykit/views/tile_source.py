@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, distribution
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -122,12 +122,16 @@ def default_fetcher() -> FetchTile:
     >>> default_fetcher() is pk.wire.fetch_tile
     True
     """
-    found = entry_points(group=FETCHER_GROUP, name="default")
+    try:  # propertykit's own metadata: another package cannot replace the default unseen
+        declared = distribution("propertykit").entry_points
+        found = list(declared.select(group=FETCHER_GROUP, name="default"))
+    except PackageNotFoundError:
+        found = []
     if not found:
         raise ConfigError(
             "No tile fetcher: propertykit is not installed (pip install -e .), or pass fetch="
         )
-    fetch: FetchTile = next(iter(found)).load()
+    fetch: FetchTile = found[0].load()
     return fetch
 
 

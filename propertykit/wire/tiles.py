@@ -165,7 +165,7 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
     tile = _decoded(response.content)
     if isinstance(tile, str):
         raise BadResponse(f"the tile server {host} sent {tile}", url=url, status_code=200)
-    return tile
+    return tile.copy()  # the caller's own: the decoded tile is kept for the cache's filter
 
 
 def tile_problem(body: bytes) -> str | None:

@@ -436,6 +436,29 @@ def test_the_views_draw_the_tiles_their_fetcher_hands_them(few: pd.DataFrame) ->
     assert any(trace.meta == "basemap" for trace in figure.data)
 
 
+def test_the_report_and_the_accessor_hand_their_fetcher_down(
+    for_maps: pd.DataFrame, server: TileServer, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def grey(url: str, *, seconds: float, fresh: bool = False) -> Image.Image:
+        asked.append(url)
+        return Image.new("RGB", (256, 256), (221, 221, 221))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pk.errors.TileWarning)
+        path = write_report(
+            for_maps, tmp_path / "r.html", tiles=server.template, attribution=CREDIT, fetch=grey
+        )
+        assert asked and '"source":"data:image' in path.read_text()
+        asked.clear()
+        figure = for_maps.pk.map(
+            basemap="tiles", tiles=server.template, attribution=CREDIT, fetch=grey
+        )
+    assert asked and len(figure.layout.images) == 1
+    assert server.requests == []  # only the fetcher handed over was asked
+
+
 # -- tiles as the ecosystem names them --------------------------------------------------------
 
 
