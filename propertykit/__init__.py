@@ -19,12 +19,7 @@ from propertykit.config import VERSION, Endpoints
 from propertykit.deeds import Purchase
 from propertykit.errors import PropertyKitError, PropertyKitWarning
 from propertykit.frames import frame
-from propertykit.views import use_tile_fetcher as _use_tile_fetcher
 from propertykit.wire import Usage
-from propertykit.wire import fetch_tile as _fetch_tile
-
-# Views never fetch: maps get their street tiles through the cached fetcher of the wire layer.
-_use_tile_fetcher(_fetch_tile)
 
 __version__ = VERSION
 

@@ -51,9 +51,13 @@ __all__ = [
     "ENV_LOCK_LEASE",
     "ENV_OFFLINE",
     "ENV_PROFILE",
+    "MAX_TILE_BYTES",
+    "MAX_TILE_SIDE",
     "MAX_URL_LENGTH",
     "MONEY_STATES",
+    "PILLOW_FOR_TILES",
     "PROFILES",
+    "TILE_SECONDS",
     "VEPLER_AUTOCOMPLETE_PATH",
     "VEPLER_BASE_URL",
     "VERSION",
@@ -106,6 +110,17 @@ DEFAULT_EXPIRE_AFTER = timedelta(days=7)
 
 #: URLs are kept under this many characters when ids are batched into one request.
 MAX_URL_LENGTH = 2000
+
+# Street tiles (fetched and checked in ``wire.tiles``, drawn in ``views.street``): one constant
+# per limit, shared by both layers.
+#: Largest tile body read (a busy 512-pixel street tile is about 100 KB).
+MAX_TILE_BYTES = 2 * 2**20
+#: Largest side of a tile, in pixels (256 is usual, 512 for "@2x" tiles); a tile is square.
+MAX_TILE_SIDE = 1024
+#: Longest time one tile may take, whatever its map has left (a map's own deadline).
+TILE_SECONDS = 30.0
+#: Why no street tile can be had without Pillow (the ``export`` extra): they are decoded to draw.
+PILLOW_FOR_TILES = "Street tiles in a map need Pillow: pip install 'propertykit[export]'"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -211,13 +211,14 @@ def check_subjects(
             "propertyId and saleHistory"
         )
     types = set(df["propertyType"].dropna().astype(str)) if "propertyType" in df.columns else None
+    largest = _largest_by_type(df) if any(isinstance(s, Mapping) for s in subjects) else None
     checked: list[str | dict[str, Any]] = []
     for position, subject in enumerate(subjects):
         if isinstance(subject, str):
             checked.append(subject)
         elif isinstance(subject, Mapping):
             try:
-                checked.append(check_subject(subject, types=types))
+                checked.append(check_subject(subject, types=types, largest=largest))
             except InvalidInput as error:
                 raise InvalidInput(f"subject {position + 1}: {error}") from None
         else:
@@ -231,6 +232,16 @@ def check_subjects(
         shown = ", ".join(map(repr, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
         raise InvalidInput(f"{len(unknown)} subject(s) are not a propertyId of this frame: {shown}")
     return checked
+
+
+def _largest_by_type(df: pd.DataFrame) -> dict[str, float] | None:
+    """The largest floor area of each property type the frame holds (``None``: no such columns)."""
+    if not {"propertyType", "floorAreaSqM"} <= set(df.columns):
+        return None
+    area = pd.to_numeric(df["floorAreaSqM"], errors="coerce")
+    kind = df["propertyType"].astype("object")
+    found = area.groupby(kind, dropna=True, observed=True).max().dropna()
+    return {str(name): float(value) for name, value in found.items()}
 
 
 def read_as_of(

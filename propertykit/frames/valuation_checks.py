@@ -88,7 +88,10 @@ def _day(value: Any, name: str) -> pd.Timestamp:
 
 
 def check_subject(
-    subject: Mapping[str, Any], *, types: Collection[str] | None = None
+    subject: Mapping[str, Any],
+    *,
+    types: Collection[str] | None = None,
+    largest: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """A subject described by hand, checked and normalised.
 
@@ -99,6 +102,9 @@ def check_subject(
         ``propertyId``.
     types
         The property types the frame holds; ``None``: any type.
+    largest
+        The largest floor area (m²) of each type the frame holds: a subject over twice the
+        largest of its type is refused (square feet typed as m², most often).
 
     Returns
     -------
@@ -157,6 +163,14 @@ Great Britain): give lat first
         raise InvalidInput(
             f"propertyType {kind!r} is not a type this frame holds: "
             f"{', '.join(sorted(map(str, types)))}"
+        )
+    biggest = (largest or {}).get(kind)
+    if biggest is not None and area > 2 * biggest:
+        feet = area / _SQFT_PER_SQM
+        hint = f"; square feet typed by mistake? {area:,.0f} sq ft is {feet:,.1f} m²"
+        raise InvalidInput(
+            f"floorAreaSqM {area:,.1f} is over twice the largest {kind} this frame holds "
+            f"({biggest:,.1f} m²){hint if feet <= biggest else ''}"
         )
     beds = subject.get("beds")
     if not _missing(beds):

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views.report import build_report, write_report
     from propertykit.views.street import OSM_TILES, bake_tiles
-    from propertykit.views.tile_source import use_tile_fetcher
     from propertykit.views.valuation import (
         comparable_evidence,
         comparables_map,
@@ -50,7 +49,6 @@ _LAZY = {
     "write_report": "report",
     "OSM_TILES": "street",
     "bake_tiles": "street",
-    "use_tile_fetcher": "tile_source",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
     "evidence_html": "valuation",
@@ -75,7 +73,6 @@ __all__ = [
     "to_geodataframe",
     "to_geoparquet",
     "to_parquet",
-    "use_tile_fetcher",
     "value_range_text",
     "write_report",
     "write_workbook",

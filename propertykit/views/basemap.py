@@ -16,9 +16,9 @@
 - ``"auto"``: tiles in a live notebook kernel when the tile host answers within a second, the
   outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
   outline, or baked street tiles when given ``tiles=``. The question to the tile host is one
-  tile, asked once per session through the tile fetcher :mod:`propertykit` hands over (the
-  views never open a connection), bounded like every tile; it carries nothing of the data or
-  the key.
+  tile, asked once per session through the default tile fetcher
+  (:func:`~propertykit.views.street.default_fetcher`; the views never open a connection),
+  bounded like every tile; it carries nothing of the data or the key.
 - ``"none"``: the data alone.
 """
 
@@ -60,18 +60,21 @@ TILE_PROBE = "https://tile.openstreetmap.org/0/0/0.png"
 LAND, SEA, COAST = "#f2efe6", "#d5e6f3", "#7d9bb8"
 
 
-def resolve_basemap(basemap: str) -> Literal["outline", "tiles", "none"]:
-    """The basemap to draw for a ``basemap=`` setting (``"auto"`` decided here)."""
+def resolve_basemap(
+    basemap: str, fetch: street.FetchTile | None = None
+) -> Literal["outline", "tiles", "none"]:
+    """The basemap to draw for a ``basemap=`` setting (``"auto"`` decided here, asking the tile
+    host through ``fetch``, default :func:`~propertykit.views.street.default_fetcher`)."""
     if basemap not in BASEMAPS:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
         online = not _offline() and live_notebook()
-        return "tiles" if online and _tiles_answer() else "outline"
+        return "tiles" if online and _tiles_answer(fetch) else "outline"
     return basemap  # type: ignore[return-value]
 
 
 def street_route(
-    chosen: str, tiles: Any, attribution: str | None
+    chosen: str, tiles: Any, attribution: str | None, fetch: street.FetchTile | None = None
 ) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
     """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
 
@@ -82,7 +85,7 @@ def street_route(
     if chosen != "tiles":
         return chosen, None  # type: ignore[return-value]
     if not live_notebook():
-        return "outline", street.StreetTiles(tiles, attribution=attribution)
+        return "outline", street.StreetTiles(tiles, attribution=attribution, fetch=fetch)
     if tiles is not None:
         tile_source(tiles, attribution)  # refused now, not in the reader's browser
     return "tiles", None
@@ -256,7 +259,14 @@ def live_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
+def _tiles_answer(fetch: street.FetchTile | None) -> bool:
+    """Does the tile host answer (one tile, one second)? Asked once per session through the
+    default fetcher; a fetcher handed over is asked each time."""
+    if fetch is None:
+        return _default_answers()
+    return street.tiles_answer(TILE_PROBE, seconds=1.0, fetch=fetch)
+
+
 @cache
-def _tiles_answer() -> bool:
-    """Does the tile host answer (one tile, one second)? Asked once per session."""
+def _default_answers() -> bool:
     return street.tiles_answer(TILE_PROBE, seconds=1.0)

@@ -33,6 +33,8 @@ from propertykit.views.geo import to_geodataframe
 if TYPE_CHECKING:
     from xyzservices import TileProvider
 
+    from propertykit.views.street import FetchTile
+
 __all__ = ["EPC_COLOURS", "property_map"]
 
 MAP_HEIGHT = 600
@@ -49,6 +51,7 @@ def property_map(
     detail_limit: int | None = detail.DETAIL_LIMIT,
     tiles: str | TileProvider | None = None,
     attribution: str | None = None,
+    fetch: FetchTile | None = None,
 ) -> go.Figure:
     """A map of the properties: points or filled boundaries, on a basemap, with place names.
 
@@ -83,6 +86,9 @@ def property_map(
     attribution
         The tile server's credit, written on the map (OpenStreetMap's and a provider's are
         known).
+    fetch
+        The tile fetcher for tiles baked in and for ``"auto"``'s question to the tile host
+        (:class:`~propertykit.views.street.FetchTile`); default propertykit's cached one.
 
     Returns
     -------
@@ -102,7 +108,8 @@ def property_map(
         require_columns(df, (color,))
     if geometry not in ("point", "boundary"):
         raise InvalidInput(f'geometry must be "point" or "boundary", got {geometry!r}')
-    chosen, streets = ground.street_route(ground.resolve_basemap(basemap), tiles, attribution)
+    chosen = ground.resolve_basemap(basemap, fetch)
+    chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
     df = shared.for_display(df)  # pounds on the map, whatever the served unit
     gdf = to_geodataframe(df, geometry=geometry, nested="keep")
     boundaries = geometry == "boundary"

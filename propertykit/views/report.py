@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from xyzservices import TileProvider
 
     from propertykit.frames import Appraisal, ValuationSearch
+    from propertykit.views.street import FetchTile
 
 __all__ = ["EVIDENCE", "build_report", "write_report"]
 
@@ -83,6 +84,7 @@ def build_report(
     generated_at: datetime | None = None,
     tiles: str | TileProvider | None = None,
     attribution: str | None = None,
+    fetch: FetchTile | None = None,
     subject: str | Mapping[str, Any] | None = None,
     as_of: Any = None,
     search: ValuationSearch | None = None,
@@ -112,6 +114,8 @@ def build_report(
         a note in the report: the report is always written.
     attribution
         The credit the tile server asks for (OpenStreetMap's and a provider's are known).
+    fetch
+        The tile fetcher (:class:`~propertykit.views.street.FetchTile`); default propertykit's.
     subject
         A property to value: a ``propertyId`` of ``df`` or a mapping (``lat``, ``lng``,
         ``floorAreaSqM``, ``propertyType``, optionally ``beds``). Adds a "Comparable evidence"
@@ -153,7 +157,7 @@ def build_report(
     if evidence is not None and subject is not None:
         found = valuation.comparables_map(df, subject, basemap="outline", appraisal=evidence)
         figures.insert(0, (EVIDENCE, found))
-    credit = _bake_streets(figures, tiles, attribution, notes) if tiles is not None else None
+    credit = _bake_streets(figures, tiles, attribution, notes, fetch) if tiles is not None else None
     charts = []
     for position, (heading, figure) in enumerate(figures):
         body = figure.to_html(
@@ -221,7 +225,8 @@ def write_report(
         Street tiles under the maps, baked in now (see :func:`build_report`).
     **kwargs
         Passed to :func:`build_report` (``title``, ``usage``, ``source``, ``generated_at``,
-        ``subject``, ``as_of`` and ``search`` for the comparable evidence of one property).
+        ``fetch``, and ``subject``, ``as_of`` and ``search`` for the comparable evidence of one
+        property).
 
     Returns
     -------
@@ -272,9 +277,10 @@ def _bake_streets(
     tiles: str | TileProvider,
     attribution: str | None,
     notes: list[str],
+    fetch: FetchTile | None,
 ) -> str | None:
     """Street tiles under every map; the credit to print, or ``None`` if none were drawn."""
-    streets = street.StreetTiles(tiles, attribution=attribution)
+    streets = street.StreetTiles(tiles, attribution=attribution, fetch=fetch)
     baked = [streets.bake(figure) for heading, figure in figures if street.is_map(figure)]
     if streets.failure is not None:
         notes.append(

@@ -7,15 +7,16 @@ laid under the data as a plotly layout image, with the tile server's attribution
 map. The image is data inside the figure: the HTML, PNG or PDF made from it opens with no
 network and names no tile address.
 
-Views draw, they never fetch: tiles come from a *fetch function* (:class:`FetchTile`). By
-default it is the one :mod:`propertykit` hands over on import, from
-:mod:`propertykit.wire.tiles` (its own on-disk requests-cache under ``PROPERTYKIT_CACHE_DIR``, a
-propertykit User-Agent, ``PROPERTYKIT_OFFLINE`` respected, every tile bounded in bytes, pixels
-and time); pass ``fetch=`` to use another. Whatever the fetcher, every map's tiles have
-:data:`MAP_SECONDS` in all, and a tile is decoded only once its header says it is square and at
-most :data:`MAX_TILE_SIDE` pixels a side. When tiles cannot be had (server unreachable, too
-slow, offline and not cached, not a tile), the map keeps its outline basemap and one
-:class:`~propertykit.errors.TileWarning` per map names the cause: never a blank map, never a
+Views draw, they never fetch: tiles come from a *fetch function* (:class:`FetchTile`) that hands
+over each tile checked and decoded (square, at most :data:`MAX_TILE_SIDE` pixels a side, its
+header read before anything is decoded), and the views draw it as it is. By default it is
+:func:`propertykit.wire.tiles.fetch_tile`, named in propertykit's package metadata and looked up
+when a map first needs it (:func:`default_fetcher`: its own on-disk requests-cache under
+``PROPERTYKIT_CACHE_DIR``, a propertykit User-Agent, ``PROPERTYKIT_OFFLINE`` respected, every
+tile bounded in bytes, pixels and time); pass ``fetch=`` to hand over another. Whatever the
+fetcher, every map's tiles have :data:`MAP_SECONDS` in all. When tiles cannot be had (server
+unreachable, too slow, offline and not cached, not a tile), the map keeps its outline basemap and
+one :class:`~propertykit.errors.TileWarning` per map names the cause: never a blank map, never a
 lost report.
 
 Which tiles cover a map is worked out in :mod:`~propertykit.views.tile_plan`.
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from propertykit.config import MAX_TILE_SIDE, PILLOW_FOR_TILES
 from propertykit.errors import (
     ConfigError,
     NetworkError,
@@ -52,17 +54,14 @@ from propertykit.views.tile_plan import (
     plan_tiles,
 )
 from propertykit.views.tile_source import (
-    MAX_TILE_SIDE,
     OSM_ATTRIBUTION,
     OSM_TILES,
     FetchTile,
     check_template,
     credit_for,
-    decode_tile,
     default_fetcher,
     tile_source,
     tiles_answer,
-    use_tile_fetcher,
 )
 
 if TYPE_CHECKING:
@@ -81,10 +80,10 @@ __all__ = [
     "bake_tiles",
     "check_template",
     "credit_for",
+    "default_fetcher",
     "is_map",
     "plan_tiles",
     "tiles_answer",
-    "use_tile_fetcher",
 ]
 
 #: Tiles fetched at the same time.
@@ -106,7 +105,8 @@ class StreetTiles:
         The credit the tile server asks for, written on each map; OpenStreetMap's and a
         provider's are known, any other server needs one (``""`` for none, e.g. your own tiles).
     fetch
-        A :class:`FetchTile`; default: propertykit's cached, bounded fetcher.
+        A :class:`FetchTile`; default: propertykit's cached, bounded fetcher
+        (:func:`default_fetcher`).
     max_tiles
         At most this many tiles per map.
     seconds
@@ -130,13 +130,8 @@ class StreetTiles:
     ) -> None:
         self.template, self.attribution = tile_source(tiles, attribution)
         if importlib.util.find_spec("PIL") is None:
-            raise ConfigError(
-                "Street tiles in a map need Pillow: pip install 'propertykit[export]'"
-            )
-        chosen = fetch or default_fetcher()
-        if chosen is None:
-            raise ConfigError("No tile fetcher: import propertykit, or pass fetch=")
-        self.fetch: FetchTile = chosen
+            raise ConfigError(PILLOW_FOR_TILES)
+        self.fetch: FetchTile = fetch or default_fetcher()
         self.max_tiles = max_tiles
         self.seconds = MAP_SECONDS if seconds is None else seconds
         self.failure: str | None = None
@@ -246,7 +241,7 @@ class StreetTiles:
 
         failed = threading.Event()  # once a tile fails, the tiles not yet asked for are not
 
-        def fetch(key: tuple[int, int, int]) -> tuple[tuple[int, int, int], bytes]:
+        def fetch(key: tuple[int, int, int]) -> tuple[tuple[int, int, int], Image.Image]:
             left = deadline - time.monotonic()
             if failed.is_set():
                 raise NetworkError("another tile of this map could not be fetched")
@@ -265,8 +260,8 @@ class StreetTiles:
             # The first failure in order is a real one: tiles are taken from the queue in order,
             # so those refused because of it come after it.
             try:
-                for key, data in pool.map(fetch, wanted):
-                    self._images[key] = decode_tile(data)
+                for key, tile in pool.map(fetch, wanted):
+                    self._images[key] = tile  # checked and decoded by the fetcher
             except BaseException:
                 failed.set()
                 raise
@@ -300,12 +295,11 @@ def bake_tiles(
 
     Examples
     --------
-    >>> import io, propertykit as pk
+    >>> import propertykit as pk
     >>> from PIL import Image
     >>> from propertykit.views import property_map
     >>> def grey(url, *, seconds, fresh=False):
-    ...     out = io.BytesIO(); Image.new("RGB", (256, 256), "#dddddd").save(out, "PNG")
-    ...     return out.getvalue()
+    ...     return Image.new("RGB", (256, 256), "#dddddd")
     >>> fig = property_map(pk.frame(records), basemap="outline")
     >>> fig = bake_tiles(fig, "http://tiles.test/{z}/{x}/{y}.png", attribution="Grey", fetch=grey)
     >>> len(fig.layout.images), fig.layout.annotations[-1].text

@@ -1,6 +1,11 @@
 """Where street tiles come from: an address template and its credit, or an xyzservices provider;
-the fetcher that brings them (handed over by :mod:`propertykit`: views never open a connection);
-and the check a tile passes before it is decoded.
+and the fetcher that brings them, checked and decoded (views never open a connection).
+
+A map is handed its fetcher: ``fetch=`` on :func:`~propertykit.views.bake_tiles` and
+:class:`~propertykit.views.street.StreetTiles`, or by default the one propertykit's package
+metadata names (the entry point ``default`` of the group :data:`FETCHER_GROUP`:
+:func:`propertykit.wire.tiles.fetch_tile`, cached and bounded), looked up when a map asks for
+it. Nothing is registered on import, and nothing here imports ``wire``.
 
 ``tiles=`` (on maps, :func:`~propertykit.views.write_report` and
 :func:`~propertykit.views.bake_tiles`) takes what the ecosystem takes, as geopandas' ``explore``,
@@ -15,29 +20,29 @@ folium and contextily do:
 
 from __future__ import annotations
 
-import io
 import sys
-import warnings
+from functools import cache
+from importlib.metadata import PackageNotFoundError, distribution
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from propertykit.errors import BadResponse, InvalidInput, PropertyKitError
+from propertykit.config import MAX_TILE_SIDE
+from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 
 if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "FETCHER_GROUP",
     "MAX_TILE_SIDE",
     "OSM_ATTRIBUTION",
     "OSM_TILES",
     "FetchTile",
     "check_template",
     "credit_for",
-    "decode_tile",
     "default_fetcher",
     "tile_source",
     "tiles_answer",
-    "use_tile_fetcher",
 ]
 
 #: OpenStreetMap's standard tiles, the default ``tiles=``.
@@ -84,106 +89,70 @@ def tile_source(tiles: Any, attribution: str | None) -> tuple[str, str]:
     return template, credit_for(template, attribution)
 
 
-#: Largest side of a tile decoded, in pixels.
-MAX_TILE_SIDE = 1024
+#: The entry-point group in which propertykit's package metadata names the default fetcher.
+FETCHER_GROUP = "propertykit.tile_fetchers"
 
 
 class FetchTile(Protocol):
-    """``fetch(url, *, seconds, fresh=False) -> bytes`` of a PNG or JPEG tile.
+    """``fetch(url, *, seconds, fresh=False) -> PIL.Image.Image``: the tile, checked and RGB.
 
-    ``seconds``: the longest the tile may take (the time its map has left); ``fresh``: ask the
-    server even if the tile is cached. Raises a :class:`~propertykit.errors.PropertyKitError`
-    (or an ``OSError``) whose message says, in plain words, why the tile cannot be had.
+    The fetcher is where a tile is checked (square, at most :data:`MAX_TILE_SIDE` pixels a
+    side, its header read before anything is decoded, a damaged image refused); the views draw
+    what it hands them. ``seconds``: the longest the tile may take (the time its map has left);
+    ``fresh``: ask the server even if the tile is cached. Raises a
+    :class:`~propertykit.errors.PropertyKitError` (or an ``OSError``) whose message says, in
+    plain words, why the tile cannot be had.
     """
 
-    def __call__(self, url: str, *, seconds: float, fresh: bool = False) -> bytes: ...
+    def __call__(self, url: str, *, seconds: float, fresh: bool = False) -> Image.Image: ...
 
 
-_default_fetch: FetchTile | None = None
+@cache
+def default_fetcher() -> FetchTile:
+    """The fetcher maps use when they are handed none: the one propertykit's package metadata
+    names (``propertykit.wire.tiles.fetch_tile``), looked up on first use.
 
-
-def use_tile_fetcher(fetch: FetchTile) -> None:
-    """Make ``fetch`` the tile fetcher every map uses when it is not given one.
-
-    :mod:`propertykit` calls this on import with its cached fetcher from the ``wire`` layer.
+    Raises
+    ------
+    propertykit.errors.ConfigError
+        propertykit is not installed (run from a source tree): pass ``fetch=``.
 
     Examples
     --------
-    >>> import propertykit  # registers propertykit.wire.fetch_tile
-    >>> use_tile_fetcher(propertykit.wire.fetch_tile)
+    >>> default_fetcher() is pk.wire.fetch_tile
+    True
     """
-    global _default_fetch
-    _default_fetch = fetch
+    try:  # propertykit's own metadata: another package cannot replace the default unseen
+        declared = distribution("propertykit").entry_points
+        found = list(declared.select(group=FETCHER_GROUP, name="default"))
+    except PackageNotFoundError:
+        found = []
+    if not found:
+        raise ConfigError(
+            "No tile fetcher: propertykit is not installed (pip install -e .), or pass fetch="
+        )
+    fetch: FetchTile = found[0].load()
+    return fetch
 
 
-def tiles_answer(url: str, *, seconds: float = 1.0) -> bool:
+def tiles_answer(url: str, *, seconds: float = 1.0, fetch: FetchTile | None = None) -> bool:
     """Does the tile server answer ``url`` with a tile now, within ``seconds``?
 
-    Asked through the tile fetcher :mod:`propertykit` hands over (the views never open a
-    connection themselves): a fresh request, bounded like every tile; ``False`` when there is
-    no fetcher or the tile cannot be had.
+    Asked through ``fetch`` (default :func:`default_fetcher`; the views never open a connection
+    themselves): a fresh request, bounded like every tile; ``False`` when the tile cannot be had.
 
     Examples
     --------
     >>> def never(url, *, seconds, fresh=False):
     ...     raise OSError("no network here")
-    >>> use_tile_fetcher(never)
-    >>> tiles_answer("https://tile.openstreetmap.org/0/0/0.png")
+    >>> tiles_answer("https://tile.openstreetmap.org/0/0/0.png", fetch=never)
     False
-    >>> use_tile_fetcher(pk.wire.fetch_tile)  # propertykit's own, as on import
     """
-    if _default_fetch is None:
-        return False
     try:
-        _default_fetch(url, seconds=seconds, fresh=True)
+        (fetch or default_fetcher())(url, seconds=seconds, fresh=True)
     except (PropertyKitError, OSError, ValueError):
         return False
     return True
-
-
-def default_fetcher() -> FetchTile | None:
-    """The fetcher set by :func:`use_tile_fetcher` (``None`` before)."""
-    return _default_fetch
-
-
-def decode_tile(data: bytes) -> Image.Image:
-    """The tile as an RGB image, decoded only once its header says it is a tile's size.
-
-    Raises
-    ------
-    propertykit.errors.BadResponse
-        Not a PNG or JPEG, larger than :data:`MAX_TILE_SIDE` pixels a side or not square (then
-        nothing is decoded), or damaged.
-
-    Examples
-    --------
-    >>> import io
-    >>> from PIL import Image
-    >>> out = io.BytesIO(); Image.new("RGB", (2048, 2048)).save(out, "PNG")
-    >>> try:
-    ...     decode_tile(out.getvalue())
-    ... except pk.errors.BadResponse as error:
-    ...     print(str(error).split(" (")[0])
-    the tile server sent an image of 2,048 x 2,048 pixels
-    """
-    from PIL import Image
-
-    refused = BadResponse("the tile server sent something that is not a map tile")
-    with warnings.catch_warnings():  # Pillow's own warning of a bomb: refused, not shown
-        warnings.simplefilter("error", Image.DecompressionBombWarning)
-        try:
-            with Image.open(io.BytesIO(data), formats=("PNG", "JPEG")) as tile:
-                width, height = tile.size
-                if width != height or width > MAX_TILE_SIDE:
-                    raise BadResponse(
-                        f"the tile server sent an image of {width:,} x {height:,} pixels "
-                        f"(a tile is square, at most {MAX_TILE_SIDE:,} pixels a side)"
-                    )
-                return tile.convert("RGB")
-        except BadResponse:
-            raise
-        except Exception as error:  # whatever Pillow raises on a damaged image or a bomb
-            raise refused from error
 
 
 def credit_for(template: str, attribution: str | None) -> str:

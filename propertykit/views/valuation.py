@@ -31,6 +31,7 @@ from propertykit.views.valuation_page import distance_text, evidence_html, value
 
 if TYPE_CHECKING:
     from propertykit.frames import Appraisal, ValuationSearch
+    from propertykit.views.street import FetchTile
 
 __all__ = ["comparable_evidence", "comparables_map", "evidence_html", "value_range_text"]
 
@@ -88,6 +89,7 @@ def comparables_map(
     basemap: ground.Basemap = "auto",
     tiles: str | None = None,
     attribution: str | None = None,
+    fetch: FetchTile | None = None,
     appraisal: Appraisal | None = None,
     **search: Any,
 ) -> go.Figure:
@@ -100,7 +102,7 @@ def comparables_map(
     subject
         A ``propertyId`` of ``df`` or a mapping describing a property (as for
         :func:`propertykit.frames.comparables`).
-    basemap, tiles, attribution
+    basemap, tiles, attribution, fetch
         As for :func:`propertykit.views.maps.property_map` (``"outline"`` works offline).
     appraisal
         The subject's appraisal, already made by :func:`comparable_evidence` (then nothing is
@@ -130,7 +132,8 @@ def comparables_map(
     radius, as_of = float(table.attrs["radius_m"]), pd.Timestamp(table.attrs["as_of"])
     home_lng, home_lat = float(described["lng"]), float(described["lat"])
     name = str(described.get("address") or described.get("propertyId") or "the subject")
-    chosen, streets = ground.street_route(ground.resolve_basemap(basemap), tiles, attribution)
+    chosen = ground.resolve_basemap(basemap, fetch)
+    chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
     circle_lng, circle_lat = _circle(home_lng, home_lat, radius)
     lng, lat = _locations(df, table)
     extent = context.fit_extent(

@@ -1,15 +1,17 @@
 """Street-map tiles for maps made at build time (reports, static export): fetched within bounds,
 kept in a cache of their own.
 
-:func:`fetch_tile` is the fetch function :mod:`propertykit.views.street` uses by default
-(:mod:`propertykit` hands it over on import; views never import ``wire``). A tile server is a
-party outside, so every tile is bounded before it can cost anything:
+:func:`fetch_tile` is the fetch function maps use by default (named in propertykit's package
+metadata and found when a map asks, see :func:`propertykit.views.street.default_fetcher`; views
+never import ``wire``). This is the one place a tile is checked: the views draw the RGB image it
+hands them as it is. A tile server is a party outside, so every tile is bounded before it can
+cost anything:
 
 - in bytes: the body is read in chunks and reading stops past :data:`MAX_TILE_BYTES`
   (:class:`~propertykit.wire.bounded.BoundedAdapter`, the cap every answer of the service has);
-- in pixels: the PNG or JPEG header is read before anything is decoded; a tile is square and at
-  most :data:`MAX_TILE_SIDE` pixels a side (a 16,000 x 16,000 "decompression bomb" of 250 KB
-  is refused from its first 24 bytes);
+- in pixels: Pillow reads the PNG or JPEG header alone first (``Image.open`` is lazy); a tile
+  is square and at most :data:`MAX_TILE_SIDE` pixels a side, and only then decoded (a 16,000 x
+  16,000 "decompression bomb" of 32 KB is refused from its header, by Pillow's own bomb check);
 - in time: :data:`TILE_TIMEOUT` to connect and per read, and the whole tile within
   ``seconds`` (the time its map has left) and at most :data:`TILE_SECONDS`; a server that
   trickles a byte every half second is cut off;
@@ -28,6 +30,9 @@ Tiles are not property data, so they get a session and a cache file of their own
 - ``PROPERTYKIT_OFFLINE=1``: answers only from the cache, sends nothing (a miss raises
   :class:`~propertykit.errors.NotCached`).
 
+Without Pillow (the ``export`` extra) no tile can be drawn, so none is fetched:
+:class:`~propertykit.errors.ConfigError`, before anything is sent.
+
 Messages name the tile host (from the address template the user gave) and never repeat what
 the server sent (its pages, headers or redirect targets).
 """
@@ -35,20 +40,33 @@ the server sent (its pages, headers or redirect targets).
 from __future__ import annotations
 
 import io
-import struct
+import threading
 import time
+import warnings
 from datetime import timedelta
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests_cache import CachedSession
 
-from propertykit.config import ENV_OFFLINE, VERSION, cache_dir, env_flag
-from propertykit.errors import BadResponse, NetworkError, NotCached, ResponseTooLarge
+from propertykit.config import (
+    ENV_OFFLINE,
+    MAX_TILE_BYTES,
+    MAX_TILE_SIDE,
+    PILLOW_FOR_TILES,
+    TILE_SECONDS,
+    VERSION,
+    cache_dir,
+    env_flag,
+)
+from propertykit.errors import BadResponse, ConfigError, NetworkError, NotCached, ResponseTooLarge
 from propertykit.wire.bounded import BoundedAdapter, CallLimits, DeadlinePassed, call_limits
 from propertykit.wire.session import describe_cache
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = [
     "MAX_TILE_BYTES",
@@ -67,14 +85,8 @@ __all__ = [
 TILE_CACHE_FILE = "tiles.sqlite"
 #: How long a stored tile is used without asking the server again.
 TILE_EXPIRE_AFTER = timedelta(days=30)
-#: Largest tile body read (a busy 512-pixel street tile is about 100 KB).
-MAX_TILE_BYTES = 2 * 2**20
-#: Largest side of a tile, in pixels (256 is usual, 512 for "@2x" tiles).
-MAX_TILE_SIDE = 1024
 #: Seconds to connect, and to wait for each read.
 TILE_TIMEOUT = (5.0, 10.0)
-#: Longest time one tile may take, whatever its map has left (a map's own deadline).
-TILE_SECONDS = 30.0
 #: Redirects followed (on the same host) before giving up.
 MAX_REDIRECTS = 3
 #: Sent with every tile request.
@@ -88,8 +100,9 @@ _REFUSALS = {
 }
 
 
-def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -> bytes:
-    """The bytes of the tile image at ``url``: from the cache, else from the server (then kept).
+def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -> Image.Image:
+    """The tile at ``url``, checked and decoded to RGB: from the cache, else from the server
+    (then kept). It is a :class:`~propertykit.views.street.FetchTile`.
 
     Parameters
     ----------
@@ -104,6 +117,8 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
 
     Raises
     ------
+    propertykit.errors.ConfigError
+        Pillow is not installed (nothing is sent).
     propertykit.errors.NotCached
         Offline (``PROPERTYKIT_OFFLINE``) and the tile is not in the cache.
     propertykit.errors.NetworkError
@@ -120,6 +135,7 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
     ...     print(error)
     the tile server 127.0.0.1:9 could not be reached
     """
+    _pillow()
     offline = env_flag(ENV_OFFLINE)
     host = urlsplit(url).netloc
     # The basemap's question ("does the server answer now?") stores nothing and makes no file in
@@ -146,28 +162,30 @@ def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -
             status_code=200,
             body_start=response.content[:200].decode("utf-8", "replace"),
         )
-    problem = tile_problem(response.content)
-    if problem is not None:
-        raise BadResponse(f"the tile server {host} sent {problem}", url=url, status_code=200)
-    return response.content
+    tile = _decoded(response.content)
+    if isinstance(tile, str):
+        raise BadResponse(f"the tile server {host} sent {tile}", url=url, status_code=200)
+    return tile.copy()  # the caller's own: the decoded tile is kept for the cache's filter
 
 
 def tile_problem(body: bytes) -> str | None:
     """What is wrong with ``body`` as a map tile, in plain words; ``None`` if it is a tile.
 
-    The PNG or JPEG header is read first, and nothing larger than :data:`MAX_TILE_SIDE`
-    pixels a side (or not square) is decoded; then the image is decoded whole with Pillow, when
-    it is installed (without it, the header is all that is checked).
+    Pillow reads the header alone first, and nothing larger than :data:`MAX_TILE_SIDE` pixels a
+    side (or not square) is decoded; then the image is decoded whole.
 
     Examples
     --------
-    >>> bomb = b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I4sII", 13, b"IHDR", 16_000, 16_000)
-    >>> tile_problem(bomb)
-    'an image of 16,000 x 16,000 pixels (a tile is square, at most 1,024 pixels a side)'
+    >>> import io
+    >>> from PIL import Image
+    >>> out = io.BytesIO(); Image.new("RGB", (2048, 2048)).save(out, "PNG")
+    >>> tile_problem(out.getvalue())
+    'an image of 2,048 x 2,048 pixels (a tile is square, at most 1,024 pixels a side)'
     >>> tile_problem(b"<html>Sign in</html>")
     'something that is not a PNG or JPEG image'
     """
-    return _problem(body)
+    tile = _decoded(body)
+    return tile if isinstance(tile, str) else None
 
 
 def tile_cache_info() -> dict[str, Any] | None:
@@ -244,61 +262,54 @@ def _says_image(response: requests.Response) -> bool:
 def _is_tile(response: requests.Response) -> bool:
     """What the cache keeps: a 200 image that is a tile and decoded (see :func:`tile_problem`)."""
     return (
-        response.status_code == 200 and _says_image(response) and _problem(response.content) is None
+        response.status_code == 200
+        and _says_image(response)
+        and not isinstance(_decoded(response.content), str)
     )
 
 
-@lru_cache(maxsize=4)  # the cache's filter and fetch_tile ask about the same body in turn
-def _problem(body: bytes) -> str | None:
-    size = _header_size(body)
-    if size is None:
-        return "something that is not a PNG or JPEG image"
-    kind, width, height = size
-    if width != height or not 0 < width <= MAX_TILE_SIDE:
-        return (
-            f"an image of {width:,} x {height:,} pixels "
-            f"(a tile is square, at most {MAX_TILE_SIDE:,} pixels a side)"
-        )
+def _pillow() -> Any:
+    """Pillow's ``Image`` module; without it no tile can be drawn, so none is fetched."""
     try:
         from PIL import Image
-    except ImportError:  # nothing can draw tiles without it; the header was checked
-        return None
+    except ImportError as error:
+        raise ConfigError(PILLOW_FOR_TILES) from error
+    return Image
+
+
+#: Held while Pillow reads a header: the warnings filter that makes its bomb warning an error
+#: is process-wide, and two tiles are fetched at once.
+_HEADER_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=4)  # the cache's filter and fetch_tile ask about the same body in turn
+def _decoded(body: bytes) -> Image.Image | str:
+    """The tile as an RGB image, or what is wrong with it (decoded only once its header says it
+    is square and at most :data:`MAX_TILE_SIDE` pixels a side)."""
+    pil = _pillow()
     try:
-        with Image.open(io.BytesIO(body), formats=(kind,)) as image:
-            image.load()
-    except Exception:  # anything Pillow raises on a damaged image: refused, never cached
-        return "a damaged image"
-    return None
-
-
-def _header_size(body: bytes) -> tuple[str, int, int] | None:
-    """``(format, width, height)`` from a PNG's or JPEG's header, read without decoding."""
-    if body.startswith(b"\x89PNG\r\n\x1a\n") and body[12:16] == b"IHDR" and len(body) >= 24:
-        width, height = struct.unpack(">II", body[16:24])
-        return "PNG", width, height
-    if not body.startswith(b"\xff\xd8"):
-        return None
-    at = 2
-    while at + 4 <= len(body):  # JPEG segments up to the first frame header (SOFn)
-        if body[at] != 0xFF:
-            return None
-        marker = body[at + 1]
-        if marker == 0xFF:  # fill byte
-            at += 1
-            continue
-        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # markers without a length
-            at += 2
-            continue
-        if marker in (0xD9, 0xDA):  # end of image, or a scan before any frame header
-            return None
-        (length,) = struct.unpack(">H", body[at + 2 : at + 4])
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            if at + 9 > len(body):
-                return None
-            height, width = struct.unpack(">HH", body[at + 5 : at + 9])
-            return "JPEG", width, height
-        at += 2 + length
-    return None
+        with _HEADER_LOCK, warnings.catch_warnings():
+            warnings.simplefilter("error", pil.DecompressionBombWarning)
+            image = pil.open(io.BytesIO(body), formats=("PNG", "JPEG"))  # the header only
+    except (pil.DecompressionBombWarning, pil.DecompressionBombError):
+        return (
+            f"a decompression bomb (an image of over {pil.MAX_IMAGE_PIXELS:,} pixels; "
+            f"a tile is square, at most {MAX_TILE_SIDE:,} pixels a side)"
+        )
+    except Exception:  # Pillow's UnidentifiedImageError, or a header cut short
+        return "something that is not a PNG or JPEG image"
+    with image:
+        width, height = image.size
+        if width != height or not 0 < width <= MAX_TILE_SIDE:
+            return (
+                f"an image of {width:,} x {height:,} pixels "
+                f"(a tile is square, at most {MAX_TILE_SIDE:,} pixels a side)"
+            )
+        try:
+            rgb: Image.Image = image.convert("RGB")  # decodes the whole image
+        except Exception:  # anything Pillow raises on a damaged image: refused, never cached
+            return "a damaged image"
+    return rgb
 
 
 @cache

@@ -183,6 +183,18 @@ def test_an_impossible_subject_is_refused_naming_the_problem(
     assert check_subject(GOOD, types=types)["beds"] == 3
 
 
+def test_a_floor_area_over_twice_the_largest_of_its_type_is_refused_as_square_feet(
+    df: pd.DataFrame,
+) -> None:
+    largest = df.loc[df["propertyType"] == GOOD["propertyType"], "floorAreaSqM"].max()
+    typed = GOOD | {"floorAreaSqM": 1_100}  # 1,100 sq ft typed as m²: before, valued "thin"
+    assert 2 * largest < 1_100
+    with pytest.raises(InvalidInput, match=r"over twice the largest .* square feet.* 102\.2 m²"):
+        appraise(df, [typed], as_of="2025-03-01")
+    fine = appraise(df, [GOOD | {"floorAreaSqM": largest}], as_of="2025-03-01")
+    assert len(fine.values) == 1
+
+
 @pytest.mark.parametrize(
     ("as_of", "message"),
     [

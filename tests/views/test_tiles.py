@@ -33,9 +33,8 @@ from propertykit.views.street import (
     StreetTiles,
     plan_tiles,
     tiles_answer,
-    use_tile_fetcher,
 )
-from tests.views.tile_server import CROSS, HOSTILE, TileServer, tile_colour, tile_png
+from tests.views.tile_server import CROSS, HOSTILE, TileServer, tile_colour
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -284,7 +283,7 @@ def test_live_maps_use_the_template_with_its_credit() -> None:
 
 #: What the warning says, in plain words, for each hostile server.
 CAUSES = {
-    "bomb": "an image of 16,000 x 16,000 pixels",
+    "bomb": "a decompression bomb",
     "huge": "larger than 2 MB",
     "html_as_png": "not a PNG or JPEG image",
     "trickle": "did not all arrive within 30 seconds",
@@ -412,22 +411,52 @@ def test_a_slow_but_honest_server_still_gets_its_tiles_drawn(
     assert len(figure.layout.images) == 1 and 0 < len(server.requests) <= 6
 
 
-def test_a_tile_too_large_in_pixels_is_not_decoded_whatever_the_fetcher(
-    few: pd.DataFrame,
-) -> None:
-    out = io.BytesIO()
-    Image.new("RGB", (2048, 2048), "#dddddd").save(out, "PNG")
-    big = out.getvalue()  # encoded once: the fetcher is asked for many tiles at once
+def test_the_views_draw_the_tiles_their_fetcher_hands_them(few: pd.DataFrame) -> None:
+    """The fetcher is handed over explicitly and is where a tile is checked; the views draw the
+    images it hands over as they are, and its refusal (in plain words) is the map's warning."""
+    asked: list[str] = []
 
-    def poster(url: str, *, seconds: float, fresh: bool = False) -> bytes:
-        return big
+    def grey(url: str, *, seconds: float, fresh: bool = False) -> Image.Image:
+        asked.append(url)
+        return Image.new("RGB", (256, 256), (221, 221, 221))
+
+    figure = property_map(few, basemap="outline")
+    assert bake_tiles(figure, "http://t.test/{z}/{x}/{y}.png", attribution="", fetch=grey)
+    (image,) = figure.layout.images
+    assert asked and (_image(image.source) == 221).all()  # its pixels, nothing else
+
+    def refuses(url: str, *, seconds: float, fresh: bool = False) -> Image.Image:
+        raise pk.errors.BadResponse("the tile server t.test sent an image of 2,048 x 2,048 pixels")
 
     figure = property_map(few, basemap="outline")
     with pytest.warns(pk.errors.TileWarning, match="2,048 x 2,048 pixels"):
-        assert not StreetTiles("http://t.test/{z}/{x}/{y}.png", attribution="", fetch=poster).bake(
+        assert not StreetTiles("http://t.test/{z}/{x}/{y}.png", attribution="", fetch=refuses).bake(
             figure
         )
     assert any(trace.meta == "basemap" for trace in figure.data)
+
+
+def test_the_report_and_the_accessor_hand_their_fetcher_down(
+    for_maps: pd.DataFrame, server: TileServer, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def grey(url: str, *, seconds: float, fresh: bool = False) -> Image.Image:
+        asked.append(url)
+        return Image.new("RGB", (256, 256), (221, 221, 221))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pk.errors.TileWarning)
+        path = write_report(
+            for_maps, tmp_path / "r.html", tiles=server.template, attribution=CREDIT, fetch=grey
+        )
+        assert asked and '"source":"data:image' in path.read_text()
+        asked.clear()
+        figure = for_maps.pk.map(
+            basemap="tiles", tiles=server.template, attribution=CREDIT, fetch=grey
+        )
+    assert asked and len(figure.layout.images) == 1
+    assert server.requests == []  # only the fetcher handed over was asked
 
 
 # -- tiles as the ecosystem names them --------------------------------------------------------
@@ -481,17 +510,13 @@ def test_the_basemap_probe_asks_the_injected_fetcher_for_a_fresh_tile(
 ) -> None:
     asked: list[tuple[str, float, bool]] = []
 
-    def recorder(url: str, *, seconds: float, fresh: bool = False) -> bytes:
+    def recorder(url: str, *, seconds: float, fresh: bool = False) -> Image.Image:
         asked.append((url, seconds, fresh))
-        return tile_png(0, 0, 0)
+        return Image.new("RGB", (256, 256))
 
     probe = server.template.format(z=0, x=0, y=0)
-    try:
-        use_tile_fetcher(recorder)
-        assert tiles_answer(probe)
-        assert asked == [(probe, 1.0, True)] and server.requests == []
-    finally:
-        use_tile_fetcher(pk.wire.fetch_tile)
+    assert tiles_answer(probe, fetch=recorder)
+    assert asked == [(probe, 1.0, True)] and server.requests == []
     assert tiles_answer(probe)  # propertykit's fetcher: a real request
     assert tiles_answer(probe) and len(server.requests) == 2  # fresh: asked each time
     for mode in ("bomb", "error"):

@@ -5,10 +5,12 @@ not a tile, and never stored unless it decoded."""
 from __future__ import annotations
 
 import io
+import sys
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -37,6 +39,12 @@ def _url(server: TileServer, x: int = 1) -> str:
     return server.template.format(z=2, x=x, y=1)
 
 
+def _pixels(png: bytes) -> np.ndarray:
+    """The RGB pixels of a PNG, to compare with the image :func:`fetch_tile` hands over."""
+    with Image.open(io.BytesIO(png)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
 def _asked_again(server: TileServer, url: str) -> bool:
     """Is ``url`` sent to the server again once it answers honestly (i.e. nothing was kept)?"""
     asked = len(server.requests)
@@ -49,14 +57,16 @@ def test_an_honest_tile_is_fetched_once_and_then_served_from_the_cache(
     server: TileServer,
 ) -> None:
     url = _url(server)
-    assert fetch_tile(url) == tile_png(2, 1, 1)
-    assert fetch_tile(url) == tile_png(2, 1, 1)
+    first, again = fetch_tile(url), fetch_tile(url)
+    assert first.mode == "RGB" and first.size == (256, 256)  # checked and decoded, once here
+    assert (np.asarray(first) == _pixels(tile_png(2, 1, 1))).all()
+    assert (np.asarray(again) == np.asarray(first)).all()
     assert len(server.requests) == 1
 
 
 def test_a_slow_but_honest_server_still_delivers(server: TileServer) -> None:
     server.delay, server.pause = 0.3, 0.6  # held back, then half the body, a pause, the rest
-    assert fetch_tile(_url(server)) == tile_png(2, 1, 1)
+    assert (np.asarray(fetch_tile(_url(server))) == _pixels(tile_png(2, 1, 1))).all()
 
 
 def test_a_decompression_bomb_is_refused_from_its_header_and_not_kept(
@@ -65,9 +75,24 @@ def test_a_decompression_bomb_is_refused_from_its_header_and_not_kept(
     server.mode = "bomb"
     assert len(bomb_png()) < 100_000  # small on the wire, 16,000 x 16,000 pixels inside
     url = _url(server)
-    with pytest.raises(pk.BadResponse, match=f"{BOMB_SIDE:,} x {BOMB_SIDE:,} pixels"):
+    assert BOMB_SIDE**2 > 2 * Image.MAX_IMAGE_PIXELS  # Pillow's own check refuses its header
+    with pytest.raises(pk.BadResponse, match="a decompression bomb"):
         fetch_tile(url)
     assert _asked_again(server, url)
+
+
+def test_a_bomb_under_pillows_limit_is_refused_from_its_header_by_its_size() -> None:
+    bomb = bomb_png(5_000)  # 25 million pixels: under Pillow's own limit, far over a tile's
+    tracemalloc.start()
+    try:
+        problem = tile_problem(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert problem == (
+        "an image of 5,000 x 5,000 pixels (a tile is square, at most 1,024 pixels a side)"
+    )
+    assert peak < 1_000_000  # never decoded: 75 MB once decoded to RGB
 
 
 def test_a_huge_body_is_cut_off_at_the_cap_without_holding_it(server: TileServer) -> None:
@@ -154,3 +179,14 @@ def test_a_jpeg_tile_is_read_from_its_header_too() -> None:
     assert tile_problem(out.getvalue()) == (
         "an image of 1,200 x 1,200 pixels (a tile is square, at most 1,024 pixels a side)"
     )
+
+
+def test_without_pillow_no_tile_is_fetched_and_the_error_says_what_to_install(
+    server: TileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # as if Pillow were not installed
+    with pytest.raises(
+        pk.errors.ConfigError, match=r"need Pillow: pip install 'propertykit\[export\]'"
+    ):
+        fetch_tile(_url(server))
+    assert server.requests == []  # nothing sent, nothing kept
