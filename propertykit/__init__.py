@@ -25,7 +25,7 @@ __version__ = VERSION
 
 # Submodules that pull in heavy or optional dependencies load on first touch.
 _LAZY_SUBMODULES = {
-    "export": "propertykit.views.export",
+    "export": "propertykit.views._export",
     "sandbox": "propertykit.sandbox",
     "widgets": "propertykit.widgets",
 }

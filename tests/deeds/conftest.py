@@ -12,7 +12,7 @@ import pytest
 
 from propertykit.client import Client, Clock
 from propertykit.deeds import Purchase
-from propertykit.deeds.journal import Journal
+from propertykit.deeds._journal import Journal
 from propertykit.sandbox import Sandbox
 
 

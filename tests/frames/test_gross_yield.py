@@ -10,7 +10,7 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.frames import gross_yield, in_major_units
-from propertykit.frames.tables import explode_sales, frame
+from propertykit.frames._tables import explode_sales, frame
 
 
 @pytest.mark.parametrize("rent_per", [None, "", "monthly", "pcm", 12, "Month"])

@@ -16,9 +16,9 @@ import plotly.graph_objects as go
 import pytest
 
 import propertykit as pk
-from propertykit.sandbox.data import generate_records
-from propertykit.views.maps import property_map
-from propertykit.views.plots import epc_chart, epc_price_chart
+from propertykit.sandbox._data import generate_records
+from propertykit.views._maps import property_map
+from propertykit.views._plots import epc_chart, epc_price_chart
 from tests._browser import open_offline, wait_for_plotly
 
 if TYPE_CHECKING:

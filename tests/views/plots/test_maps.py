@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 import pytest
 
 from propertykit.errors import InvalidInput, PropertyKitWarning
-from propertykit.views import basemap, plots
-from propertykit.views.maps import EPC_COLOURS, property_map
+from propertykit.views import _basemap as basemap
+from propertykit.views import _plots as plots
+from propertykit.views._maps import EPC_COLOURS, property_map
 from tests._system import NewProcess
 
 DATA = ("scatter", "scattergl")
@@ -175,8 +176,8 @@ def test_boundary_map_fills_each_boundary_in_its_class_colour(properties: pd.Dat
 
 
 def test_boundary_map_zooms_until_plots_are_visible(properties: pd.DataFrame) -> None:
-    from propertykit.views.context import Extent
-    from propertykit.views.detail import MIN_PLOT_PX
+    from propertykit.views._context import Extent
+    from propertykit.views._detail import MIN_PLOT_PX
 
     town = properties.loc[properties["spatial.boundary"].notna(), "address.town"].mode()[0]
     local = properties[properties["address.town"] == town]
