@@ -54,6 +54,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """What ``dir(pk)`` shows: the public names and the quiet old ones, not the imports."""
+    return sorted({*__all__, *_LAZY_SUBMODULES, *_FORMER_NAMES})
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
         return import_module(_LAZY_SUBMODULES[name])

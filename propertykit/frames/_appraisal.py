@@ -80,7 +80,7 @@ class Appraisal:
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> appraisal = appraise(df, ["PK00000042"], as_of="2025-01-01")
     >>> appraisal.values["propertyId"].tolist(), appraisal.basis["as_of_default"]
@@ -292,7 +292,7 @@ def appraise(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> appraisal = appraise(df, ["PK00000042", "PK00000007"], as_of="2025-01-01")
     >>> list(appraisal.values.columns[:6])
@@ -377,7 +377,7 @@ def comparables(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> found = comparables(df, "PK00000042", as_of="2025-01-01", months=36)
     >>> list(found.columns[:5]), bool((found["date"] < "2025-01-01").all())
@@ -408,7 +408,7 @@ def valuation(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> values = valuation(df, ["PK00000042", "PK00000007"], as_of="2025-01-01", months=36)
     >>> list(values["propertyId"]), list(values.columns[-3:])

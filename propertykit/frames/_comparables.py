@@ -181,7 +181,7 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
     --------
     >>> import propertykit as pk
     >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000))
     >>> evidence = gather_evidence(df)
     >>> days = np.array([20089, 20089])  # 1 January 2025

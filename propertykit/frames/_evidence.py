@@ -62,7 +62,7 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> evidence = gather_evidence(pk.frame(generate_records(300)))
     >>> len(evidence.day) > 0, list(evidence.left_out)
     (True, ['sales of properties without a floor area'])
@@ -139,7 +139,7 @@ def read_subjects(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(300))
     >>> flat = {"lat": 51.5, "lng": -0.1, "floorAreaSqM": 60, "propertyType": "flat"}
     >>> days = np.array([20089, 20089])
@@ -189,7 +189,7 @@ def check_subjects(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> check_subjects(pk.frame(generate_records(50)), ["PK99999999"])
     Traceback (most recent call last):
     ...
@@ -274,7 +274,7 @@ def default_as_of(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> default_as_of(gather_evidence(pk.frame(generate_records(50))))[1][:67]
     'no date was given: valued as of 16 November 2024, the day after the'
     >>> default_as_of(gather_evidence(pk.frame(generate_records(50))), today="2024-01-01")[1]

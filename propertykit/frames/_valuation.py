@@ -84,7 +84,7 @@ def value_subjects(
     --------
     >>> import propertykit as pk
     >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(2000, realism="real"))
     >>> evidence = gather_evidence(df)
     >>> subjects = read_subjects(df, ["PK00000042"], evidence, np.array([20089]))

@@ -116,7 +116,9 @@ from __future__ import annotations
 from propertykit.sandbox._address_book import TypedAddress, typed_addresses, world_addresses
 from propertykit.sandbox._control import Sandbox, serve
 from propertykit.sandbox._data import generate_record, generate_records
+from propertykit.sandbox._price_index import true_price_index
 from propertykit.sandbox._state import Charge, RequestRecord
+from propertykit.sandbox._valuation import true_value
 
 __all__ = [
     "Charge",
@@ -126,6 +128,8 @@ __all__ = [
     "generate_record",
     "generate_records",
     "serve",
+    "true_price_index",
+    "true_value",
     "typed_addresses",
     "world_addresses",
 ]

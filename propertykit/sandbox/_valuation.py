@@ -78,7 +78,7 @@ def true_value(record: Mapping[str, Any], on: date = _TODAY) -> float:
 
     Examples
     --------
-    >>> from propertykit.sandbox._data import generate_record
+    >>> from propertykit.sandbox import generate_record
     >>> record = generate_record(7, realism="real")
     >>> true_value(record) > 0
     True

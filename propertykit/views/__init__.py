@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from propertykit.views._maps import property_map
     from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views._report import build_report, write_report
+    from propertykit.views._static import use_system_browser
     from propertykit.views._street import OSM_TILES, bake_tiles
     from propertykit.views._valuation import (
         comparable_evidence,
@@ -46,6 +47,7 @@ _LAZY = {
     "price_trend": "plots",
     "build_report": "report",
     "write_report": "report",
+    "use_system_browser": "static",
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "comparable_evidence": "valuation",
@@ -71,6 +73,7 @@ __all__ = [
     "to_geodataframe",
     "to_geoparquet",
     "to_parquet",
+    "use_system_browser",
     "value_range_text",
     "write_report",
 ]

@@ -158,7 +158,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> index = pk.frame(generate_records(2000)).pk.price_index()
         >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
         (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
@@ -180,7 +180,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> df = pk.frame(generate_records(3000))
         >>> found = df.pk.comparables("PK00000042", as_of="2025-01-01")
         >>> list(found.columns[-3:])
@@ -204,7 +204,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> df = pk.frame(generate_records(3000))
         >>> values = df.pk.valuation(["PK00000042"], as_of="2025-01-01")
         >>> list(values.columns)  # doctest: +NORMALIZE_WHITESPACE
@@ -222,7 +222,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> figure = pk.frame(generate_records(2000)).pk.index_chart()
         >>> figure.layout.yaxis.title.text
         'Index (first period = 100)'
@@ -254,7 +254,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import warnings, propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> df = pk.frame(generate_records(2000))
         >>> with warnings.catch_warnings(record=True, action="always") as said:
         ...     trend = df.pk.epc_trend(min_count=100)
@@ -276,7 +276,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import warnings, propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> with warnings.catch_warnings(action="ignore"):  # 2016 and 2017 pooled, said as above
         ...     figure = pk.frame(generate_records(2000)).pk.epc_trend_chart(min_count=100)
         >>> figure.layout.title.text.split("<br>")[0]
@@ -309,7 +309,7 @@ class PropertyAccessor:
         Examples
         --------
         >>> import propertykit as pk
-        >>> from propertykit.sandbox._data import generate_records
+        >>> from propertykit.sandbox import generate_records
         >>> df = pk.frame(generate_records(3000))
         >>> figure = df.pk.comparables_map("PK00000007", as_of="2025-01-01", basemap="outline")
         >>> figure.data[-1].name

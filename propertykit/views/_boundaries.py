@@ -75,7 +75,7 @@ def read_boundaries(
 
     Examples
     --------
-    >>> from propertykit.views._geo import read_boundaries
+    >>> from propertykit.views import read_boundaries
     >>> square = [[-0.1, 51.5], [-0.09, 51.5], [-0.09, 51.51], [-0.1, 51.51]]
     >>> shapes = read_boundaries([square, "POINT (-0.1 51.5)", None])
     >>> shapes.geom_type.tolist()[:2], shapes.isna().tolist()

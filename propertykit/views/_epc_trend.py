@@ -69,7 +69,7 @@ def epc_trend_chart(
     Examples
     --------
     >>> import warnings, propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> with warnings.catch_warnings(action="ignore"):  # 2024 and 2025 pooled, and said
     ...     fig = epc_trend_chart(pk.frame(generate_records(1500)))
     >>> [trace.name for trace in fig.data][:7], fig.data[7].name

@@ -68,7 +68,7 @@ def to_geodataframe(
     Examples
     --------
     >>> import pandas as pd
-    >>> from propertykit.views._geo import to_geodataframe
+    >>> from propertykit.views import to_geodataframe
     >>> df = pd.DataFrame({"spatial.lat": [51.5, None], "spatial.lng": [-0.12, None]})
     >>> gdf = to_geodataframe(df)
     >>> float(gdf.geometry.x.iloc[0]), gdf.crs.to_epsg(), gdf.geometry.isna().tolist()

@@ -99,7 +99,7 @@ def property_map(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = property_map(pk.frame(generate_records(30)), color="epc.currentEnergyRating",
     ...                    basemap="outline")
     >>> fig.data[0].name, fig.layout.yaxis.scaleanchor

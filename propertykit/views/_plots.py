@@ -84,7 +84,7 @@ def price_trend(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = price_trend(pk.frame(generate_records(50)), by=None)
     >>> fig.layout.yaxis.title.text
     'Median sale price (GBP)'
@@ -170,7 +170,7 @@ def epc_chart(df: pd.DataFrame) -> go.Figure:
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = epc_chart(pk.frame(generate_records(50)))
     >>> [trace.name for trace in fig.data], list(fig.data[0].x[1])
     (['Current', 'Potential'], ['A', 'B', 'C', 'D', 'E', 'F', 'G'])
@@ -237,7 +237,7 @@ def epc_price_chart(df: pd.DataFrame, *, price: str = "pricing.estimatedSaleValu
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = epc_price_chart(pk.frame(generate_records(100)))
     >>> fig.layout.yaxis.title.text
     'Estimated sale value (GBP)'

@@ -48,7 +48,7 @@ def index_chart(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = index_chart(pk.frame(generate_records(2000)))
     >>> fig.layout.title.text
     'Repeat-sales price index, 100 in 1995 (2,149 pairs of sales of the same home)'
@@ -135,7 +135,7 @@ def index_against_median(df: pd.DataFrame, *, min_pairs: int = 30) -> go.Figure:
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> fig = index_against_median(pk.frame(generate_records(2000)))
     >>> [trace.name for trace in fig.data][1:], fig.layout.annotations[0].text[:28]
     (['Repeat-sales index', 'Median sale price'], 'Trust the repeat-sales index')

@@ -143,7 +143,7 @@ def build_report(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> page = build_report(pk.frame(generate_records(20)), usage={"requests_sent": 1,
     ...     "cache_hits": 0, "billable_requests": 1})
     >>> page.startswith("<!DOCTYPE html>"), page.count("plotly.js v") == 1
@@ -236,7 +236,7 @@ def write_report(
     Examples
     --------
     >>> import tempfile, pathlib, propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> out = write_report(pk.frame(generate_records(20)), folder / "r.html")
     >>> out.suffix, out.stat().st_size > 1_000_000

@@ -67,7 +67,7 @@ def comparable_evidence(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> found = comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
     ...                             as_of="2025-01-01")
     >>> found.subject()["address"], len(found.values)
@@ -121,7 +121,7 @@ def comparables_map(
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> df = pk.frame(generate_records(3000))
     >>> figure = df.pk.comparables_map("PK00000007", as_of="2025-01-01", basemap="outline")
     >>> [trace.name for trace in figure.data][-3:]

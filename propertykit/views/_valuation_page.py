@@ -121,7 +121,7 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     Examples
     --------
     >>> import propertykit as pk
-    >>> from propertykit.sandbox._data import generate_records
+    >>> from propertykit.sandbox import generate_records
     >>> found = pk.views.comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
     ...                                      as_of="2025-01-01")
     >>> page = evidence_html(found)

@@ -275,7 +275,7 @@ def test_the_map_is_a_public_name_of_views_and_charts_do_not_load_geopandas(
     import propertykit.views
 
     assert propertykit.views.property_map is property_map
-    assert "property_map" not in plots.__all__  # charts stay free of geopandas
+    assert not hasattr(plots, "property_map")  # charts stay free of geopandas
     probe = (
         "import sys, pandas as pd, propertykit as pk; "
         "df = pk.frame(pk.sandbox.generate_records(20)); df.pk.price_trend(); df.pk.epc_chart(); "
