@@ -32,7 +32,7 @@ import propertykit as pk
 from propertykit.client._address_match import Candidate, decide
 from propertykit.client._address_queries import plan_queries
 from propertykit.client._addresses import read_address
-from propertykit.sandbox._address_book import TypedAddress, typed_addresses
+from propertykit.sandbox import TypedAddress, typed_addresses
 
 #: A per-minute limit high enough that neither side waits (the sandbox's is raised to match).
 FAST = 1_000_000

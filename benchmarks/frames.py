@@ -147,7 +147,7 @@ def _propertykit(records_or_bodies: list[Any]) -> int:
     import warnings
 
     import propertykit.views._accessor  # noqa: F401  (df.pk)
-    from propertykit.frames._tables import frame
+    from propertykit.frames import frame
 
     with warnings.catch_warnings():  # the untidy set's values without meaning: counted, kept
         warnings.simplefilter("ignore")
@@ -258,7 +258,7 @@ def main() -> int:
         decode_child(args.decode)
         return 0
 
-    from propertykit.sandbox._data import generate_records
+    from propertykit.sandbox import generate_records
 
     print(f"generating {args.records:,} records with propertykit.sandbox._data ...", flush=True)
     records = generate_records(args.records)

@@ -23,10 +23,10 @@ import pandas as pd
 import shapely
 from shapely.geometry import Point, mapping, shape
 
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import write_report
 from propertykit.views._geo import read_boundaries, to_geodataframe
-from propertykit.views._report import write_report
 
 
 def best_of(function: Callable[[], Any], repeats: int = 3) -> float:

@@ -48,10 +48,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
-from propertykit.views._maps import property_map
-from propertykit.views._report import build_report, write_report
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import build_report, property_map, write_report
 
 #: The commit of ``main`` that issue 17 started from.
 BEFORE = "abf0506"

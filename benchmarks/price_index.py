@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from propertykit.frames._price_index import price_index
+from propertykit.frames import price_index
 
 _Z95 = 1.959963984540054
 

@@ -30,8 +30,8 @@ import sys
 import time
 from typing import Any
 
+from propertykit.sandbox import generate_record, generate_records
 from propertykit.sandbox._catalogue import Catalogue
-from propertykit.sandbox._data import generate_record, generate_records
 from propertykit.sandbox._profiles import MINOR_PRICING, in_minor_units
 from propertykit.sandbox._query import run_query
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from propertykit.frames._size_elasticity import fit_size_elasticity
+from propertykit.frames import fit_size_elasticity
 
 KINDS = 6
 

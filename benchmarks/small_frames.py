@@ -35,7 +35,7 @@ from propertykit.frames import _dtypes as dtypes
 from propertykit.frames import _tables as tables
 from propertykit.frames._coercion import Sink, report
 from propertykit.frames._extras import leaves
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 
 ROUNDS = 5
 

@@ -45,7 +45,7 @@ from propertykit.frames._schema import (
     TEXT,
     Field,
 )
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 
 ROUNDS = 3
 STR_DTYPE = dtypes.STR_DTYPE

@@ -9,7 +9,7 @@ import pytest
 
 from propertykit.cli import main
 from propertykit.sandbox._data import source_id
-from propertykit.wire._session import describe_cache, open_sqlite_cache
+from propertykit.wire import describe_cache, open_sqlite_cache
 
 
 @pytest.mark.slow  # the whole demo: two fetches and two reports

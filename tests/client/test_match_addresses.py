@@ -16,8 +16,7 @@ import pytest
 import propertykit as pk
 from propertykit.client import Client
 from propertykit.errors import InvalidInput, RateLimited
-from propertykit.sandbox import Sandbox, serve
-from propertykit.sandbox._address_book import TypedAddress, typed_addresses
+from propertykit.sandbox import Sandbox, TypedAddress, serve, typed_addresses
 
 pytestmark = pytest.mark.timeout(300)
 

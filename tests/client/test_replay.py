@@ -12,7 +12,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.client._arguments import attribute_params
-from propertykit.wire._bulk_cache import cached_bodies
+from propertykit.wire import cached_bodies
 
 
 def _table_bytes(df: pd.DataFrame) -> bytes:

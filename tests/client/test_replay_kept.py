@@ -216,7 +216,7 @@ def test_answers_that_vary_are_neither_read_in_bulk_nor_kept(tmp_path):
 
 @pytest.mark.timeout(60)
 def test_clearing_the_cache_drops_the_kept_forms(fresh_sandbox, make_client, cache_file):
-    from propertykit.cli._dispatch import main
+    from propertykit.cli import main
 
     sb = fresh_sandbox
     with make_client(sb) as cold:

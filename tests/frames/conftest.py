@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import propertykit.views._accessor  # noqa: F401  (registers df.pk)
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ import propertykit as pk
 import propertykit.views._accessor
 from propertykit.frames import _records as reading
 from propertykit.frames._coercion import Unparsed
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import propertykit as pk
 import propertykit.views._accessor  # (df.pk)
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 from tests._hypothesis import examples
 from tests.frames._exact import assert_same_frame
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import propertykit as pk
 import propertykit.views._accessor  # df.pk
 from propertykit.frames._schema import RECORD_FIELDS, Field
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 from tests._hypothesis import examples
 
 TEMPLATES = generate_records(6, seed=5)

@@ -14,7 +14,7 @@ import pytest
 import propertykit as pk
 import propertykit.views._accessor  # registers df.pk
 from propertykit.frames import _records as reading
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 

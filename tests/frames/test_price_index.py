@@ -12,10 +12,9 @@ import pytest
 
 import propertykit as pk
 from propertykit.errors import InvalidInput
+from propertykit.frames import price_index
 from propertykit.frames._pair_weights import huber_weights
-from propertykit.frames._price_index import price_index
-from propertykit.sandbox._data import generate_records
-from propertykit.sandbox._price_index import true_price_index
+from propertykit.sandbox import generate_records, true_price_index
 from propertykit.sandbox._tables import TOWNS
 
 pytestmark = pytest.mark.timeout(300)

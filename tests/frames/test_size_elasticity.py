@@ -11,7 +11,7 @@ import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import SizeElasticity, fit_size_elasticity
 from propertykit.frames._size_elasticity import MIN_SALES, PLAUSIBLE
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 from propertykit.sandbox._valuation import SIZE_ELASTICITY
 
 pytestmark = pytest.mark.timeout(300)

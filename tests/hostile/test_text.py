@@ -42,7 +42,7 @@ from propertykit.errors import (
     PropertyKitWarning,
     ServiceUnhealthy,
 )
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 from propertykit.text import visible
 from propertykit.views import write_report
 from propertykit.widgets import LookupForm, PurchaseForm

@@ -89,7 +89,7 @@ def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
     """
     from requests_cache import CachedResponse
 
-    from propertykit.wire._session import open_sqlite_cache
+    from propertykit.wire import open_sqlite_cache
     from propertykit.wire._single_flight import stored_response
 
     path = tmp_path / "cache.sqlite"

@@ -17,7 +17,7 @@ import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import UnparsedValuesWarning
 from propertykit.frames._epc_trend import EpcTrendWarning, epc_trend, trend_columns
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import generate_records
 from propertykit.sandbox._epc_trend import (
     REGION_DRIFT,
     TYPE_DRIFT,
@@ -25,7 +25,7 @@ from propertykit.sandbox._epc_trend import (
     expected_epc_shares,
 )
 from propertykit.sandbox._tables import TOWNS
-from propertykit.views._epc_trend import epc_trend_chart
+from propertykit.views import epc_trend_chart
 from propertykit.views._figures import EPC_COLOURS
 from tests._hypothesis import examples
 

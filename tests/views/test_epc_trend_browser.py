@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import propertykit as pk
-from propertykit.frames._epc_trend import EpcTrendWarning
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import EpcTrendWarning
+from propertykit.sandbox import generate_records
 from propertykit.views._figures import EPC_COLOURS
 from tests._browser import OfflinePage, open_offline, wait_for_plotly
 

@@ -20,8 +20,8 @@ from PIL import Image
 
 import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 from propertykit.views import bake_tiles, price_trend, property_map
 from propertykit.views._basemap import LAND, SEA
 from propertykit.views._figures import EPC_COLOURS

@@ -23,8 +23,8 @@ from PIL import Image
 import propertykit as pk
 from propertykit.cli import main
 from propertykit.config import ENV_CACHE_DIR
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 from propertykit.views import build_report, write_report
 from propertykit.views._static import print_pdf
 from tests._system import require

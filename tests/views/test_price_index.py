@@ -11,10 +11,10 @@ import pytest
 import propertykit as pk
 from benchmarks.price_index import dense_index, synthetic_sales
 from propertykit.errors import InvalidInput
-from propertykit.frames._price_index import FewPairsWarning, price_index
-from propertykit.sandbox._price_index import true_price_index
+from propertykit.frames import FewPairsWarning, price_index
+from propertykit.sandbox import true_price_index
 from propertykit.sandbox._tables import TOWNS
-from propertykit.views._plots import price_trend
+from propertykit.views import price_trend
 from propertykit.views._price_index import index_chart
 
 pytestmark = pytest.mark.timeout(300)

@@ -21,8 +21,8 @@ from PIL import Image
 
 import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE
-from propertykit.frames._tables import frame
-from propertykit.sandbox._data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
 from propertykit.views import _street as street
 from propertykit.views._basemap import to_tiles

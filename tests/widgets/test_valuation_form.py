@@ -14,8 +14,7 @@ import pytest
 import propertykit as pk
 from propertykit.client import Client, Clock
 from propertykit.frames import frame
-from propertykit.sandbox import Sandbox, serve
-from propertykit.sandbox._data import generate_records
+from propertykit.sandbox import Sandbox, generate_records, serve
 from propertykit.views._valuation_page import rounded
 from propertykit.widgets import ValuationForm
 
