@@ -268,7 +268,7 @@ def generate_record(index: int, seed: int = 0, *, realism: str = "textbook") -> 
 
     value_now = base_price * price_factor * (floor_area / 85) ** 0.8 * math.exp(rand() - 0.5)
     if realism == "real":  # the draws above are still taken, so every other field stays put
-        place = home(index, seed)  # postcode units, streets, buildings (sandbox.geography)
+        place = home(index, seed)  # postcode units, streets, buildings (sandbox._geography)
         address, lat, lng = dict(place.address), place.lat, place.lng
         value_now = real_value(
             random.Random(f"propertykit:{seed}:{index}:value"),

@@ -61,9 +61,9 @@ class PropertyAccessor:
         >>> float(df.pk.gross_yield(rent_per="week")["gross_yield"].iloc[0])
         5.0
         """
-        from propertykit import frames  # the function, not its module of the same name
+        from propertykit.frames import gross_yield
 
-        return frames.gross_yield(self._df, rent_per=rent_per)
+        return gross_yield(self._df, rent_per=rent_per)
 
     def in_pounds(self) -> pd.DataFrame:
         """A copy with prices in pounds when served in pence (see :mod:`propertykit.frames._money`).
@@ -163,9 +163,9 @@ class PropertyAccessor:
         >>> list(index.columns), str(index["period"].iloc[0]), float(index["index"].iloc[0])
         (['period', 'index', 'lower', 'upper', 'pairs'], '1995', 100.0)
         """
-        from propertykit import frames  # the function, not its module of the same name
+        from propertykit.frames import price_index
 
-        return frames.price_index(
+        return price_index(
             self._df, freq=freq, by=by, min_pairs=min_pairs, weights=weights, robust=robust
         )
 
@@ -186,9 +186,9 @@ class PropertyAccessor:
         >>> list(found.columns[-3:])
         ['address', 'tenure', 'newBuild']
         """
-        from propertykit import frames
+        from propertykit.frames import comparables
 
-        return frames.comparables(self._df, subject, as_of=as_of, **search)
+        return comparables(self._df, subject, as_of=as_of, **search)
 
     def valuation(
         self,
@@ -211,9 +211,9 @@ class PropertyAccessor:
         ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'confidence', 'price_per_sqm',
          'comparables', 'radius_m', 'thin', 'method', 'calibrated', 'index', 'size']
         """
-        from propertykit import frames
+        from propertykit.frames import valuation
 
-        return frames.valuation(self._df, subjects, as_of=as_of, **search)
+        return valuation(self._df, subjects, as_of=as_of, **search)
 
     def index_chart(self, **kwargs: Any) -> go.Figure:
         """The repeat-sales price index with its 95 % band:
@@ -265,9 +265,9 @@ class PropertyAccessor:
         0  2009  119          0.10
         1  2010  104          0.15
         """
-        from propertykit import frames
+        from propertykit.frames import epc_trend
 
-        return frames.epc_trend(self._df, **kwargs)
+        return epc_trend(self._df, **kwargs)
 
     def epc_trend_chart(self, **kwargs: Any) -> go.Figure:
         """EPC band shares over time as 100 % stacked bars, with mean efficiency:
