@@ -25,8 +25,7 @@ from shapely.geometry import Point, mapping, shape
 
 from propertykit.frames import frame
 from propertykit.sandbox import generate_records
-from propertykit.views import write_report
-from propertykit.views._geo import read_boundaries, to_geodataframe
+from propertykit.views import read_boundaries, to_geodataframe, write_report
 
 
 def best_of(function: Callable[[], Any], repeats: int = 3) -> float:
