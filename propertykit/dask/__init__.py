@@ -32,12 +32,11 @@ except ImportError as exc:  # pragma: no cover - the extra is part of the dev in
 
 from propertykit.dask import _accessor  # noqa: F401  (registers ddf.pk)
 from propertykit.dask._extra_fields import EXTRA_FIELDS, unpack_extra_fields
-from propertykit.dask._lookups import empty_frame, properties, sources
+from propertykit.dask._lookups import properties, sources
 from propertykit.dask._parquet import to_geoparquet, to_parquet
 
 __all__ = [
     "EXTRA_FIELDS",
-    "empty_frame",
     "properties",
     "sources",
     "to_geoparquet",

@@ -18,9 +18,9 @@ names. The plain logic (timing, messages) holds no ipywidgets, so it is tested w
 
 from __future__ import annotations
 
-from propertykit.widgets._lookup_form import RECORD_ATTRIBUTES, LookupForm
+from propertykit.widgets._lookup_form import LookupForm
 from propertykit.widgets._match_review import MatchReview
 from propertykit.widgets._purchase_form import PurchaseForm
 from propertykit.widgets._valuation_form import ValuationForm
 
-__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]
+__all__ = ["LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]

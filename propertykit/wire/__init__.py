@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire._bulk_cache import (
-    CachedAnswer,
     CachedForms,
-    cached_answers,
     cached_bodies,
     cached_forms,
     keep_beside,
@@ -53,7 +51,6 @@ from propertykit.wire._usage import Usage
 __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
-    "CachedAnswer",
     "CachedForms",
     "Clock",
     "MemoryNotes",
@@ -62,7 +59,6 @@ __all__ = [
     "Transport",
     "Usage",
     "backoff_delay",
-    "cached_answers",
     "cached_bodies",
     "cached_forms",
     "clear_derived",
