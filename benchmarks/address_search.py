@@ -4,7 +4,7 @@ Side by side in one run, the same queries answered both ways, and the answers ch
 
 - the naive way: for each query, read every address's tokens and keep those holding every token
   of the query (the last may be the start of one), then rank them;
-- :class:`propertykit.sandbox.search.AddressIndex`: token -> sorted array of addresses, built
+- :class:`propertykit.sandbox._search.AddressIndex`: token -> sorted array of addresses, built
   once; a query intersects the arrays of its tokens.
 
 The queries are what a careful client sends for rows of a client's list
@@ -22,7 +22,7 @@ import sys
 import time
 
 from propertykit.sandbox import typed_addresses, world_addresses
-from propertykit.sandbox.search import AddressIndex, address_tokens, tokens
+from propertykit.sandbox._search import AddressIndex, address_tokens, tokens
 
 HOMES = 100_000
 QUERIES = 200

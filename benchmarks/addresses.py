@@ -2,7 +2,7 @@
 
 A sandbox of the real address geography (``--homes``, default 100,000) serves search-suggest over
 real HTTP, its per-minute limit raised so nothing waits; ``--addresses`` rows (default 10,000)
-are drawn from its world, typed as clients type them (``propertykit.sandbox.address_book``: case,
+are drawn from its world, typed as clients type them (``propertykit.sandbox._address_book``: case,
 abbreviations, no postcode, a shop in front, a transposed letter, the flat after the street, and
 the negatives: a house number the street lacks, a building without its flat), each with the truth.
 
@@ -29,10 +29,10 @@ from collections import Counter
 from pathlib import Path
 
 import propertykit as pk
-from propertykit.client.address_match import Candidate, decide
-from propertykit.client.address_queries import plan_queries
-from propertykit.client.addresses import read_address
-from propertykit.sandbox.address_book import TypedAddress, typed_addresses
+from propertykit.client._address_match import Candidate, decide
+from propertykit.client._address_queries import plan_queries
+from propertykit.client._addresses import read_address
+from propertykit.sandbox import TypedAddress, typed_addresses
 
 #: A per-minute limit high enough that neither side waits (the sandbox's is raised to match).
 FAST = 1_000_000

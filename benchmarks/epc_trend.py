@@ -95,7 +95,7 @@ def build(path: Path, properties: int, records: int) -> None:
     import pandas as pd
 
     import propertykit as pk
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
     df = pk.frame(generate_records(records))[list(KEEP)]
     repeats = -(-properties // len(df))

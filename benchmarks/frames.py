@@ -146,8 +146,8 @@ def _naive(records: list[dict[str, Any]]) -> int:
 def _propertykit(records_or_bodies: list[Any]) -> int:
     import warnings
 
-    import propertykit.views.accessor  # noqa: F401  (df.pk)
-    from propertykit.frames.tables import frame
+    import propertykit.views._accessor  # noqa: F401  (df.pk)
+    from propertykit.frames import frame
 
     with warnings.catch_warnings():  # the untidy set's values without meaning: counted, kept
         warnings.simplefilter("ignore")
@@ -163,7 +163,7 @@ def child(side: str, mode: str, path: str) -> None:
     """Run one side once and print JSON: seconds, peak MiB over the input, how peak was read."""
     import pandas  # noqa: F401  (imports are not part of the work)
 
-    import propertykit.frames.tables  # noqa: F401
+    import propertykit.frames._tables  # noqa: F401
 
     data: list[Any] = _bodies(path)
     if mode == "records":
@@ -187,7 +187,7 @@ def child(side: str, mode: str, path: str) -> None:
 
 def decode_child(path: str) -> None:
     """Print seconds to decode the bodies: json.loads with gc on / paused, orjson, Arrow."""
-    from propertykit.frames.bodies import read_bodies
+    from propertykit.frames._bodies import read_bodies
 
     bodies = _bodies(path)
 
@@ -258,9 +258,9 @@ def main() -> int:
         decode_child(args.decode)
         return 0
 
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
-    print(f"generating {args.records:,} records with propertykit.sandbox.data ...", flush=True)
+    print(f"generating {args.records:,} records with propertykit.sandbox._data ...", flush=True)
     records = generate_records(args.records)
     results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as folder:

@@ -23,10 +23,9 @@ import pandas as pd
 import shapely
 from shapely.geometry import Point, mapping, shape
 
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
-from propertykit.views.geo import read_boundaries, to_geodataframe
-from propertykit.views.report import write_report
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import read_boundaries, to_geodataframe, write_report
 
 
 def best_of(function: Callable[[], Any], repeats: int = 3) -> float:

@@ -180,7 +180,7 @@ def run_tile_case(name: str) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp())
     os.environ["PROPERTYKIT_CACHE_DIR"] = str(tmp / "cache")
     import propertykit as pk
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
     from propertykit.views import write_report
     from tests.views.tile_server import TileServer
 

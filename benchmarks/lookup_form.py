@@ -2,7 +2,7 @@
 
 A fetch (the Fetch button) asks the bundled sandbox for the records over real HTTP (no cache),
 frames them, builds the table and draws three figures (price trend, EPC chart, map), each put in
-its output as plotly's JSON (:func:`propertykit.widgets.parts.figure_output`). A find (the Find
+its output as plotly's JSON (:func:`propertykit.widgets._parts.figure_output`). A find (the Find
 tab) does the same with a search by postcode district.
 
 - **before**: the code at :data:`BEFORE`, extracted with ``git archive``;
@@ -70,8 +70,8 @@ def worker(out: Path) -> None:
     the times and what the form showed to ``out``."""
     import propertykit as pk
     from propertykit.frames import frame
-    from propertykit.widgets.parts import figure_output
-    from propertykit.widgets.results_table import table_html
+    from propertykit.widgets._parts import figure_output
+    from propertykit.widgets._results_table import table_html
 
     warnings.simplefilter("ignore")  # thin groups warn; the same in both versions
     seconds: dict[str, float] = {}

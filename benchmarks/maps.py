@@ -48,10 +48,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
-from propertykit.views.maps import property_map
-from propertykit.views.report import build_report, write_report
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import build_report, property_map, write_report
 
 #: The commit of ``main`` that issue 17 started from.
 BEFORE = "abf0506"
@@ -65,9 +64,9 @@ sys.path.insert(0, str(ROOT))  # the tile server of the tests
 
 
 def before_module() -> types.ModuleType:
-    """``propertykit/views/maps.py`` as it was at :data:`BEFORE`, imported under another name."""
+    """``propertykit/views/_maps.py`` as it was at :data:`BEFORE`, imported under another name."""
     source = subprocess.run(
-        ["git", "show", f"{BEFORE}:propertykit/views/maps.py"],
+        ["git", "show", f"{BEFORE}:propertykit/views/_maps.py"],
         cwd=ROOT,
         check=True,
         capture_output=True,

@@ -4,7 +4,7 @@
   matrix (pairs x periods, -1 / +1), ``numpy.linalg.lstsq`` for OLS, the squared residuals
   regressed on the time between sales, ``lstsq`` again on rows scaled by the square root of the
   weights (WLS), and ``inv(X'WX)`` for the band. By outcode: the same per outcode.
-- **propertykit**: :func:`propertykit.frames.price_index.price_index`: pairs by one sort, the
+- **propertykit**: :func:`propertykit.frames.price_index`: pairs by one sort, the
   normal equations summed from each pair's two periods (a P x P matrix), no design matrix.
 
 Both give the same numbers (checked here, and in ``tests/views/test_price_index.py``). Time is
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from propertykit.frames.price_index import price_index
+from propertykit.frames import price_index
 
 _Z95 = 1.959963984540054
 

@@ -9,8 +9,8 @@ A local sandbox serves 20,000 properties by location id. Each route fills its ow
 (c) the floor: the same response bodies, one per line in one file, read by ``pyarrow.json``.
 
 propertykit's cold run keeps each batch as read into Arrow beside its answer, in propertykit's
-own cache backend (``propertykit.wire.sqlite_storage``), filed by request and naming the answer
-it was made from by cache key and per-write stamp (``propertykit.wire.derived_cache``), so every
+own cache backend (``propertykit.wire._sqlite_storage``), filed by request and naming the answer
+it was made from by cache key and per-write stamp (``propertykit.wire._derived_cache``), so every
 warm run reads those, and only the first bytes of each answer to check its stamp, instead of
 parsing JSON; the cold fills of (a) and (b) are timed too, to show what keeping costs there.
 

@@ -30,10 +30,10 @@ import sys
 import time
 from typing import Any
 
-from propertykit.sandbox.catalogue import Catalogue
-from propertykit.sandbox.data import generate_record, generate_records
-from propertykit.sandbox.profiles import MINOR_PRICING, in_minor_units
-from propertykit.sandbox.query import run_query
+from propertykit.sandbox import generate_record, generate_records
+from propertykit.sandbox._catalogue import Catalogue
+from propertykit.sandbox._profiles import MINOR_PRICING, in_minor_units
+from propertykit.sandbox._query import run_query
 
 WORLD = 5_000
 SIZES = (3_000, 50, 2_000, 300, 150, 1_500)

@@ -6,9 +6,9 @@ Side by side in one run:
   reindexes the dict it is given), the frame's currency found by ``dropna().unique()``, the
   median price by ``pd.concat(...).median()``, and the dtype of each category column's values
   built (its categories checked by pandas) on every call.
-- **propertykit**: :func:`propertykit.frames.tables.frame_from_arrow`: the columns given in
+- **propertykit**: :func:`propertykit.frames._tables.frame_from_arrow`: the columns given in
   order, the currency read from the category's codes, the median by numpy, and the dtype of a
-  few values seen (up to :data:`propertykit.frames.dtypes.FEW_CATEGORIES`) made once.
+  few values seen (up to :data:`propertykit.frames._dtypes.FEW_CATEGORIES`) made once.
 
 Both give the same frame (checked here, exactly, attrs too). Time is ``pk.frame`` of every
 batch, the best of five rounds (CPU time of the process), for batches of 1, 10, 100 and 5,000
@@ -31,10 +31,11 @@ import pandas as pd
 import pyarrow as pa
 
 from propertykit.errors import MinorUnitsWarning
-from propertykit.frames import dtypes, tables
-from propertykit.frames.coercion import Sink, report
-from propertykit.frames.extras import leaves
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import _dtypes as dtypes
+from propertykit.frames import _tables as tables
+from propertykit.frames._coercion import Sink, report
+from propertykit.frames._extras import leaves
+from propertykit.sandbox import generate_records
 
 ROUNDS = 5
 
@@ -53,7 +54,7 @@ def naive_frame_from_arrow(
     *,
     money_unit: Literal["major", "minor"] | None = None,
 ) -> pd.DataFrame:
-    """:func:`~propertykit.frames.tables.frame_from_arrow` as it was."""
+    """:func:`~propertykit.frames._tables.frame_from_arrow` as it was."""
     children = dict(zip(arrow.type.names, arrow.flatten(), strict=True))
     named: dict[str, pa.Array] = {}
     for name in tables.RECORD_TYPE.names:

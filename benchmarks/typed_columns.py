@@ -7,7 +7,7 @@ is what a caller framing one page, or a record at a time, pays. Side by side in 
   ``Table.to_pandas`` (a pandas frame built, then each column taken out of it); Arrow's dates
   and date-times converted through ``Array.to_pandas`` (a Series each); each levelled category's
   dtype built (and its categories checked by pandas) on every call.
-- **propertykit**: :func:`propertykit.frames.dtypes.typed_columns`: each text column straight to
+- **propertykit**: :func:`propertykit.frames._dtypes.typed_columns`: each text column straight to
   pandas' Arrow-backed string array, dates and date-times from Arrow's numbers, the levelled
   dtypes made once.
 
@@ -29,9 +29,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from propertykit.frames import dtypes, tables
-from propertykit.frames.coercion import Sink
-from propertykit.frames.schema import (
+from propertykit.frames import _dtypes as dtypes
+from propertykit.frames import _tables as tables
+from propertykit.frames._coercion import Sink
+from propertykit.frames._schema import (
     ARROW_ERRORS,
     CATEGORY,
     DATE,
@@ -44,7 +45,7 @@ from propertykit.frames.schema import (
     TEXT,
     Field,
 )
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 ROUNDS = 3
 STR_DTYPE = dtypes.STR_DTYPE
@@ -77,7 +78,7 @@ def naive_times(text: pa.Array, kind: str) -> Any:
 def naive_typed_columns(
     fields: list[Field], arrow: dict[str, pa.Array], sink: Sink, prefix: str = ""
 ) -> dict[str, Any]:
-    """:func:`~propertykit.frames.dtypes.typed_columns` as it was."""
+    """:func:`~propertykit.frames._dtypes.typed_columns` as it was."""
     texts = pa.table({f.name: arrow[f.name] for f in fields if f.kind == TEXT})
     text = texts.to_pandas(types_mapper={pa.string(): STR_DTYPE}.get)
     columns: dict[str, Any] = {}

@@ -38,7 +38,7 @@ import pandas as pd
 
 import propertykit as pk
 from propertykit.frames import FewPairsWarning, price_index, valuation
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 RADII_M = (250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
 

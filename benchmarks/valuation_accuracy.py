@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 import propertykit as pk
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 HELD_OUT_FROM = "2023-06-01"
 

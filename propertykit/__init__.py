@@ -25,7 +25,7 @@ __version__ = VERSION
 
 # Submodules that pull in heavy or optional dependencies load on first touch.
 _LAZY_SUBMODULES = {
-    "export": "propertykit.views.export",
+    "export": "propertykit.views._export",
     "sandbox": "propertykit.sandbox",
     "widgets": "propertykit.widgets",
 }
@@ -52,6 +52,11 @@ __all__ = [
     "sandbox",
     "widgets",
 ]
+
+
+def __dir__() -> list[str]:
+    """What ``dir(pk)`` shows: the public names and the quiet old ones, not the imports."""
+    return sorted({*__all__, *_LAZY_SUBMODULES, *_FORMER_NAMES})
 
 
 def __getattr__(name: str) -> Any:

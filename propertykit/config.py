@@ -111,7 +111,7 @@ DEFAULT_EXPIRE_AFTER = timedelta(days=7)
 #: URLs are kept under this many characters when ids are batched into one request.
 MAX_URL_LENGTH = 2000
 
-# Street tiles (fetched and checked in ``wire.tiles``, drawn in ``views.street``): one constant
+# Street tiles (fetched and checked in ``wire._tiles``, drawn in ``views._street``): one constant
 # per limit, shared by both layers.
 #: Largest tile body read (a busy 512-pixel street tile is about 100 KB).
 MAX_TILE_BYTES = 2 * 2**20

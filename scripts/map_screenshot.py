@@ -12,9 +12,9 @@ from pathlib import Path
 
 from playwright.sync_api import Route, sync_playwright
 
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
-from propertykit.views.report import write_report
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import write_report
 
 OUT = Path(__file__).resolve().parent.parent / "docs/map-national.png"
 

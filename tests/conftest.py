@@ -96,7 +96,7 @@ def valuable_home() -> tuple[str, str]:
     """A home of the default sandbox's world (seed 0) with enough comparables within 2 km to be
     valued as of 2025-06-01: its ``(locationId, propertyId)``."""
     from propertykit.frames import frame
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
     homes = frame(generate_records(5000))
     # The first 200 valued against all 5,000 (a home's value depends on the world, not on the
@@ -164,7 +164,7 @@ def image_export() -> Iterator[str]:
     import importlib.util
 
     import propertykit as pk
-    from propertykit.views.static import use_system_browser
+    from propertykit.views import use_system_browser
     from tests._system import require
 
     require(importlib.util.find_spec("kaleido") is not None, "pip install 'propertykit[export]'")

@@ -142,11 +142,11 @@ def test_the_layer_contract_catches_a_wrong_way_import(
 ) -> None:
     # That the code as it is keeps the contract is `make check`'s job (lint-imports).
     folder = _copy_for_lint(tmp_path)
-    wire = folder / "propertykit" / "wire" / "usage.py"
+    wire = folder / "propertykit" / "wire" / "_usage.py"
     wire.write_text(wire.read_text() + "\nfrom propertykit.client import Client  # wrong way\n")
     result = _lint(new_process, folder)
     assert result.returncode != 0
-    assert "propertykit.wire.usage -> propertykit.client" in result.stdout
+    assert "propertykit.wire._usage -> propertykit.client" in result.stdout
 
 
 def test_every_name_of_the_public_api_contract_imports() -> None:

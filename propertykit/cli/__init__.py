@@ -1,6 +1,6 @@
 """cli — the ``propertykit`` command: demo, sandbox, report, portfolio, cache, deeds.
 
-:mod:`~propertykit.cli.dispatch` builds the parser and runs a subcommand; each subcommand is one
+:mod:`~propertykit.cli._dispatch` builds the parser and runs a subcommand; each subcommand is one
 module here with ``configure(parser)`` and ``run(args) -> int``, imported only when used.
 
 May import: every layer below (client, deeds, frames, views, wire) and core, through their
@@ -9,6 +9,6 @@ packages' public names; the sandbox.
 
 from __future__ import annotations
 
-from propertykit.cli.dispatch import main
+from propertykit.cli._dispatch import main
 
 __all__ = ["main"]

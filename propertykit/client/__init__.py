@@ -11,15 +11,15 @@ typed DataFrames), ``deeds``, and core. Never ``views``, ``widgets`` or ``cli``.
 
 from __future__ import annotations
 
-from propertykit.client.bulk import DryRun
-from propertykit.client.client import Client
-from propertykit.client.ids import ParsedIds, encode_id, join_ids, parse_ids, validate_ids
-from propertykit.client.match_decisions import MatchDecisions
-from propertykit.client.matching import MatchDryRun
-from propertykit.client.neighbourhood import check_subject_id, held_in, homes_like
-from propertykit.client.partial import PartialResult
-from propertykit.client.portable import ClientRecipe
-from propertykit.client.query_input import check_area
+from propertykit.client._bulk import DryRun
+from propertykit.client._client import Client
+from propertykit.client._ids import ParsedIds, parse_ids, validate_ids
+from propertykit.client._match_decisions import MatchDecisions
+from propertykit.client._matching import MatchDryRun
+from propertykit.client._neighbourhood import check_subject_id, held_in
+from propertykit.client._partial import PartialResult
+from propertykit.client._portable import ClientRecipe
+from propertykit.client._query_input import check_area
 from propertykit.wire import Clock
 
 __all__ = [
@@ -33,10 +33,7 @@ __all__ = [
     "PartialResult",
     "check_area",
     "check_subject_id",
-    "encode_id",
     "held_in",
-    "homes_like",
-    "join_ids",
     "parse_ids",
     "validate_ids",
 ]

@@ -7,8 +7,8 @@ GeoDataFrame, ``to_parquet()``/``to_geoparquet()`` writing partitioned datasets 
 and Spark read). Fields the interface does not name travel in one column, ``extra_fields``
 (a Dask frame's columns are fixed before anything is fetched); :func:`unpack_extra_fields` gives
 the computed frame ``client.properties`` would. Workers never pay twice for a batch (see
-:mod:`propertykit.wire.single_flight`), and a named ``budget`` is shared by them all (see
-:mod:`propertykit.wire.shared_budget`).
+:mod:`propertykit.wire._single_flight`), and a named ``budget`` is shared by them all (see
+:mod:`propertykit.wire._shared_budget`).
 
 Pointing it at a real cluster::
 
@@ -30,14 +30,13 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
     raise ImportError("propertykit.dask needs Dask: pip install 'propertykit[dask]'") from exc
 
-from propertykit.dask import accessor as _accessor  # noqa: F401  (registers ddf.pk)
-from propertykit.dask.extra_fields import EXTRA_FIELDS, unpack_extra_fields
-from propertykit.dask.lookups import empty_frame, properties, sources
-from propertykit.dask.parquet import to_geoparquet, to_parquet
+from propertykit.dask import _accessor  # noqa: F401  (registers ddf.pk)
+from propertykit.dask._extra_fields import EXTRA_FIELDS, unpack_extra_fields
+from propertykit.dask._lookups import properties, sources
+from propertykit.dask._parquet import to_geoparquet, to_parquet
 
 __all__ = [
     "EXTRA_FIELDS",
-    "empty_frame",
     "properties",
     "sources",
     "to_geoparquet",

@@ -1,14 +1,14 @@
 """frames — records and raw response bodies into typed DataFrames, and the tables derived from them.
 
 :func:`frame` builds the property table. Arrow reads and types it, in two tiers: at once with the
-declared schema (:mod:`~propertykit.frames.schema`; :mod:`~propertykit.frames.records` for
-decoded records, :mod:`~propertykit.frames.bodies` for raw bodies), and, only for what Arrow
+declared schema (:mod:`~propertykit.frames._schema`; :mod:`~propertykit.frames._records` for
+decoded records, :mod:`~propertykit.frames._bodies` for raw bodies), and, only for what Arrow
 refuses, a field or leaf at a time through the lenient rules of
-:mod:`~propertykit.frames.coercion`, which coerce a value or count it, warn and keep it raw for
+:mod:`~propertykit.frames._coercion`, which coerce a value or count it, warn and keep it raw for
 :func:`unparsed_table` (``df.pk.unparsed()``). Fields the interface does not name are kept, typed
-by Arrow (:mod:`~propertykit.frames.extras`). :func:`explode_sales` and :func:`epc_table` derive
+by Arrow (:mod:`~propertykit.frames._extras`). :func:`explode_sales` and :func:`epc_table` derive
 the sales and EPC tables, :func:`epc_trend` the EPC band shares per year or quarter of
-lodgement and :func:`epc_profile` a book's EPC profile (bands, below C, expiring certificates);
+lodgement, :func:`epc_profile` a book's EPC profile (bands, below C, expiring certificates);
 :func:`price_index` the repeat-sales index; :func:`fit_size_elasticity` how price per m² falls
 with floor area per property type; :func:`appraise` values subjects point in time
 (:class:`ValuationSearch` what it searches for, :func:`check_as_of` and :func:`check_subject` its
@@ -16,7 +16,7 @@ refusals, pure), returning an :class:`Appraisal` whose values :func:`valuation` 
 schedule :func:`comparables` return;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
 :func:`in_major_units` rescales a frame served in pence to pounds (a copy).
-:mod:`~propertykit.frames.stored_form` keeps bodies as read into Arrow, so a warm re-run need not
+:mod:`~propertykit.frames._stored_form` keeps bodies as read into Arrow, so a warm re-run need not
 parse them again (the client's replay imports it by that name).
 
 May import: core only. Knows record shapes, never HTTP, plots or maps.
@@ -24,7 +24,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
-from propertykit.frames.appraisal import (
+from propertykit.frames._appraisal import (
     COMPARABLE_COLUMNS,
     VALUATION_COLUMNS,
     Appraisal,
@@ -36,23 +36,23 @@ from propertykit.frames.appraisal import (
 # The stored-form names below are the warm replay's plumbing, for the client layer only:
 # imported here, since no layer imports past another's __init__, but not public names (not in
 # __all__).
-from propertykit.frames.coercion import UnparsedValuesWarning, unparsed_table
-from propertykit.frames.comparables import ValuationSearch
-from propertykit.frames.epc_profile import EpcProfile, epc_profile
-from propertykit.frames.epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
-from propertykit.frames.gross_yield import RENT_PERIODS, gross_yield
-from propertykit.frames.money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
-from propertykit.frames.price_index import FewPairsWarning, price_index
-from propertykit.frames.schema import KINDS as KINDS  # the record's leaves and their kinds
-from propertykit.frames.size_elasticity import SizeElasticity, fit_size_elasticity
-from propertykit.frames.stored_form import BodiesRead as BodiesRead
-from propertykit.frames.stored_form import decode_shares as decode_shares
-from propertykit.frames.stored_form import format_name as format_name
-from propertykit.frames.stored_form import frame_and_shares as frame_and_shares
-from propertykit.frames.stored_form import frame_from_read as frame_from_read
-from propertykit.frames.stored_form import read_for_keeping as read_for_keeping
-from propertykit.frames.stored_form import read_records_for_keeping as read_records_for_keeping
-from propertykit.frames.tables import (
+from propertykit.frames._coercion import UnparsedValuesWarning, unparsed_table
+from propertykit.frames._comparables import ValuationSearch
+from propertykit.frames._epc_profile import EpcProfile, epc_profile
+from propertykit.frames._epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
+from propertykit.frames._gross_yield import RENT_PERIODS, gross_yield
+from propertykit.frames._money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
+from propertykit.frames._price_index import FewPairsWarning, price_index
+from propertykit.frames._schema import KINDS as KINDS  # the record's leaves and their kinds
+from propertykit.frames._size_elasticity import SizeElasticity, fit_size_elasticity
+from propertykit.frames._stored_form import BodiesRead as BodiesRead
+from propertykit.frames._stored_form import decode_shares as decode_shares
+from propertykit.frames._stored_form import format_name as format_name
+from propertykit.frames._stored_form import frame_and_shares as frame_and_shares
+from propertykit.frames._stored_form import frame_from_read as frame_from_read
+from propertykit.frames._stored_form import read_for_keeping as read_for_keeping
+from propertykit.frames._stored_form import read_records_for_keeping as read_records_for_keeping
+from propertykit.frames._tables import (
     COLUMNS,
     EPC_COLUMNS,
     EPC_RATINGS,
@@ -64,7 +64,7 @@ from propertykit.frames.tables import (
     explode_sales,
     frame,
 )
-from propertykit.frames.valuation_checks import check_as_of, check_subject
+from propertykit.frames._valuation_checks import check_as_of, check_subject
 
 __all__ = [
     "COLUMNS",

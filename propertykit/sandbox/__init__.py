@@ -36,7 +36,7 @@ Credits (one account; both keys share balance, daily cap and suggest limit)
     midnight UTC; the balance is checked first. Days are UTC days of the sandbox clock.
 Search-suggest
     ``GET /v1/property/suggest?q=<text>`` (free; optional ``limit``, at most 10): a plain
-    full-text search, as PostgreSQL's ``plainto_tsquery`` (:mod:`propertykit.sandbox.search`).
+    full-text search, as PostgreSQL's ``plainto_tsquery`` (:mod:`propertykit.sandbox._search`).
     ``q`` and each address are split into case-folded runs of letters and digits (punctuation
     and spaces only separate them); an address's tokens are those of its display address and
     county plus its postcode without the space (``mk401nn``). An address matches when it holds
@@ -64,14 +64,14 @@ Paging (sources)
 Area query
     ``POST /v1/property/query`` with Vepler's documented body (``area``, ``query`` filters,
     ``limit``, ``offset``, ``sortBy``, ``sortOrder``, ``attributes``) over the synthetic data;
-    see :mod:`propertykit.sandbox.query`. Default page 20 (25 under ``vepler``), at most 100.
+    see :mod:`propertykit.sandbox._query`. Default page 20 (25 under ``vepler``), at most 100.
 Profiles
     ``serve(profile="vepler")`` (``propertykit sandbox --profile vepler``) answers as Vepler's
     public documentation shows: prices in pence (``pricePerSqFt`` in pounds), ``sstc``, health
     ``{status, service, timestamp, version}`` (``set_health``), upper-case error codes with
     ``request_id``/``details``/``timestamp`` and ``X-RateLimit-*`` headers instead of
     ``Retry-After``, and the ``total``/``limit``/``offset`` envelope on the area query; see
-    :mod:`propertykit.sandbox.profiles`.
+    :mod:`propertykit.sandbox._profiles`.
 Ids
     At most 100 ids per request (400 ``too_many_ids`` beyond). Unknown ids are left out of the
     result. Source ids must match ``<provider>::<id>`` (400 ``invalid_source_id`` otherwise).
@@ -91,12 +91,12 @@ Title deeds
     403 ``{"message": "This endpoint is not available"}``, before the key is checked. Paths
     outside ``/v1/`` answer 404 with the plain-text body ``Not Found``.
 Data
-    Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox.data`): money in
+    Synthetic and deterministic per ``seed`` (see :mod:`propertykit.sandbox._data`): money in
     whole pounds (pence under ``vepler``), boundaries as GeoJSON Polygons for about half the
     records. ``serve(realism="real")`` shapes sale prices like real ones: a known price-per-m²
-    surface (:mod:`propertykit.sandbox.valuation`), dispersion falling with the time held,
-    outlier sales, homes out in the country (:mod:`propertykit.sandbox.price_index`); and gives
-    addresses real geography (:mod:`propertykit.sandbox.geography`): postcode units of 10 to
+    surface (:mod:`propertykit.sandbox._valuation`), dispersion falling with the time held,
+    outlier sales, homes out in the country (:mod:`propertykit.sandbox._price_index`); and gives
+    addresses real geography (:mod:`propertykit.sandbox._geography`): postcode units of 10 to
     40 homes on one to three streets, their homes within about 150 m of the unit's centre,
     numbered houses, ranges (``13-14``), house names, flats inside numbered and sometimes
     named buildings (``Flat 3, Oak House, 12 Mill Lane``, address fields ``subBuilding`` and
@@ -113,10 +113,12 @@ Faults
 
 from __future__ import annotations
 
-from propertykit.sandbox.address_book import TypedAddress, typed_addresses, world_addresses
-from propertykit.sandbox.control import Sandbox, serve
-from propertykit.sandbox.data import generate_record, generate_records
-from propertykit.sandbox.state import Charge, RequestRecord
+from propertykit.sandbox._address_book import TypedAddress, typed_addresses, world_addresses
+from propertykit.sandbox._control import Sandbox, serve
+from propertykit.sandbox._data import generate_record, generate_records
+from propertykit.sandbox._price_index import true_price_index
+from propertykit.sandbox._state import Charge, RequestRecord
+from propertykit.sandbox._valuation import true_value
 
 __all__ = [
     "Charge",
@@ -126,6 +128,8 @@ __all__ = [
     "generate_record",
     "generate_records",
     "serve",
+    "true_price_index",
+    "true_value",
     "typed_addresses",
     "world_addresses",
 ]

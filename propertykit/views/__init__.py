@@ -14,24 +14,25 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from propertykit.views import accessor as _accessor  # noqa: F401  (registers df.pk)
+from propertykit.views import _accessor  # noqa: F401  (registers df.pk)
 
 if TYPE_CHECKING:
-    from propertykit.views.boundaries import WGS84, read_boundaries
-    from propertykit.views.epc_trend import epc_trend_chart
-    from propertykit.views.export import to_geoparquet, to_parquet
-    from propertykit.views.geo import to_geodataframe
-    from propertykit.views.maps import property_map
-    from propertykit.views.plots import epc_chart, epc_price_chart, price_trend
-    from propertykit.views.report import build_report, write_report
-    from propertykit.views.street import OSM_TILES, bake_tiles
-    from propertykit.views.valuation import (
+    from propertykit.views._boundaries import WGS84, read_boundaries
+    from propertykit.views._epc_trend import epc_trend_chart
+    from propertykit.views._export import to_geoparquet, to_parquet
+    from propertykit.views._geo import to_geodataframe
+    from propertykit.views._maps import property_map
+    from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
+    from propertykit.views._report import build_report, write_report
+    from propertykit.views._static import use_system_browser
+    from propertykit.views._street import OSM_TILES, bake_tiles
+    from propertykit.views._valuation import (
         comparable_evidence,
         comparables_map,
         evidence_html,
         value_range_text,
     )
-    from propertykit.views.workbook import write_workbook
+    from propertykit.views._workbook import write_workbook
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY = {
@@ -47,6 +48,7 @@ _LAZY = {
     "price_trend": "plots",
     "build_report": "report",
     "write_report": "report",
+    "use_system_browser": "static",
     "OSM_TILES": "street",
     "bake_tiles": "street",
     "comparable_evidence": "valuation",
@@ -73,6 +75,7 @@ __all__ = [
     "to_geodataframe",
     "to_geoparquet",
     "to_parquet",
+    "use_system_browser",
     "value_range_text",
     "write_report",
     "write_workbook",
@@ -81,5 +84,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(import_module(f"propertykit.views.{_LAZY[name]}"), name)
+        return getattr(import_module(f"propertykit.views._{_LAZY[name]}"), name)
     raise AttributeError(f"module 'propertykit.views' has no attribute {name!r}")

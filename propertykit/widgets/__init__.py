@@ -9,7 +9,7 @@ from its comparable sales, buy title deeds, review the addresses a match left un
 ['L00000001', 'L00000002']
 
 Every error the client raises appears in the form as plain words
-(:mod:`propertykit.widgets.messages`), never as a traceback. The forms hold no state about the
+(:mod:`propertykit.widgets._messages`), never as a traceback. The forms hold no state about the
 service beyond what the client keeps: the cache, the budget and the usage counts are the client's.
 
 May import: ``client``, ``deeds``, ``frames``, ``views`` and core, through their packages' public
@@ -18,9 +18,9 @@ names. The plain logic (timing, messages) holds no ipywidgets, so it is tested w
 
 from __future__ import annotations
 
-from propertykit.widgets.lookup_form import RECORD_ATTRIBUTES, LookupForm
-from propertykit.widgets.match_review import MatchReview
-from propertykit.widgets.purchase_form import PurchaseForm
-from propertykit.widgets.valuation_form import ValuationForm
+from propertykit.widgets._lookup_form import LookupForm
+from propertykit.widgets._match_review import MatchReview
+from propertykit.widgets._purchase_form import PurchaseForm
+from propertykit.widgets._valuation_form import ValuationForm
 
-__all__ = ["RECORD_ATTRIBUTES", "LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]
+__all__ = ["LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]

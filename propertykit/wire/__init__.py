@@ -1,19 +1,19 @@
 """wire — the one HTTP session, and everything about bytes on the network.
 
 The requests-cache session (SQLite or Redis), pacing, retries and 429s decided as plain data
-(:mod:`~propertykit.wire.retries`) and carried out by the :class:`Transport`, error bodies read
-into typed errors (:mod:`~propertykit.wire.error_bodies`), the ``cache=`` setting, usage counts,
+(:mod:`~propertykit.wire._retries`) and carried out by the :class:`Transport`, error bodies read
+into typed errors (:mod:`~propertykit.wire._error_bodies`), the ``cache=`` setting, usage counts,
 the Redis parts a team shares, one fetch per batch across processes
-(:mod:`~propertykit.wire.single_flight`) and a budget they share
-(:mod:`~propertykit.wire.shared_budget`), all applied at one seam: the adapter every real send
-passes (:mod:`~propertykit.wire.metered`). propertykit's own cache backends
-(:mod:`~propertykit.wire.sqlite_storage`, :mod:`~propertykit.wire.redis_storage`) with their own
-serializer (:mod:`~propertykit.wire.stored_answer`): cached answers read in bulk
-(:mod:`~propertykit.wire.bulk_cache`) with values kept beside them
-(:mod:`~propertykit.wire.derived_cache`), and notes people wrote kept beside them
-(:mod:`~propertykit.wire.notes`); answers that could not be stored, counted
-(:mod:`~propertykit.wire.write_failures`); street-map tiles for maps made at build time, with a
-cache of their own (:mod:`~propertykit.wire.tiles`). No requests-cache name beginning with ``_``
+(:mod:`~propertykit.wire._single_flight`) and a budget they share
+(:mod:`~propertykit.wire._shared_budget`), all applied at one seam: the adapter every real send
+passes (:mod:`~propertykit.wire._metered`). propertykit's own cache backends
+(:mod:`~propertykit.wire._sqlite_storage`, :mod:`~propertykit.wire._redis_storage`) with their own
+serializer (:mod:`~propertykit.wire._stored_answer`): cached answers read in bulk
+(:mod:`~propertykit.wire._bulk_cache`) with values kept beside them
+(:mod:`~propertykit.wire._derived_cache`), and notes people wrote kept beside them
+(:mod:`~propertykit.wire._notes`); answers that could not be stored, counted
+(:mod:`~propertykit.wire._write_failures`); street-map tiles for maps made at build time, with a
+cache of their own (:mod:`~propertykit.wire._tiles`). No requests-cache name beginning with ``_``
 is used.
 
 May import: core only (``config``, ``errors``, ``jsonio``). Nothing here knows an endpoint's
@@ -22,38 +22,35 @@ meaning, a record's shape or a purchase.
 
 from __future__ import annotations
 
-from propertykit.wire.bounded import DEFAULT_MAX_BODY_BYTES
-from propertykit.wire.bulk_cache import (
-    CachedAnswer,
+from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES
+from propertykit.wire._bulk_cache import (
     CachedForms,
-    cached_answers,
     cached_bodies,
     cached_forms,
     keep_beside,
     keep_fetched,
     kept_values,
 )
-from propertykit.wire.cache_faults import raising_cache_unavailable
-from propertykit.wire.cache_setting import (
+from propertykit.wire._cache_faults import raising_cache_unavailable
+from propertykit.wire._cache_setting import (
     describe_cache_setting,
     open_cache,
     open_cache_file,
     remove_cache_file,
 )
-from propertykit.wire.clock import Clock
-from propertykit.wire.derived_cache import clear_derived
-from propertykit.wire.notes import MemoryNotes, Notes, notes_for
-from propertykit.wire.retries import RetrySettings, backoff_delay
-from propertykit.wire.session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
-from propertykit.wire.team import redis_connection_of
-from propertykit.wire.tiles import fetch_tile, tile_cache_info
-from propertykit.wire.transport import Transport
-from propertykit.wire.usage import Usage
+from propertykit.wire._clock import Clock
+from propertykit.wire._derived_cache import clear_derived
+from propertykit.wire._notes import MemoryNotes, Notes, notes_for
+from propertykit.wire._retries import RetrySettings, backoff_delay
+from propertykit.wire._session import CACHE_FILE_NAME, describe_cache, open_sqlite_cache
+from propertykit.wire._team import redis_connection_of
+from propertykit.wire._tiles import fetch_tile, tile_cache_info
+from propertykit.wire._transport import Transport
+from propertykit.wire._usage import Usage
 
 __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_MAX_BODY_BYTES",
-    "CachedAnswer",
     "CachedForms",
     "Clock",
     "MemoryNotes",
@@ -62,7 +59,6 @@ __all__ = [
     "Transport",
     "Usage",
     "backoff_delay",
-    "cached_answers",
     "cached_bodies",
     "cached_forms",
     "clear_derived",

@@ -9,7 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from propertykit.cli.address_list import ROW, read_address_list
+from propertykit.cli._address_list import ROW, read_address_list
 from propertykit.errors import InvalidInput
 
 

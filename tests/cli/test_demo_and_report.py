@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from propertykit.cli import main
-from propertykit.sandbox.data import source_id
-from propertykit.wire.session import describe_cache, open_sqlite_cache
+from propertykit.sandbox._data import source_id
+from propertykit.wire import describe_cache, open_sqlite_cache
 
 
 @pytest.mark.slow  # the whole demo: two fetches and two reports

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from propertykit.client.address_match import Candidate, compare, decide
-from propertykit.client.address_queries import plan_queries
-from propertykit.client.addresses import find_postcode, normalise, read_address
+from propertykit.client._address_match import Candidate, compare, decide
+from propertykit.client._address_queries import plan_queries
+from propertykit.client._addresses import find_postcode, normalise, read_address
 
 
 def suggestion(location_id: str, display: str, **fields: str) -> Candidate:

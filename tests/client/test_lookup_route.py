@@ -20,21 +20,21 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-from propertykit.frames import bodies as frames_bodies
-from propertykit.wire.derived_cache import FRAMES_TABLE
+from propertykit.frames import _bodies as frames_bodies
+from propertykit.wire._derived_cache import FRAMES_TABLE
 
 ROOT = Path(pk.__file__).parent
 #: The client and frames modules a lookup's data passes through.
 PATH = {
-    "client/replay.py",
-    "client/lookups.py",
-    "client/bulk.py",
-    "client/envelope.py",
-    "frames/bodies.py",
-    "frames/stored_form.py",
-    "frames/tables.py",
-    "wire/bulk_cache.py",
-    "wire/transport.py",
+    "client/_replay.py",
+    "client/_lookups.py",
+    "client/_bulk.py",
+    "client/_envelope.py",
+    "frames/_bodies.py",
+    "frames/_stored_form.py",
+    "frames/_tables.py",
+    "wire/_bulk_cache.py",
+    "wire/_transport.py",
 }
 
 
@@ -96,10 +96,10 @@ def test_a_lookup_visits_each_client_and_frames_module_at_most_twice(
         with make_client(sb, max_in_flight=1) as client:
             runs[label] = _visits(lambda client=client: client.properties(ids))
     for label, visits in runs.items():
-        assert visits["client/replay.py"] >= 1, label  # the route was seen at all
+        assert visits["client/_replay.py"] >= 1, label  # the route was seen at all
         over = {module: n for module, n in visits.items() if n > 2}
         assert over == {}, f"{label}: {dict(visits)}"
-    assert runs["cold"]["client/envelope.py"] == 2  # checked once on arrival, read once
+    assert runs["cold"]["client/_envelope.py"] == 2  # checked once on arrival, read once
 
 
 @pytest.mark.timeout(60)

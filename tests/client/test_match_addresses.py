@@ -1,7 +1,7 @@
 """client.match_addresses against the sandbox's real address geography, over real HTTP: one row
 per input in order, never a guess, cheap (at most three requests an address, a second call sends
 nothing, a dry run exact for a cold list), resumable after an interruption, and accurate on the
-sandbox's addresses typed as clients type them (``propertykit.sandbox.address_book``)."""
+sandbox's addresses typed as clients type them (``propertykit.sandbox._address_book``)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ import pytest
 import propertykit as pk
 from propertykit.client import Client
 from propertykit.errors import InvalidInput, RateLimited
-from propertykit.sandbox import Sandbox, serve
-from propertykit.sandbox.address_book import TypedAddress, typed_addresses
+from propertykit.sandbox import Sandbox, TypedAddress, serve, typed_addresses
 
 pytestmark = pytest.mark.timeout(300)
 

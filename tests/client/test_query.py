@@ -238,7 +238,7 @@ def test_a_filtered_query_frames_the_homes_its_records_hold(shared_sb, client):
 
 
 def test_filters_are_sent_as_given_in_the_query_object(shared_sb, client):
-    from propertykit.client.query import query_body
+    from propertykit.client._query import query_body
 
     body = query_body(UK, {"priceMin": 30_000_000, "beds": (2, 3), "tags": {"chainFree": True}})
     assert body["query"] == {"priceMin": 30_000_000, "beds": [2, 3], "tags": {"chainFree": True}}
@@ -538,8 +538,8 @@ def test_conditions_go_on_the_wire_as_the_sdk_sends_them(profile, tmp_path):
 
 
 def test_the_client_and_the_sandbox_know_the_same_condition_fields():
-    from propertykit.client.query_conditions import COMPARATORS, CONDITION_FIELDS
-    from propertykit.sandbox import query_conditions as served
+    from propertykit.client._query_conditions import COMPARATORS, CONDITION_FIELDS
+    from propertykit.sandbox import _query_conditions as served
 
     assert set(CONDITION_FIELDS) == set(served.FIELDS)
     assert COMPARATORS == served.COMPARATORS

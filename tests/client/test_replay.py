@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 import propertykit as pk
-from propertykit.client.arguments import attribute_params
-from propertykit.wire.bulk_cache import cached_bodies
+from propertykit.client._arguments import attribute_params
+from propertykit.wire import cached_bodies
 
 
 def _table_bytes(df: pd.DataFrame) -> bytes:

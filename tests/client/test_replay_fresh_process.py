@@ -24,7 +24,7 @@ CHILD = textwrap.dedent(
     import hashlib, json, sys
 
     import propertykit as pk
-    from propertykit.frames import bodies
+    from propertykit.frames import _bodies as bodies
     from tests.client.test_replay import _table_bytes
 
     url, cache, ids = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])

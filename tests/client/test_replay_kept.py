@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-from propertykit.frames import bodies as frames_bodies
-from propertykit.wire.derived_cache import FRAMES_TABLE
+from propertykit.frames import _bodies as frames_bodies
+from propertykit.wire._derived_cache import FRAMES_TABLE
 from tests.client.test_replay import _same_frame, _table_bytes
 from tests.hostile._servers import KEY, Seen, envelope, hostile, send
 
@@ -216,7 +216,7 @@ def test_answers_that_vary_are_neither_read_in_bulk_nor_kept(tmp_path):
 
 @pytest.mark.timeout(60)
 def test_clearing_the_cache_drops_the_kept_forms(fresh_sandbox, make_client, cache_file):
-    from propertykit.cli.dispatch import main
+    from propertykit.cli import main
 
     sb = fresh_sandbox
     with make_client(sb) as cold:
@@ -341,7 +341,7 @@ def test_kept_forms_are_used_only_where_the_session_files_its_answers(tmp_path):
 
     from propertykit.frames import format_name
     from propertykit.wire import kept_values
-    from propertykit.wire.sqlite_storage import SQLiteAnswers
+    from propertykit.wire._sqlite_storage import SQLiteAnswers
 
     path = tmp_path / "cache.sqlite"
     state: dict[str, Any] = {"version": 1, "record": _record}

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from propertykit.client import Client, Clock
-from propertykit.deeds import Purchase
-from propertykit.deeds.journal import Journal
+from propertykit.deeds import Journal, Purchase
 from propertykit.sandbox import Sandbox
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from propertykit.cli import main
-from propertykit.deeds.journal import Journal
+from propertykit.deeds import Journal
 
 SERVICE = "http://127.0.0.1:8000"
 

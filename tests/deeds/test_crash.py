@@ -64,7 +64,7 @@ def run_child(
     journal: Path,
     title: str,
     *,
-    die_in: str = "propertykit.deeds.journal.Journal.record_outcome",
+    die_in: str = "propertykit.deeds._journal.Journal.record_outcome",
 ) -> Child:
     """Run a buying kernel that SIGKILLs itself on entering ``die_in``, to its end."""
     child = start_child(sb, journal, title, die_in)
@@ -116,7 +116,10 @@ def test_killed_before_sending_then_new_client_buys_once_with_the_same_key(
     sb, title = fresh_sandbox, fresh_sandbox.title_numbers[41]
     journal = tmp_path / "title-deeds.jsonl"
     child = run_child(
-        sb, journal, title, die_in="propertykit.deeds.transport.HttpPurchaseTransport.send_purchase"
+        sb,
+        journal,
+        title,
+        die_in="propertykit.deeds._transport.HttpPurchaseTransport.send_purchase",
     )
     assert child.process.exitcode == -signal.SIGKILL, child.said()
     assert purchase_posts(sb, title) == 0

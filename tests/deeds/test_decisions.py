@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from propertykit.deeds.decisions import (
+from propertykit.deeds._decisions import (
     AskStatus,
     Delivered,
     Delivering,
@@ -19,7 +19,7 @@ from propertykit.deeds.decisions import (
     read_money_state,
     read_purchase_keys,
 )
-from propertykit.wire.retries import RetrySettings
+from propertykit.wire import RetrySettings
 
 
 def policy(max_retries: int = 3, max_wait: float = 60.0) -> RetryPolicy:

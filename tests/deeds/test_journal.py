@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from propertykit.deeds.journal import JOURNAL_FILENAME, Journal, default_journal_path
+from propertykit.deeds._journal import JOURNAL_FILENAME, Journal, default_journal_path
 
 SERVICE = "http://127.0.0.1:8000"
 

@@ -8,9 +8,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import propertykit.views.accessor  # noqa: F401  (registers df.pk)
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+import propertykit.views._accessor  # noqa: F401  (registers df.pk)
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 
 
 @pytest.fixture(scope="session")

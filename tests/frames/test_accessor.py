@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from propertykit.frames.tables import frame
+from propertykit.frames import frame
 
 
 @pytest.fixture(params=["empty", "sample"])

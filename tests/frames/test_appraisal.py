@@ -15,7 +15,7 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, appraise, check_as_of, check_subject
-from propertykit.frames.point_in_time import NOT_SIZED, TAKEN_AS_SOLD
+from propertykit.frames._point_in_time import NOT_SIZED, TAKEN_AS_SOLD
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(300)
 @pytest.fixture(scope="module")
 def df() -> pd.DataFrame:
     """5,000 real-shaped homes: a calibrated range (on 399 earlier sales)."""
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
     return pk.frame(generate_records(5_000, realism="real"))
 
@@ -85,7 +85,7 @@ def test_the_range_is_calibrated_by_rank_on_at_least_200_blind_valuations_and_sa
 
 
 def test_a_small_frame_says_its_range_is_not_calibrated_and_never_8_in_10() -> None:
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
     small = pk.frame(generate_records(2_000))
     values = appraise(small, small["propertyId"].iloc[:50].tolist(), as_of="2025-01-01").values
@@ -226,7 +226,7 @@ def test_appraise_refuses_a_bad_date_or_subject_before_gathering_any_evidence() 
 
 
 def test_the_index_note_says_what_the_schedule_shows() -> None:
-    from propertykit.sandbox.data import generate_records
+    from propertykit.sandbox import generate_records
 
     small = pk.frame(generate_records(1_000, realism="real"))  # a yearly index, often flat
     appraisal = appraise(small, small["propertyId"].iloc[:300].tolist(), as_of="2019-03-01")

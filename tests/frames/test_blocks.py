@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-import propertykit.views.accessor
-from propertykit.frames import records as reading
-from propertykit.frames.coercion import Unparsed
-from propertykit.sandbox.data import generate_records
+import propertykit.views._accessor
+from propertykit.frames import _records as reading
+from propertykit.frames._coercion import Unparsed
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 

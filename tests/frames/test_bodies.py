@@ -15,12 +15,16 @@ from hypothesis import strategies as st
 
 from propertykit.config import Endpoints
 from propertykit.errors import NotRecordsWarning
-from propertykit.frames import UnparsedValuesWarning
-from propertykit.frames import bodies as _bodies
-from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
+from propertykit.frames import (
+    COLUMNS,
+    UnparsedValuesWarning,
+    _bodies,
+    epc_table,
+    explode_sales,
+    frame,
+)
 from propertykit.jsonio import records_of
-from propertykit.sandbox import Sandbox
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import Sandbox, generate_records
 from tests._hypothesis import examples
 from tests.frames._exact import assert_same_frame
 from tests.frames.test_untidy import untidy_records, valid_sales

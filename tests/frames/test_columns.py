@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames.tables import (
+from propertykit.frames import (
     COLUMNS,
     EPC_COLUMNS,
     SALES_COLUMNS,

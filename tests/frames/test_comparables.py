@@ -10,7 +10,7 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import COMPARABLE_COLUMNS, comparables
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.timeout(120)
 

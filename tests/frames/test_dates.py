@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames.tables import frame
+from propertykit.frames import frame
 
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")

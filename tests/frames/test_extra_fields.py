@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import propertykit as pk
-import propertykit.views.accessor  # (df.pk)
-from propertykit.sandbox.data import generate_records
+import propertykit.views._accessor  # (df.pk)
+from propertykit.sandbox import generate_records
 from tests._hypothesis import examples
 from tests.frames._exact import assert_same_frame
 

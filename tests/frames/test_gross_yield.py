@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.frames import gross_yield, in_major_units
-from propertykit.frames.tables import explode_sales, frame
+from propertykit.frames import explode_sales, frame, gross_yield, in_major_units
 
 
 @pytest.mark.parametrize("rent_per", [None, "", "monthly", "pcm", 12, "Month"])

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from propertykit import jsonio as _json
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 
 @pytest.fixture

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import propertykit as pk
-import propertykit.views.accessor  # df.pk
-from propertykit.frames.schema import RECORD_FIELDS, Field
-from propertykit.sandbox.data import generate_records
+import propertykit.views._accessor  # df.pk
+from propertykit.frames._schema import RECORD_FIELDS, Field
+from propertykit.sandbox import generate_records
 from tests._hypothesis import examples
 
 TEMPLATES = generate_records(6, seed=5)

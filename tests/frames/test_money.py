@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames.tables import MinorUnitsWarning, frame
+from propertykit.frames import MinorUnitsWarning, frame
 
 
 def in_pence(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import propertykit as pk
-import propertykit.views.accessor  # registers df.pk
-from propertykit.frames import records as reading
-from propertykit.sandbox.data import generate_records
+import propertykit.views._accessor  # registers df.pk
+from propertykit.frames import _records as reading
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")
 

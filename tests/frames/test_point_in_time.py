@@ -12,7 +12,7 @@ import pytest
 
 import propertykit as pk
 from propertykit.frames import appraise
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 
 pytestmark = pytest.mark.timeout(300)
 

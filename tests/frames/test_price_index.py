@@ -12,11 +12,10 @@ import pytest
 
 import propertykit as pk
 from propertykit.errors import InvalidInput
-from propertykit.frames.pair_weights import huber_weights
-from propertykit.frames.price_index import price_index
-from propertykit.sandbox.data import generate_records
-from propertykit.sandbox.price_index import true_price_index
-from propertykit.sandbox.tables import TOWNS
+from propertykit.frames import price_index
+from propertykit.frames._pair_weights import huber_weights
+from propertykit.sandbox import generate_records, true_price_index
+from propertykit.sandbox._tables import TOWNS
 
 pytestmark = pytest.mark.timeout(300)
 

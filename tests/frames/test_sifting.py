@@ -15,12 +15,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from propertykit.frames import UnparsedValuesWarning
-from propertykit.frames import bodies as _bodies
-from propertykit.frames.bodies import CHUNK_BYTES
-from propertykit.frames.stored_form import frame_from_read, read_for_keeping
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import UnparsedValuesWarning, _bodies, frame
+from propertykit.frames._bodies import CHUNK_BYTES
+from propertykit.frames._stored_form import frame_from_read, read_for_keeping
+from propertykit.sandbox import generate_records
 from tests.frames._exact import assert_same_frame
 
 POOL = generate_records(300, seed=21)

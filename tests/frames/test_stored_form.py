@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from propertykit.frames import frame
-from propertykit.frames.stored_form import (
+from propertykit.frames._stored_form import (
     BodiesRead,
     decode_shares,
     encode_shares,

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import strategies as st
 
-from propertykit.frames.tables import COLUMNS, frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import COLUMNS, frame
+from propertykit.sandbox import generate_records
 
 TEMPLATES = generate_records(8, seed=11)
 OBJECTS = sorted({c.split(".")[0] for c in COLUMNS if "." in c})

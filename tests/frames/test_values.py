@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from propertykit.frames.tables import COLUMNS, epc_table, explode_sales, frame
+from propertykit.frames import COLUMNS, epc_table, explode_sales, frame
 
 # Untidy values here are the point: UnparsedValuesWarning is tested in test_lossless.py.
 pytestmark = pytest.mark.filterwarnings("ignore::propertykit.UnparsedValuesWarning")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import propertykit as pk
-import propertykit.views.accessor  # (df.pk)
+import propertykit.views._accessor  # (df.pk)
 
 ODD = [{"propertyId": "P1", "yearBuilt": "c. 1930", "saleHistory": [{"date": "soon"}]}]
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import propertykit as pk
-from propertykit.deeds.journal import Journal
+from propertykit.deeds import Journal
 from tests.hostile._servers import Seen, hostile, reset, send, trickle
 
 TITLE = "NGL123456"

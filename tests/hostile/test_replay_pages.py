@@ -67,7 +67,7 @@ def test_a_cached_answer_another_tool_stored_is_checked_as_before(client_of, tmp
     import requests_cache
 
     import propertykit as pk
-    from propertykit.wire.sqlite_storage import SQLiteAnswers
+    from propertykit.wire._sqlite_storage import SQLiteAnswers
 
     def behaviour(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
         send(handler, 200, {"success": False, "error": "maintenance", "result": []})
@@ -133,7 +133,7 @@ def test_items_that_are_not_records_are_counted_on_every_warm_rerun(client_of) -
 
 
 # -- a page that may have more after it but does not say where as an integer ---------------------
-# The one rule (propertykit.client.envelope.paging): its records are kept, no further page is
+# The one rule (propertykit.client._envelope.paging): its records are kept, no further page is
 # asked for (never again from offset 0), a PagingWarning names the field; warm re-runs agree.
 
 UNPLACED = [

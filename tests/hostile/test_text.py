@@ -42,7 +42,7 @@ from propertykit.errors import (
     PropertyKitWarning,
     ServiceUnhealthy,
 )
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 from propertykit.text import visible
 from propertykit.views import write_report
 from propertykit.widgets import LookupForm, PurchaseForm
@@ -309,7 +309,7 @@ def test_an_unexpected_failure_prints_its_traceback_spelled_out(
     def broken(args: Any) -> int:
         raise KeyError(f"field {TERMINAL}")  # a bug, quoting a field the service sent
 
-    monkeypatch.setattr("propertykit.cli.cache.run", broken)
+    monkeypatch.setattr("propertykit.cli._cache.run", broken)
     assert main(["cache", "info"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and r"field \x1b[2J" in err

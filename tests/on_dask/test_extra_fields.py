@@ -20,7 +20,7 @@ import pytest
 
 import propertykit as pk
 import propertykit.dask as pkd
-from propertykit.sandbox.data import generate_records
+from propertykit.sandbox import generate_records
 from tests.hostile._servers import Hostile, Seen, envelope, hostile, send
 from tests.on_dask.test_frames import _sorted
 

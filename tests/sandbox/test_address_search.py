@@ -11,7 +11,7 @@ import requests
 
 from propertykit.config import Endpoints
 from propertykit.sandbox import Sandbox, typed_addresses, world_addresses
-from propertykit.sandbox.search import tokens
+from propertykit.sandbox._search import tokens
 
 from .conftest import NOON, Api
 

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from propertykit.cli import main
-from propertykit.cli.sandbox import parse_fault
+from propertykit.cli._sandbox import parse_fault
 from propertykit.errors import InvalidInput
 from tests._system import NewProcess
 
@@ -65,7 +65,7 @@ def test_cli_exits_cleanly_on_sigint_and_sigterm(
 
 
 def test_cli_realism_real_serves_the_real_shaped_world(new_process: NewProcess) -> None:
-    from propertykit.sandbox.data import generate_record
+    from propertykit.sandbox import generate_record
 
     process, url, key = _start(new_process, "--n-properties", "10", "--realism", "real")
     try:

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from propertykit import sandbox
-from propertykit.sandbox import data
+from propertykit.sandbox import _data as data
 
 from .conftest import NOON, Api
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import shapely.geometry
 
-from propertykit.sandbox import data
-from propertykit.sandbox.tables import TOWNS
+from propertykit.sandbox import _data as data
+from propertykit.sandbox._tables import TOWNS
 
 RECORDS = data.generate_records(1500)
 POSTCODE = re.compile(r"^[A-Z]{1,2}[0-9][0-9A-Z]? [0-9][ABD-HJLNP-UW-Z]{2}$")

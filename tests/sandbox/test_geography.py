@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from propertykit.sandbox import generate_records, world_addresses
-from propertykit.sandbox.geography import CHUNK, home
+from propertykit.sandbox._geography import CHUNK, home
 
 pytestmark = pytest.mark.timeout(120)
 

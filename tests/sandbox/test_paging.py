@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from propertykit.sandbox import data
+from propertykit.sandbox import _data as data
 
 from .conftest import Api
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import propertykit as pk
-from propertykit.sandbox.data import generate_record, generate_records
-from propertykit.sandbox.geography import home
-from propertykit.sandbox.tables import TOWNS
-from propertykit.sandbox.valuation import HOME_SPREAD, true_price_per_sqm, true_value
+from propertykit.sandbox import generate_record, generate_records
+from propertykit.sandbox._geography import home
+from propertykit.sandbox._tables import TOWNS
+from propertykit.sandbox._valuation import HOME_SPREAD, true_price_per_sqm, true_value
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import propertykit as pk
-from propertykit.client.bulk import DryRun
+from propertykit.client import DryRun
 
 
 def client_for(sb, tmp_path, **kwargs) -> pk.Client:

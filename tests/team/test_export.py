@@ -10,9 +10,9 @@ import pyarrow.dataset as ds
 import pytest
 
 import propertykit as pk
-from propertykit.frames.tables import frame
+from propertykit.frames import frame
 from propertykit.sandbox import generate_records
-from propertykit.views.export import to_geoparquet, to_parquet
+from propertykit.views import to_geoparquet, to_parquet
 
 
 @pytest.fixture(scope="module")

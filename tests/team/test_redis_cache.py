@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import propertykit as pk
-from propertykit.wire.team import redis_cache
+from propertykit.wire._team import redis_cache
 
 
 def property_lookups(sb: Any) -> list[Any]:

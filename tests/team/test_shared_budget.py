@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from propertykit.wire.shared_budget import FileBudget, RedisBudget
+from propertykit.wire._shared_budget import FileBudget, RedisBudget
 
 pytestmark = pytest.mark.timeout(120)
 

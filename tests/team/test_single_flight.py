@@ -12,7 +12,7 @@ import time
 import pytest
 
 import propertykit as pk
-from propertykit.wire.single_flight import FileFlight, RedisFlight, single_flight_for
+from propertykit.wire._single_flight import FileFlight, RedisFlight, single_flight_for
 from tests.team.conftest import finish_worker, start_worker
 
 pytestmark = pytest.mark.timeout(240)
@@ -89,8 +89,8 @@ def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
     """
     from requests_cache import CachedResponse
 
-    from propertykit.wire.session import open_sqlite_cache
-    from propertykit.wire.single_flight import stored_response
+    from propertykit.wire import open_sqlite_cache
+    from propertykit.wire._single_flight import stored_response
 
     path = tmp_path / "cache.sqlite"
     waiter, other_kernel = open_sqlite_cache(path), open_sqlite_cache(path)

@@ -7,7 +7,7 @@ import threading
 import time
 
 import propertykit as pk
-from propertykit.wire.session import open_sqlite_cache
+from propertykit.wire import open_sqlite_cache
 from tests.team.conftest import finish_worker, start_worker
 
 

@@ -16,17 +16,17 @@ from hypothesis import strategies as st
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import UnparsedValuesWarning
-from propertykit.frames.epc_trend import EpcTrendWarning, epc_trend, trend_columns
-from propertykit.sandbox.data import generate_records
-from propertykit.sandbox.epc_trend import (
+from propertykit.frames._epc_trend import EpcTrendWarning, epc_trend, trend_columns
+from propertykit.sandbox import generate_records
+from propertykit.sandbox._epc_trend import (
     REGION_DRIFT,
     TYPE_DRIFT,
     draw_certificate,
     expected_epc_shares,
 )
-from propertykit.sandbox.tables import TOWNS
-from propertykit.views.epc_trend import epc_trend_chart
-from propertykit.views.figures import EPC_COLOURS
+from propertykit.sandbox._tables import TOWNS
+from propertykit.views import epc_trend_chart
+from propertykit.views._figures import EPC_COLOURS
 from tests._hypothesis import examples
 
 BANDS = list("ABCDEFG")

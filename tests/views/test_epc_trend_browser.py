@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import propertykit as pk
-from propertykit.frames.epc_trend import EpcTrendWarning
-from propertykit.sandbox.data import generate_records
-from propertykit.views.figures import EPC_COLOURS
+from propertykit.frames import EpcTrendWarning
+from propertykit.sandbox import generate_records
+from propertykit.views._figures import EPC_COLOURS
 from tests._browser import OfflinePage, open_offline, wait_for_plotly
 
 if TYPE_CHECKING:

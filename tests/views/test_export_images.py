@@ -20,12 +20,12 @@ from PIL import Image
 
 import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 from propertykit.views import bake_tiles, price_trend, property_map
-from propertykit.views.basemap import LAND, SEA
-from propertykit.views.figures import EPC_COLOURS
-from propertykit.views.static import system_browser, use_system_browser
+from propertykit.views._basemap import LAND, SEA
+from propertykit.views._figures import EPC_COLOURS
+from propertykit.views._static import system_browser, use_system_browser
 from tests.test_packaging import _environment_requirements, _requirement
 from tests.views.tile_server import TileServer, tile_colour
 

@@ -23,10 +23,10 @@ from PIL import Image
 import propertykit as pk
 from propertykit.cli import main
 from propertykit.config import ENV_CACHE_DIR
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 from propertykit.views import build_report, write_report
-from propertykit.views.static import print_pdf
+from propertykit.views._static import print_pdf
 from tests._system import require
 from tests.views.tile_server import TileServer
 

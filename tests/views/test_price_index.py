@@ -11,11 +11,11 @@ import pytest
 import propertykit as pk
 from benchmarks.price_index import dense_index, synthetic_sales
 from propertykit.errors import InvalidInput
-from propertykit.frames.price_index import FewPairsWarning, price_index
-from propertykit.sandbox.price_index import true_price_index
-from propertykit.sandbox.tables import TOWNS
-from propertykit.views.plots import price_trend
-from propertykit.views.price_index import index_chart
+from propertykit.frames import FewPairsWarning, price_index
+from propertykit.sandbox import true_price_index
+from propertykit.sandbox._tables import TOWNS
+from propertykit.views import price_trend
+from propertykit.views._price_index import index_chart
 
 pytestmark = pytest.mark.timeout(300)
 

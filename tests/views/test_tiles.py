@@ -21,12 +21,13 @@ from PIL import Image
 
 import propertykit as pk
 from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
-from propertykit.views import OSM_TILES, bake_tiles, property_map, street, write_report
-from propertykit.views.basemap import to_tiles
-from propertykit.views.context import Extent
-from propertykit.views.street import (
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
+from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
+from propertykit.views import _street as street
+from propertykit.views._basemap import to_tiles
+from propertykit.views._context import Extent
+from propertykit.views._street import (
     FETCHES_AT_ONCE,
     MAX_TILES,
     TARGET_WIDTH,

@@ -16,9 +16,8 @@ import plotly.graph_objects as go
 import pytest
 
 import propertykit as pk
-from propertykit.sandbox.data import generate_records
-from propertykit.views.maps import property_map
-from propertykit.views.plots import epc_chart, epc_price_chart
+from propertykit.sandbox import generate_records
+from propertykit.views import epc_chart, epc_price_chart, property_map
 from tests._browser import open_offline, wait_for_plotly
 
 if TYPE_CHECKING:

@@ -14,13 +14,13 @@ import pytest
 import propertykit.frames as frames
 from propertykit.errors import InvalidInput
 from propertykit.frames import Appraisal
-from propertykit.views.valuation import (
+from propertykit.views._valuation import (
     COLOUR_TITLE,
     comparable_evidence,
     comparables_map,
     evidence_html,
 )
-from propertykit.views.valuation_page import rounded, value_range_text
+from propertykit.views._valuation_page import rounded, value_range_text
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 AS_OF = VALUED_AS_OF

@@ -19,8 +19,8 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.views import write_workbook
-from propertykit.views.workbook import MAX_ROWS
-from propertykit.views.workbook_cells import MAX_CELL_CHARACTERS
+from propertykit.views._workbook import MAX_ROWS
+from propertykit.views._workbook_cells import MAX_CELL_CHARACTERS
 from tests.views.conftest import VALUED_SUBJECT
 
 TODAY = "2025-01-01"

@@ -11,7 +11,7 @@ import xlsxwriter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from propertykit.views.workbook_cells import MAX_CELL_CHARACTERS, SheetWriter, cell_text
+from propertykit.views._workbook_cells import MAX_CELL_CHARACTERS, SheetWriter, cell_text
 from tests._hypothesis import examples
 
 REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from propertykit.client import parse_ids, validate_ids
 from propertykit.errors import InvalidInput
-from propertykit.widgets.timing import Debouncer, RateWindow, start_timer
+from propertykit.widgets._timing import Debouncer, RateWindow, start_timer
 from tests._hypothesis import examples
 
 from .conftest import FakeClock, ManualScheduler

@@ -16,7 +16,7 @@ from propertykit.client import Client
 from propertykit.errors import InvalidInput
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import MatchReview
-from propertykit.widgets.match_review import LATER, NOT_HELD
+from propertykit.widgets._match_review import LATER, NOT_HELD
 
 from .conftest import text_of
 

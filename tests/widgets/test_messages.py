@@ -23,7 +23,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.widgets.messages import (
+from propertykit.widgets._messages import (
     describe_error,
     describe_money_state,
     describe_reset,

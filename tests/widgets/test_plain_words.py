@@ -18,7 +18,7 @@ import pytest
 from propertykit import Endpoints, errors
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import LookupForm
-from propertykit.widgets import messages as words
+from propertykit.widgets import _messages as words
 
 from .conftest import text_of
 

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from propertykit.client import Client
-from propertykit.deeds.journal import Journal
+from propertykit.deeds import Journal
 from propertykit.sandbox import Sandbox
 from propertykit.widgets import PurchaseForm
 from tests._serving import serving, url_of

@@ -14,9 +14,8 @@ import pytest
 import propertykit as pk
 from propertykit.client import Client, Clock
 from propertykit.frames import frame
-from propertykit.sandbox import Sandbox, serve
-from propertykit.sandbox.data import generate_records
-from propertykit.views.valuation_page import rounded
+from propertykit.sandbox import Sandbox, generate_records, serve
+from propertykit.views._valuation_page import rounded
 from propertykit.widgets import ValuationForm
 
 from .conftest import requests_to, text_of

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from requests_cache.backends.sqlite import SQLiteCache
 
-from propertykit.cli import dispatch as cli
+from propertykit.cli import _dispatch as cli
 from propertykit.errors import NetworkError, ServerError
 
 

@@ -17,7 +17,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.wire.error_bodies import error_from_response
+from propertykit.wire._error_bodies import error_from_response
 from tests._hypothesis import examples
 
 NOW = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)

@@ -144,7 +144,7 @@ def private_uses(source: str) -> list[str]:
 def test_no_module_of_propertykit_uses_a_private_requests_cache_name() -> None:
     sources = {path: path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
     searched = {path: source for path, source in sources.items() if may_use(source)}
-    assert PACKAGE / "wire" / "transport.py" in searched  # the modules on requests-cache
+    assert PACKAGE / "wire" / "_transport.py" in searched  # the modules on requests-cache
     found = {
         str(path.relative_to(PACKAGE.parent)): uses
         for path, source in searched.items()

@@ -14,8 +14,8 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.wire import retries as policy
-from propertykit.wire.error_bodies import error_from_response
+from propertykit.wire import _retries as policy
+from propertykit.wire._error_bodies import error_from_response
 
 NOW = datetime(2024, 3, 5, 20, 48, tzinfo=UTC)  # 3 h 12 min before midnight UTC
 SETTINGS = policy.RetrySettings(max_retries=3, max_wait=60.0, deadline=300.0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from propertykit.errors import BudgetExceeded, ConfigError
-from propertykit.wire.metered import UNSCOPED, MeteredAdapter
+from propertykit.wire._metered import UNSCOPED, MeteredAdapter
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -79,7 +79,7 @@ def test_answers_that_cannot_be_written_are_returned_counted_and_said_once(tmp_p
 
 
 def test_a_warning_outside_a_call_still_says_so(tmp_path):
-    from propertykit.wire.write_failures import answer_not_stored
+    from propertykit.wire._write_failures import answer_not_stored
 
     with pytest.warns(pk.CacheWriteWarning, match=r"^1 answer paid for could not be stored"):
         answer_not_stored(str(tmp_path / "c.sqlite"), OSError(27, "File too large"))

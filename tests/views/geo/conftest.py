@@ -3,8 +3,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 
 
 @pytest.fixture(scope="module")

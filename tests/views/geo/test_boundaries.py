@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import shape
 
-from propertykit.views.geo import GeometryWarning, read_boundaries, to_geodataframe
+from propertykit.views._geo import GeometryWarning, read_boundaries, to_geodataframe
 from tests._hypothesis import examples
 
 RING = [[-0.12, 51.50], [-0.11, 51.50], [-0.11, 51.51], [-0.12, 51.51], [-0.12, 51.50]]

@@ -9,7 +9,7 @@ import geopandas as gpd
 import pandas as pd
 import pytest
 
-from propertykit.views.geo import to_geodataframe
+from propertykit.views import to_geodataframe
 
 
 @pytest.mark.parametrize("geometry", ["point", "boundary"])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.views.geo import GeometryWarning, to_geodataframe
+from propertykit.views._geo import GeometryWarning, to_geodataframe
 
 
 def test_points_are_wgs84_with_x_longitude_and_y_latitude(properties: pd.DataFrame) -> None:

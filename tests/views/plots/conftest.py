@@ -4,8 +4,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from propertykit.frames.tables import frame
-from propertykit.sandbox.data import generate_records
+from propertykit.frames import frame
+from propertykit.sandbox import generate_records
 
 
 @pytest.fixture(scope="module")

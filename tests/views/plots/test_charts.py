@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.frames.tables import frame
-from propertykit.views.plots import EPC_COLOURS, epc_chart, epc_price_chart, price_trend
+from propertykit.frames import frame
+from propertykit.views._plots import EPC_COLOURS, epc_chart, epc_price_chart, price_trend
 
 
 def sale(date: str, price: float, kind: str = "flat") -> dict[str, object]:
@@ -104,7 +104,7 @@ def test_price_trend_by_area_lumps_small_groups_into_other(properties: pd.DataFr
     names = [t.name for t in fig.data]
     assert len(names) == 4 and names[-1] == "Other"
     sales_shown = sum(int(np.sum(t.customdata[:, 0])) for t in fig.data)
-    from propertykit.frames.tables import explode_sales
+    from propertykit.frames import explode_sales
 
     assert sales_shown == explode_sales(properties)["date"].notna().sum()
 

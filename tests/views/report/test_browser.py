@@ -177,7 +177,7 @@ def rings_px(path: str) -> list[tuple[float, float]]:
 
 
 def test_national_map_draws_land_and_coast_offline(report_page: OfflinePage) -> None:
-    from propertykit.views.basemap import LAND, SEA
+    from propertykit.views._basemap import LAND, SEA
 
     drawn = map_of(report_page, "Where the properties are")
     land = drawn["traces"][drawn["names"].index("Land (Natural Earth)")]

@@ -11,7 +11,7 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.views import build_report, write_report
-from propertykit.views.valuation_page import rounded
+from propertykit.views._valuation_page import rounded
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 SUBJECT = VALUED_SUBJECT  # a London house with a dozen comparables in 3,000 records

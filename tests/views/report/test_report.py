@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from propertykit.errors import InvalidInput
-from propertykit.views.report import build_report, write_report
+from propertykit.views import build_report, write_report
 
 WHEN = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 USAGE = {"requests_sent": 4, "cache_hits": 9, "billable_requests": 3}

@@ -1,0 +1,204 @@
+"""``propertykit portfolio``: a client's address list in, a portfolio workbook (and report) out.
+
+``propertykit portfolio addresses.csv --column Address --out book.xlsx [--report book.html]``
+reads the list (:mod:`~propertykit.cli._address_list`: CSV or XLSX, one address column or several
+joined), matches each address to a property (``client.match_addresses``: never a guess), fetches
+the matched properties, values them from their sales (``df.pk.valuation()``), and writes the
+workbook (:func:`propertykit.views.write_workbook`) and, when asked, the report. The addresses
+not matched, ambiguous or unmatched, are listed on the terminal (text from the file with its
+control characters spelled out) and on the workbook's Matches sheet.
+
+``--dry-run`` reads the list and says what matching would send and cost, and how many property
+lookups could follow, sending nothing. A file that cannot be read, is empty, or lacks the named
+column, and an ``--out`` or ``--report`` of the wrong kind, are one error line before anything
+is sent. Against the service ``pk.Client()`` finds, or, with ``--sandbox``, a local sandbox of
+made-up data (said on the terminal and in the workbook's notes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from propertykit.cli._address_list import read_address_list
+from propertykit.cli._report import open_service
+from propertykit.client import Client
+from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
+from propertykit.frames import frame
+from propertykit.text import plural, visible
+from propertykit.views import write_report, write_workbook
+
+#: Uncertain rows listed on the terminal (all of them are on the Matches sheet).
+LISTED = 20
+#: Candidates named with an ambiguous row on the terminal.
+CANDIDATES_SHOWN = 3
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("addresses", metavar="FILE", help="the address list: .csv or .xlsx")
+    parser.add_argument(
+        "--column",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="the column holding the address; repeat to join several (Line1, Town, Postcode)",
+    )
+    parser.add_argument("--sheet", help="the worksheet of an .xlsx to read (default: the first)")
+    parser.add_argument("--out", default="portfolio.xlsx", help="the workbook to write (.xlsx)")
+    parser.add_argument("--report", metavar="FILE", help="also write the report: .html or .pdf")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what matching would send and cost, and send nothing",
+    )
+    parser.add_argument(
+        "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="sandbox data seed")
+
+
+def run(args: argparse.Namespace) -> int:
+    out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
+    report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
+    held = read_address_list(args.addresses, args.column, sheet=args.sheet)
+    addresses = held.addresses
+    # the sandbox's world with real address geography: postcode units, flats in buildings
+    with open_service(use_sandbox=args.sandbox, seed=args.seed, realism="real") as svc:
+        client = svc.client
+        if args.dry_run:
+            say_dry_run(client, addresses)
+            return 0
+        matches = client.match_addresses(addresses)
+        say_matches(matches)
+        df = fetch_matched(client, matches)
+        valuation = value(df)
+        path = write_workbook(
+            df,
+            out,
+            valuation=valuation,
+            matches=beside_the_file(held.table, matches),
+            usage=client.usage,
+            source=svc.source,
+        )
+        print(f"Workbook: {path} ({plural(len(df), 'property', 'properties')})")
+        if valuation is not None:
+            valued = int(valuation["estimate"].notna().sum())
+            print(
+                f"Valued {valued:,} of {plural(len(df), 'property', 'properties')} from the "
+                "book's own sales; the rest had too few comparables (the Valuation sheet says why)"
+            )
+        if report is not None:
+            page = write_report(
+                df, report, title="Portfolio report", usage=client.usage, source=svc.source
+            )
+            print(f"Report: {page}")
+        print(f"Usage: {client.usage}")
+    return 0
+
+
+def _checked_path(given: str | None, suffixes: tuple[str, ...], option: str) -> Path | None:
+    """``given`` as a path if its suffix is one of ``suffixes``; refused before anything runs."""
+    if given is None:
+        return None
+    path = Path(given).expanduser()
+    if path.suffix.lower() not in suffixes:
+        raise InvalidInput(f"{option} {visible(given)!r}: write it as {' or '.join(suffixes)}")
+    return path
+
+
+def say_dry_run(client: Client, addresses: pd.Series) -> None:
+    """What matching would send (nothing is sent), and the property lookups that could follow."""
+    plan = client.match_addresses(addresses, dry_run=True)
+    print(f"Addresses: {plural(len(addresses), 'row')} read; nothing was sent.")
+    print(f"Matching: {_plain(plan)}")
+    batch = client.endpoints.batch_size
+    most = int(getattr(plan, "distinct", len(addresses)))  # blank rows and repeats aside
+    print(
+        f"Then: at most {plural(most, 'property', 'properties')} to look up (one per matched "
+        f"address), in at most {plural(math.ceil(most / batch), 'billable request')} of "
+        f"{batch} ids; fewer when addresses are not matched, repeat, or are cached."
+    )
+
+
+def _plain(plan: object) -> str:
+    """A dry run's summary without its angle brackets."""
+    return visible(repr(plan)).removeprefix("<").removesuffix(">")
+
+
+def say_matches(matches: pd.DataFrame) -> None:
+    """How many matched, and each row that did not (up to :data:`LISTED`), with why."""
+    status = matches["status"].astype("object")
+    matched = int((status == "matched").sum())
+    uncertain = matches[status != "matched"]
+    counts = ", ".join(
+        f"{int((status == name).sum()):,} {name}" for name in ("ambiguous", "unmatched")
+    )
+    print(f"Matched {matched:,} of {plural(len(matches), 'address', 'addresses')}; {counts}.")
+    for row, entry in list(uncertain.iterrows())[:LISTED]:
+        text = visible(entry["input"])
+        print(f'  row {visible(row)}: {entry["status"]}: "{text}"{_why(entry)}')
+    if len(uncertain) > LISTED:
+        print(f"  and {len(uncertain) - LISTED:,} more")
+    if len(uncertain):
+        print("  (all on the workbook's Matches sheet: filter its status column)")
+
+
+def _why(entry: pd.Series) -> str:
+    parts = []
+    reason = entry.get("reason")
+    if isinstance(reason, str) and reason:
+        parts.append(visible(reason))
+    candidates = entry.get("candidates")
+    if entry["status"] == "ambiguous" and candidates is not None and len(candidates):
+        shown = ", ".join(visible(c) for c in list(candidates)[:CANDIDATES_SHOWN])
+        more = len(candidates) - CANDIDATES_SHOWN
+        parts.append(f"could be {shown}" + (f" and {more:,} more" if more > 0 else ""))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def beside_the_file(table: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
+    """The client's own columns (their references, the address as typed), then the match's, by
+    row: what the workbook's Matches sheet shows. A name both have is kept twice, the file's
+    with " (file)" after it."""
+    own = table.rename(columns={c: f"{c} (file)" for c in table.columns if c in matches.columns})
+    combined = pd.concat([own, matches], axis=1)
+    combined.attrs = dict(matches.attrs)
+    return combined
+
+
+def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:
+    """The matched properties, each once, in the order of the list."""
+    status = matches["status"].astype("object")
+    ids = matches.loc[status == "matched", "locationId"].dropna().astype(str)
+    unique = list(dict.fromkeys(ids))
+    if not unique:
+        print("propertykit: no address matched: the workbook lists them all", file=sys.stderr)
+        return frame([])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingIdsWarning)  # said once below
+        df = client.properties(unique)
+    missing = df.attrs.get("missing_ids") or ()
+    if missing:
+        print(
+            f"propertykit: {plural(len(missing), 'matched id')} returned no record",
+            file=sys.stderr,
+        )
+    return df
+
+
+def value(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Each property valued from the book's own sales; ``None`` (said) when it cannot be."""
+    if df.empty:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewPairsWarning)  # said in the notes as thin rows
+            return df.pk.valuation()
+    except InvalidInput as exc:
+        print(f"propertykit: no valuation: {visible(exc)}", file=sys.stderr)
+        return None

@@ -1,0 +1,142 @@
+"""Where a client's address candidates come from, and ``client.match_addresses`` on the client.
+
+Under the spec's profile, candidates come from search-suggest (``Endpoints.suggest_path``); under
+a profile with an address autocomplete (Vepler's ``location.autocompleteAddress``:
+``Endpoints.autocomplete_path``, asked for its most answers, ``limit=10``), from that. Both are
+free, cached like every answer and paced by the client at ``Endpoints.suggest_per_minute`` (one
+limit for both, counted in Redis for a team: the service counts them together). Each answer's
+``locationId`` is a property's, for :meth:`propertykit.Client.properties`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+import pandas as pd
+
+from propertykit.client._envelope import check_envelope
+from propertykit.client._match_decisions import BOOK, MatchDecisions
+from propertykit.client._matching import AddressSearch, MatchDryRun, match_addresses
+from propertykit.jsonio import loads, records_of
+from propertykit.wire import cached_bodies, notes_for
+
+if TYPE_CHECKING:
+    from propertykit.config import Endpoints
+    from propertykit.wire import Transport
+
+#: Suggestions asked for per query (search-suggest and the autocomplete answer at most 10).
+AT_MOST = 10
+
+
+class AddressesMixin:
+    """``match_addresses`` and ``address_decisions`` for :class:`~propertykit.Client`."""
+
+    _transport: Transport
+    _decisions: MatchDecisions | None
+    endpoints: Endpoints
+    progress: bool | None
+
+    @overload
+    def match_addresses(
+        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[False] = ...
+    ) -> pd.DataFrame: ...
+
+    @overload
+    def match_addresses(
+        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[True]
+    ) -> MatchDryRun: ...
+
+    def match_addresses(
+        self, addresses: Iterable[Any] | pd.Series, *, dry_run: bool = False
+    ) -> pd.DataFrame | MatchDryRun:
+        """Match address texts to properties: one row per input, in order; never a guess.
+
+        Each address is read (postcode anywhere, numbers by role, abbreviations written out),
+        asked of search-suggest in at most three queries, and compared with every suggestion
+        (see :mod:`propertykit.client._matching` and ``docs/addresses.md``). Columns: ``input``,
+        ``status`` (``matched``, ``ambiguous``, ``unmatched``), ``locationId`` (matched only),
+        ``matched_address``, ``score`` (0-100), ``candidates`` (the plausible ids when
+        ambiguous; the nearest suggestions when unmatched), ``candidate_addresses``,
+        ``reason``. ``attrs``: ``requests_sent``, ``from_cache``, ``charged``,
+        ``decisions_applied``. Decisions of a review (:class:`propertykit.widgets.MatchReview`,
+        :attr:`address_decisions`) answer their texts without asking. ``dry_run=True`` sends
+        nothing and returns a :class:`~propertykit.client._matching.MatchDryRun`.
+
+        Examples
+        --------
+        >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "95 Mill Lane, SE11 8TF"])
+        >>> df["status"].tolist(), df["locationId"].iloc[0]
+        (['matched', 'unmatched'], 'L00000033')
+        >>> client.match_addresses(["12 Mill Lane, SE11 8TF"], dry_run=True).requests
+        1
+        """
+        return match_addresses(self._address_search(), addresses, dry_run=dry_run)
+
+    @property
+    def address_decisions(self) -> MatchDecisions:
+        """Decisions of address reviews, kept beside the cache and applied by
+        :meth:`match_addresses` (see :mod:`propertykit.client._match_decisions`).
+
+        Examples
+        --------
+        >>> client.address_decisions.not_held("1 Nowhere Road, ZZ1 1ZZ")
+        >>> client.match_addresses(["1 nowhere road, zz1 1zz"])["status"].tolist()
+        ['unmatched']
+        """
+        if self._decisions is None:
+            notes = notes_for(self._transport.cache, BOOK)
+            self._decisions = MatchDecisions(notes, self._transport.base_url)
+        return self._decisions
+
+    def _address_search(self) -> AddressSearch:
+        """Where candidates come from: the profile's address autocomplete, else search-suggest."""
+        endpoints = self.endpoints
+        params: dict[str, str | int] = {}
+        if endpoints.autocomplete_path:
+            path, endpoint = endpoints.autocomplete_path, "autocomplete"
+            params[endpoints.autocomplete_limit_param] = AT_MOST
+            query_param = endpoints.autocomplete_query_param
+        else:
+            path, endpoint = endpoints.suggest_path, "suggest"
+            query_param = endpoints.suggest_query_param
+        transport = self._transport
+        billable = endpoint in endpoints.billable_endpoints
+
+        def fetch(query: str) -> list[dict[str, Any]]:
+            sending: dict[str, str | int] = {query_param: query, **params}
+            body = transport.fetch_json(
+                path, endpoint=endpoint, params=sending, billable=billable, check=check_envelope
+            )
+            return list(_suggestions_of(body))
+
+        def cached(queries: list[str]) -> list[list[dict[str, Any]] | None]:
+            wanted = [(transport.base_url + path, {query_param: q, **params}) for q in queries]
+            bodies = cached_bodies(transport.session, wanted, offline=transport.offline)
+            return [None if body is None else _answer_of(body) for body in bodies]
+
+        return AddressSearch(
+            fetch=fetch,
+            cached=cached,
+            endpoint=endpoint,
+            usage=transport.usage,
+            per_minute=endpoints.suggest_per_minute,
+            billable=billable,
+            progress=self.progress,
+            decisions=self.address_decisions,
+        )
+
+
+def _suggestions_of(body: Any) -> list[Any]:
+    records = records_of(body)
+    return records if records or not isinstance(body, list) else list(body)
+
+
+def _answer_of(body: bytes) -> list[dict[str, Any]] | None:
+    """The suggestions of a cached body (``None``: not one the normal path would accept)."""
+    try:
+        parsed = loads(body)
+        check_envelope(parsed)
+    except ValueError:
+        return None
+    return list(_suggestions_of(parsed))

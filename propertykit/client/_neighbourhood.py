@@ -1,0 +1,202 @@
+"""``client.neighbourhood(subject)``: a home and the homes around it whose sales are its evidence.
+
+One call, used by ``propertykit report --subject`` and the valuation form: the subject's record
+(by location id or ``<provider>::<id>`` source id), then, only when it can be valued (a
+location, a property type and a floor area), the homes within ``radius_m`` of it of its type
+and a similar floor area (:func:`homes_like`), by the area query's point and radius and the
+condition groups of the service's SDK, every page. Everything is checked before anything is
+sent; a subject that turns out not to be valuable stops after its own record, which is kept
+and said in ``df.attrs["neighbourhood"]``: nothing paid for is lost, nothing more is spent.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pandas as pd
+
+from propertykit.client._ids import parse_ids
+from propertykit.errors import InvalidInput, MissingIdsWarning
+from propertykit.frames import ValuationSearch, check_subject
+
+#: Records per page of the neighbourhood's query (the service's largest).
+NEIGHBOURHOOD_PAGE = 100
+#: What a subject needs before its neighbourhood is worth paying for: field -> how to say it.
+_NEEDED = {
+    "spatial.lat": "no location",
+    "spatial.lng": "no location",
+    "propertyType": "no property type",
+    "floorAreaSqM": "no floor area",
+}
+
+
+def homes_like(
+    property_type: object, floor_area: object, *, ratio: float = 1.5
+) -> list[dict[str, Any]] | None:
+    """Condition groups for homes like a subject: its type, a floor area within ``ratio``.
+
+    What a subject's comparable sales can come from, so that fetching its neighbourhood pays
+    only for homes that could be compared with it; ``None`` (no filter) when the type or the
+    floor area is not known.
+
+    Examples
+    --------
+    >>> homes_like("flat", 60.0)[0]["groups"][0]["conditions"][0]
+    {'field': 'propertyType', 'comparator': 'eq', 'value': 'flat'}
+    >>> homes_like(None, 60.0) is None
+    True
+    """
+    if not isinstance(property_type, str) or not property_type:
+        return None
+    try:
+        area = float(floor_area)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(area) and area > 0):
+        return None
+    conditions = [
+        {"field": "propertyType", "comparator": "eq", "value": property_type},
+        {"field": "floorAreaSqM", "comparator": "gte", "value": round(area / ratio, 1)},
+        {"field": "floorAreaSqM", "comparator": "lte", "value": round(area * ratio, 1)},
+    ]
+    return [{"operator": "AND", "groups": [{"conditions": conditions}]}]
+
+
+def check_subject_id(subject: object) -> tuple[list[str], list[str]]:
+    """One location id or one ``<provider>::<id>`` source id, as (location ids, source ids).
+
+    Examples
+    --------
+    >>> check_subject_id("rightmove::123")
+    ([], ['rightmove::123'])
+    >>> check_subject_id("L1,L2")
+    Traceback (most recent call last):
+    propertykit.errors.InvalidInput: A subject is one id (a location id or <provider>::<id>), \
+got 2
+    """
+    if not isinstance(subject, str):
+        raise InvalidInput(f"A subject is an id (text), got {type(subject).__name__}")
+    parsed = parse_ids(subject)
+    if parsed.invalid:
+        raise InvalidInput(f"Subject {parsed.invalid[0][0]!r}: {parsed.invalid[0][1]}")
+    if parsed.count != 1:
+        raise InvalidInput(
+            f"A subject is one id (a location id or <provider>::<id>), got {parsed.count}"
+        )
+    return parsed.location_ids, parsed.source_ids
+
+
+def held_in(df: pd.DataFrame | None, given: str) -> str | None:
+    """The ``propertyId`` of the home of ``df`` that ``given`` names (its propertyId or
+    locationId), or ``None``: what the CLI and the form value without fetching anything."""
+    for column in ("propertyId", "locationId"):
+        if df is not None and column in df.columns:
+            found = df.loc[df[column] == given, "propertyId"]
+            if len(found):
+                return str(found.iloc[0])
+    return None
+
+
+def not_valuable(own: pd.DataFrame) -> str | None:
+    """Why a subject's record cannot be valued from comparables (``None``: it can): a field
+    missing, or a record no valuation takes (:func:`~propertykit.frames.check_subject`: a floor
+    area outside 10-2,000 m², a place off the globe)."""
+    if own.empty:
+        return "no record"
+    first = own.iloc[0]
+    for field, why in _NEEDED.items():
+        value = first.get(field)
+        if value is None or pd.isna(value):
+            return why
+    place = {
+        "lat": first["spatial.lat"],
+        "lng": first["spatial.lng"],
+        "floorAreaSqM": first["floorAreaSqM"],
+        "propertyType": str(first["propertyType"]),
+    }
+    try:
+        check_subject(place)
+    except InvalidInput as exc:
+        return f"a record no valuation takes ({exc})"
+    return None
+
+
+class NeighbourhoodMixin:
+    """``neighbourhood`` for :class:`~propertykit.Client`."""
+
+    def neighbourhood(
+        self,
+        subject: str,
+        *,
+        radius_m: float = 2000.0,
+        max_results: int | None = None,
+    ) -> pd.DataFrame:
+        """A home and the homes like it within ``radius_m``: the frame to value it from.
+
+        Parameters
+        ----------
+        subject
+            One location id or ``<provider>::<id>`` source id (what the service looks a home
+            up by), checked before anything is sent.
+        radius_m
+            How far about the subject to fetch, in metres (above 0, at most 8,000, as
+            :class:`~propertykit.frames.ValuationSearch` takes it).
+        max_results
+            Most neighbours to fetch (all of them when ``None``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The subject's record first, then its neighbours: homes of its property type with a
+            floor area within 1.5 times its own, within ``radius_m`` (their sales are its
+            evidence). ``df.attrs["neighbourhood"]`` says what was done: ``subject`` (as
+            given), ``propertyId`` (the subject's, ``None`` without a record), ``radius_m``,
+            ``fetched`` (neighbours fetched) and ``stopped`` (``None``, or why nothing more
+            was fetched after the subject's record: ``"no record"``, ``"no location"``, ``"no
+            property type"``, ``"no floor area"``, or a record no valuation takes, such as a
+            floor area over 2,000 m²).
+
+        Raises
+        ------
+        InvalidInput
+            ``subject`` is not exactly one well-formed id, or the radius is out of range:
+            nothing is sent.
+
+        Examples
+        --------
+        >>> df = client.neighbourhood("L00000067", radius_m=3000)
+        >>> said = df.attrs["neighbourhood"]
+        >>> said["propertyId"], said["stopped"], said["fetched"] == len(df) - 1
+        ('PK00000067', None, True)
+        """
+        location_ids, source_ids = check_subject_id(subject)
+        radius = float(ValuationSearch(radius_m=radius_m).radius_m or 0)  # > 0, at most 8 km
+        client: Any = self
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingIdsWarning)  # said in attrs["neighbourhood"]
+            own = client.properties(location_ids) if location_ids else client.sources(source_ids)
+        own = own.head(1)
+        said: dict[str, Any] = {
+            "subject": subject.strip(),
+            "propertyId": None if own.empty else str(own["propertyId"].iloc[0]),
+            "radius_m": radius,
+            "fetched": 0,
+            "stopped": not_valuable(own),
+        }
+        if said["stopped"] is not None:
+            own.attrs["neighbourhood"] = said
+            return own
+        first = own.iloc[0]
+        area = {"type": "point", "coordinates": [float(first["spatial.lng"]),
+                float(first["spatial.lat"])], "radius": radius}  # fmt: skip
+        like = homes_like(first["propertyType"], first["floorAreaSqM"])
+        nearby = client.query(
+            area, page_size=NEIGHBOURHOOD_PAGE, max_results=max_results, query=like
+        )
+        nearby = nearby[nearby["propertyId"] != said["propertyId"]]
+        said["fetched"] = len(nearby)
+        df = pd.concat([own, nearby], ignore_index=True) if len(nearby) else own.copy()
+        df.attrs = {**own.attrs, "neighbourhood": said}
+        return df

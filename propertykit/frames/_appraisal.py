@@ -1,0 +1,418 @@
+"""A valuation as one computed object: :func:`appraise` checks everything, then gathers the
+evidence once and values every subject; the :class:`Appraisal` it returns holds, per subject,
+the estimate, its range and confidence and the exact schedule of comparables it rests on, and
+every view draws it without computing again.
+
+Point in time: a subject valued as of D uses only sales before D (the comparables, the index and
+size elasticity fitted before D's quarter, and the sales its range is calibrated on), and its row
+never depends on the other subjects or dates of the call. :func:`comparables` and
+:func:`valuation` are the same appraisal's schedule and values, for the accessor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from propertykit.errors import InvalidInput
+from propertykit.frames._comparables import ValuationSearch
+from propertykit.frames._evidence import (
+    Evidence,
+    Subjects,
+    check_subjects,
+    default_as_of,
+    gather_evidence,
+    read_as_of,
+    read_subjects,
+)
+from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start
+from propertykit.frames._valuation import (
+    CONFIDENCE_RULE,
+    Calibration,
+    Valued,
+    band_summary,
+    basis_of,
+    confidence,
+    value_subjects,
+)
+from propertykit.frames._valuation import (
+    DISCLOSURE as DISCLOSURE,
+)
+
+#: Columns of :meth:`Appraisal.values`, in order.
+VALUATION_COLUMNS = (
+    "propertyId", "as_of", "estimate", "lower", "upper", "confidence", "price_per_sqm",
+    "comparables", "radius_m", "thin", "method", "calibrated", "index", "size",
+)  # fmt: skip
+#: Columns of :meth:`Appraisal.schedule` (``address``, ``tenure``, ``newBuild`` follow where the
+#: frame has them).
+COMPARABLE_COLUMNS = (
+    "propertyId", "date", "price", "adjusted_price", "time_adjustment", "size_adjustment",
+    "price_per_sqm", "adjusted_price_per_sqm", "used_price_per_sqm", "weight", "clipped",
+    "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType",
+)  # fmt: skip
+METHOD = "comparables"
+THIN = "too few comparables"
+NO_PLACE = "no coordinates or floor area"
+_DETAILS = {  # the subject described: its field -> the frame's column
+    "address": "address.displayAddress", "propertyType": "propertyType",
+    "floorAreaSqM": "floorAreaSqM", "beds": "roomDetails.beds", "tenure": "tenure.type",
+    "newBuild": "tags.newBuild", "yearBuilt": "yearBuilt", "epc": "epc.currentEnergyRating",
+    "lat": "spatial.lat", "lng": "spatial.lng",
+}  # fmt: skip
+_DAY = np.timedelta64(1, "D")
+_EPOCH = np.datetime64(0, "D")
+Subject = str | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Appraisal:
+    """One valuation, computed once: ``values`` (one row per subject), the ``search``, the
+    ``basis`` (the date and why, the method, the disclosure), and per subject its
+    :meth:`schedule`, :meth:`subject` and :meth:`reconciliation`.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> appraisal = appraise(df, ["PK00000042"], as_of="2025-01-01")
+    >>> appraisal.values["propertyId"].tolist(), appraisal.basis["as_of_default"]
+    (['PK00000042'], False)
+    """
+
+    values: pd.DataFrame
+    search: ValuationSearch
+    basis: dict[str, Any]
+    frame: pd.DataFrame = field(repr=False)
+    evidence: Evidence = field(repr=False)
+    subjects: Subjects = field(repr=False)
+    valued: Valued = field(repr=False)
+    knowledge: Knowledge = field(repr=False)
+
+    def schedule(self, position: int = 0) -> pd.DataFrame:
+        """Exactly the sales the subject's estimate rests on, best first (see
+        :data:`COMPARABLE_COLUMNS`); the estimate is its floor area x
+        ``exp(sum(weight * log(used_price_per_sqm)))``."""
+        subjects, evidence, valued = self.subjects, self.evidence, self.valued
+        self._check(position)
+        if not subjects.usable[position]:
+            raise InvalidInput(
+                f"the subject {subjects.property_id[position]} has no coordinates or floor "
+                "area in the frame, so nothing can be compared with it"
+            )
+        mine = np.flatnonzero(valued.matches.subject == position)
+        sale = valued.matches.sale[mine]
+        area, price = evidence.area[sale], evidence.price[sale]
+        time, size = np.exp(valued.moved[mine]), np.exp(valued.sized[mine])
+        table = pd.DataFrame(
+            {
+                "propertyId": evidence.property_id[sale],
+                "date": (evidence.day[sale] * _DAY + _EPOCH).astype("datetime64[us]"),
+                "price": price,
+                "adjusted_price": price * time,
+                "time_adjustment": time,
+                "size_adjustment": size,
+                "price_per_sqm": price / area,
+                "adjusted_price_per_sqm": price * time / area,
+                "used_price_per_sqm": np.exp(valued.used[mine]),
+                "weight": valued.share[mine],
+                "clipped": valued.clipped[mine],
+                "own_sale": evidence.property_id[sale] == subjects.property_id[position],
+                "distance_m": valued.matches.distance[mine],
+                "beds": pd.array(evidence.beds[sale], dtype="Float64").astype("Int64"),
+                "floorAreaSqM": area,
+                "propertyType": pd.Categorical.from_codes(evidence.kind[sale], evidence.kinds),
+            },
+            columns=list(COMPARABLE_COLUMNS),
+        )
+        ids, columns = self._described
+        where = ids.get_indexer(table["propertyId"].to_numpy(dtype=object))
+        for name, column in columns.items():
+            table[name] = column[where] if name != "newBuild" else column[evidence.row[sale]]
+        row = self.values.iloc[position]
+        table.attrs = {
+            "subject": subjects.property_id[position],
+            "subject_details": self._details(position),
+            "as_of": pd.Timestamp(row["as_of"]),
+            "radius_m": float(row["radius_m"]),
+            "months": self.search.months,
+            "criteria": self.search.describe(),
+            "index": row["index"],
+            "size": row["size"],
+            "left_out": dict(evidence.left_out),
+        }
+        return table
+
+    def subject(self, position: int = 0) -> dict[str, Any]:
+        """The subject described: ``propertyId``, ``address``, ``propertyType``,
+        ``floorAreaSqM``, ``beds``, ``tenure``, ``newBuild``, ``yearBuilt``, ``epc``, ``lat``,
+        ``lng`` (``None`` where unknown)."""
+        self._check(position)
+        subjects = self.subjects
+        named = subjects.property_id[position]
+        homes = self.homes
+        described: dict[str, Any] = {"propertyId": named} | {name: None for name in _DETAILS}
+        if isinstance(named, str) and named in homes.index:
+            home = homes.loc[named]
+            for name, column in _DETAILS.items():
+                if column in homes.columns and not pd.isna(home[column]):
+                    value = home[column]
+                    described[name] = value.item() if hasattr(value, "item") else value
+        described |= {k: v for k, v in self._details(position).items() if v is not None}
+        return described
+
+    def reconciliation(self, position: int = 0) -> pd.DataFrame:
+        """Side by side, where they exist: the comparables' estimate (and range), the subject's
+        own last sale brought forward by the index, and the service's ``estimatedSaleValue``
+        (today's, not as of the valuation date). Columns ``source``, ``value``, ``detail``, and
+        ``lower``, ``upper``, ``date``, ``price``, ``factor`` where they apply."""
+        self._check(position)
+        row = self.values.iloc[position]
+        rows: list[dict[str, Any]] = []
+        if not row["thin"]:
+            rows.append(
+                {"source": "comparables", "value": row["estimate"], "lower": row["lower"],
+                 "upper": row["upper"], "detail": f"from {row['comparables']} comparable sales"}
+            )  # fmt: skip
+        named, day = self.subjects.property_id[position], int(self.subjects.as_of[position])
+        own = np.flatnonzero((self.evidence.property_id == named) & (self.evidence.day < day))
+        if named is not None and len(own):
+            last = own[np.argmax(self.evidence.day[own])]
+            known = self.knowledge.at(int(quarter_start(np.array([day]))[0]))
+            factor = float(
+                np.exp(
+                    known.log_level(np.array([day])) - known.log_level(self.evidence.day[[last]])
+                )[0]
+            )
+            price = float(self.evidence.price[last])
+            rows.append(
+                {"source": "own last sale, brought forward by the index", "value": price * factor,
+                 "date": pd.Timestamp(int(self.evidence.day[last]), unit="D"), "price": price,
+                 "factor": factor, "detail": index_note(known, day, moved_at_all=factor != 1)}
+            )  # fmt: skip
+        homes = self.homes
+        column = "pricing.estimatedSaleValue"
+        if isinstance(named, str) and column in homes.columns and named in homes.index:
+            value = homes.loc[named, column]
+            if not pd.isna(value):
+                rows.append(
+                    {"source": "the service's estimatedSaleValue", "value": float(value),
+                     "detail": "the service's current estimate, not as of the valuation date"}
+                )  # fmt: skip
+        columns = ["source", "value", "detail", "lower", "upper", "date", "price", "factor"]
+        return pd.DataFrame(rows, columns=columns)
+
+    @cached_property
+    def homes(self) -> pd.DataFrame:
+        """The frame's homes, one row per ``propertyId`` (made once, for every schedule)."""
+        return self.frame.drop_duplicates("propertyId").set_index("propertyId")
+
+    @cached_property
+    def _described(self) -> tuple[pd.Index, dict[str, np.ndarray]]:
+        """The homes' ids, and the columns a schedule describes its sales by (made once)."""
+        homes, columns = self.homes, {}
+        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
+            if column in homes.columns:
+                columns[name] = homes[column].astype("object").to_numpy()
+        if "newBuild" in self.evidence.sales.columns:
+            columns["newBuild"] = self.evidence.sales["newBuild"].astype("object").to_numpy()
+        return pd.Index(homes.index.to_numpy(dtype=object), dtype=object), columns
+
+    def _check(self, position: int) -> None:
+        if not isinstance(position, (int, np.integer)) or not 0 <= position < len(self.values):
+            raise InvalidInput(
+                f"position must be a whole number from 0 to {len(self.values) - 1}, "
+                f"got {position!r}"
+            )
+
+    def _details(self, position: int) -> dict[str, Any]:
+        subjects, evidence = self.subjects, self.evidence
+        code = int(subjects.kind[position])
+        given = subjects.kind_text[position] if subjects.kind_text is not None else None
+        kind = str(evidence.kinds[code]) if code >= 0 else (None if given is None else str(given))
+        beds = subjects.beds[position]
+        return {
+            "lat": _known(subjects.lat[position]),
+            "lng": _known(subjects.lng[position]),
+            "floorAreaSqM": _known(subjects.area[position]),
+            "beds": None if np.isnan(beds) else int(beds),
+            "propertyType": kind,
+        }
+
+
+def _known(number: float) -> float | None:
+    return None if np.isnan(number) else float(number)
+
+
+def appraise(
+    df: pd.DataFrame,
+    subjects: Subject | Sequence[Subject] | None = None,
+    *,
+    as_of: Any = None,
+    search: ValuationSearch | None = None,
+    today: str | date | datetime | pd.Timestamp | None = None,
+) -> Appraisal:
+    """Value subjects on the frame's sales, point in time: every check first, then the evidence
+    gathered once.
+
+    Parameters
+    ----------
+    df
+        The property frame (:func:`propertykit.frame`).
+    subjects
+        A ``propertyId`` of ``df``, a mapping (``lat``, ``lng``, ``floorAreaSqM``,
+        ``propertyType``, optionally ``beds`` and ``propertyId``), or a sequence of them;
+        ``None``: every property of ``df`` with coordinates and a floor area.
+    as_of
+        One date for all, or one per subject, never after ``today``; ``None``: the day after the
+        frame's latest sale (the last day its evidence reaches; ``basis`` says so).
+    search
+        What to search for (:class:`~propertykit.frames._comparables.ValuationSearch`);
+        ``None``: the defaults.
+    today
+        The day it is (``None``: the real date).
+
+    Returns
+    -------
+    Appraisal
+
+    Raises
+    ------
+    InvalidInput
+        A subject not in the frame or impossible; a date unreadable, after today, or as many as
+        the subjects but not one each.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> appraisal = appraise(df, ["PK00000042", "PK00000007"], as_of="2025-01-01")
+    >>> list(appraisal.values.columns[:6])
+    ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'confidence']
+    """
+    search = ValuationSearch() if search is None else search
+    if not isinstance(search, ValuationSearch):
+        raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
+    every = subjects is None
+    if subjects is None:  # (a table without propertyId is refused by check_subjects)
+        named = df["propertyId"] if "propertyId" in df.columns else pd.Series([], dtype=object)
+        asked: list[Subject] = list(named.dropna().drop_duplicates())
+    elif isinstance(subjects, (str, Mapping)):
+        asked = [subjects]
+    else:
+        asked = list(subjects)
+    checked = check_subjects(df, asked)
+    days = read_as_of(as_of, len(checked), today=today)
+    evidence = gather_evidence(df)
+    latest, why = default_as_of(evidence, today=today) if days is None else (0, None)
+    read = read_subjects(
+        df, checked, evidence, np.full(len(checked), latest) if days is None else days
+    )
+    left_out = dict(evidence.left_out)
+    if every and int((~read.usable).sum()):
+        left_out["properties without coordinates or floor area"] = int((~read.usable).sum())
+        keep = np.flatnonzero(read.usable)
+        read = read_subjects(df, [checked[i] for i in keep], evidence, read.as_of[keep])
+    knowledge = Knowledge(evidence, search.index)
+    valued = value_subjects(evidence, read, search, knowledge)
+    starts = quarter_start(read.as_of)
+    bands = Calibration(evidence, search, knowledge).bands(starts) if len(starts) else {}
+    scale = np.array([bands[int(start)]["scale"] for start in starts])
+    thin = ~(valued.count >= search.min_comparables) | ~read.usable
+    estimate = np.where(thin, np.nan, valued.estimate)
+    lower = estimate * np.exp(-scale * valued.spread)
+    upper = estimate * np.exp(scale * valued.spread)
+    values = pd.DataFrame(
+        {
+            "propertyId": pd.array(read.property_id, dtype="string"),
+            "as_of": (read.as_of * _DAY + _EPOCH).astype("datetime64[us]"),
+            "estimate": estimate,
+            "lower": lower,
+            "upper": upper,
+            "confidence": pd.array(confidence(lower, upper), dtype="string"),
+            "price_per_sqm": estimate / read.area,
+            "comparables": valued.count.astype(np.int64),
+            "radius_m": valued.matches.radius,
+            "thin": thin,
+            "method": np.where(~read.usable, NO_PLACE, np.where(thin, THIN, METHOD)),
+            "calibrated": np.array([bands[int(s)]["calibrated"] for s in starts], dtype=bool),
+            "index": pd.array(valued.notes, dtype="string"),
+            "size": pd.array(valued.size_notes, dtype="string"),
+        },
+        columns=list(VALUATION_COLUMNS),
+    )
+    band = band_summary(bands, starts)
+    basis = basis_of(why, search, calibrated=band["calibrated"])
+    values.attrs = {
+        "criteria": search.describe(),
+        "index": "; ".join(dict.fromkeys(k.index_text for k in knowledge.fitted.values())),
+        "band": band,
+        "confidence_rule": CONFIDENCE_RULE,
+        "left_out": left_out,
+        "basis": basis,
+    }
+    return Appraisal(values, search, basis, df, evidence, read, valued, knowledge)
+
+
+def comparables(
+    df: pd.DataFrame,
+    subject: Subject,
+    *,
+    as_of: Any = None,
+    search: ValuationSearch | None = None,
+    today: str | date | datetime | pd.Timestamp | None = None,
+    **fields: Any,
+) -> pd.DataFrame:
+    """A subject's comparable sales: exactly those its estimate rests on, best first
+    (``appraise(...).schedule(0)``; the search's fields may be given by name).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> found = comparables(df, "PK00000042", as_of="2025-01-01", months=36)
+    >>> list(found.columns[:5]), bool((found["date"] < "2025-01-01").all())
+    (['propertyId', 'date', 'price', 'adjusted_price', 'time_adjustment'], True)
+    """
+    if not isinstance(subject, (str, Mapping)):
+        raise InvalidInput(
+            f"subject must be a propertyId or a mapping, got {type(subject).__name__}"
+        )
+    found = appraise(
+        df, [subject], as_of=as_of, search=ValuationSearch.given(search, fields), today=today
+    )
+    return found.schedule(0)
+
+
+def valuation(
+    df: pd.DataFrame,
+    subjects: Subject | Sequence[Subject] | None = None,
+    *,
+    as_of: Any = None,
+    search: ValuationSearch | None = None,
+    today: str | date | datetime | pd.Timestamp | None = None,
+    **fields: Any,
+) -> pd.DataFrame:
+    """An estimate, an 80 % range and a confidence per subject (``appraise(...).values``; the
+    search's fields may be given by name).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> values = valuation(df, ["PK00000042", "PK00000007"], as_of="2025-01-01", months=36)
+    >>> list(values["propertyId"]), list(values.columns[-3:])
+    (['PK00000042', 'PK00000007'], ['calibrated', 'index', 'size'])
+    """
+    chosen = ValuationSearch.given(search, fields)
+    return appraise(df, subjects, as_of=as_of, search=chosen, today=today).values

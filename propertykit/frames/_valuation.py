@@ -1,0 +1,325 @@
+"""The estimate from a subject's comparables, and the 80 % range calibrated on the frame's sales.
+
+For every subject at once: each comparable's price per m² is brought to the valuation date by the
+index (``time_adjustment``) and to the subject's floor area by the size elasticity
+(``size_adjustment``), both as known before the date's quarter
+(:mod:`~propertykit.frames._point_in_time`); one that lies more than :data:`CLIP` (in logs) from
+the weighted median is pulled back to that distance (``clipped``), so an outlier sale pulls no
+further. The estimate is the subject's floor area times the weighted geometric mean of these
+``used`` prices per m²: a reader can recompute it from the schedule with a calculator. With
+fewer than ``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
+
+The range is split conformal prediction: each sale of the frame in the quarters before the date's
+quarter is valued blind, as of its own day, on the sales before it (its own quarter's index and
+elasticity), once for the call (:class:`Calibration`); its error, in units of its comparables'
+spread, is ranked, and the ⌈(n + 1) · 0.8⌉-th smallest of the ``n`` errors of the latest whole
+quarters holding at least :data:`CALIBRATION_SALES` (at most five years) scales every spread.
+With fewer than :data:`LEAST_CALIBRATION` the range is *not calibrated*: the normal quantile, and
+said.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from propertykit.frames._comparables import Matches, ValuationSearch, find_comparables
+from propertykit.frames._evidence import Evidence, Subjects
+from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start, size_note
+
+#: What every report of a valuation says it is.
+DISCLOSURE = "an automated estimate from comparable sales, not a RICS Red Book valuation"
+#: The most blind valuations the range is calibrated on (whole quarters, latest first).
+CALIBRATION_SALES = 600
+#: The fewest blind valuations a calibrated range rests on.
+LEAST_CALIBRATION = 200
+#: log £/m²: how far from the weighted median one comparable may pull.
+CLIP = 0.35
+COVERAGE = 0.8
+_Z80 = 1.2815515655446004  # the normal quantile of a two-sided 80 % interval
+_LEAST_SPREAD = 0.03  # log £/m²: comparables that agree exactly still leave this uncertainty
+_LOOKBACK_QUARTERS = 20
+_CHUNK = 8  # the most quarters valued blind at once
+#: How ``confidence`` is read from the range: upper ÷ lower at most these for high, medium.
+CONFIDENCE_LIMITS = (1.35, 1.85)
+CONFIDENCE_RULE = (
+    "from the width of the 80 % range: high when the upper end is at most 1.35 times the "
+    "lower (about ±15 %), medium up to 1.85 times (about ±30 %), low beyond; a low-confidence "
+    "value is a range, not a figure"
+)
+
+
+@dataclass
+class Valued:
+    """Per comparable (one item per match) and per subject: how each estimate was made."""
+
+    matches: Matches
+    moved: np.ndarray  # per match: log time adjustment
+    sized: np.ndarray  # per match: log size adjustment
+    used: np.ndarray  # per match: log £/m² as it enters the estimate
+    clipped: np.ndarray  # per match
+    share: np.ndarray  # per match: weight share of its subject
+    estimate: np.ndarray  # per subject (NaN without comparables)
+    spread: np.ndarray  # per subject: the range's unscaled half-width in logs
+    count: np.ndarray  # per subject
+    notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
+    # comparables, or when not wanted)
+    size_notes: np.ndarray  # per subject: how £/m² was brought to its floor area (likewise)
+
+
+def value_subjects(
+    evidence: Evidence,
+    subjects: Subjects,
+    search: ValuationSearch,
+    knowledge: Knowledge,
+    *,
+    notes_wanted: bool = True,
+) -> Valued:
+    """Every subject's estimate, from its comparables, as known before its date.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.frames._evidence import gather_evidence, read_subjects
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(2000, realism="real"))
+    >>> evidence = gather_evidence(df)
+    >>> subjects = read_subjects(df, ["PK00000042"], evidence, np.array([20089]))
+    >>> valued = value_subjects(evidence, subjects, ValuationSearch(), Knowledge(evidence, None))
+    >>> bool(np.isclose(valued.estimate[0], subjects.area[0] * np.exp(valued.share @ valued.used)))
+    True
+    """
+    matches = find_comparables(evidence, subjects, search)
+    size = len(subjects.as_of)
+    who, sale, weight = matches.subject, matches.sale, matches.weight
+    moved, sized = np.zeros(len(who)), np.zeros(len(who))
+    notes = np.full(size, None, dtype=object)
+    size_notes = np.full(size, None, dtype=object)
+    starts = quarter_start(subjects.as_of)
+    for start in np.unique(starts[who]) if len(who) else []:
+        known = knowledge.at(int(start))
+        mine = starts[who] == start
+        here, there = who[mine], sale[mine]
+        moved[mine] = known.log_level(subjects.as_of[here]) - known.log_level(evidence.day[there])
+        ratio = np.log(subjects.area[here] / evidence.area[there])
+        sized[mine] = known.elasticity[evidence.kind[there]] * ratio
+    if notes_wanted:
+        still = np.bincount(who, np.abs(moved) > 1e-12, size) == 0
+        for subject in np.unique(who):
+            known = knowledge.at(int(starts[subject]))
+            day = int(subjects.as_of[subject])
+            notes[subject] = index_note(known, day, moved_at_all=not still[subject])
+            size_notes[subject] = size_note(known, evidence.kinds, int(subjects.kind[subject]))
+    rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
+    count = np.bincount(who, minlength=size)
+    lower, middle, upper = _weighted_quantiles(who, rate, weight, (0.25, 0.5, 0.75), size)
+    used = middle[who] + np.clip(rate - middle[who], -CLIP, CLIP)
+    total = np.bincount(who, weight, size)
+    share = weight / np.where(total > 0, total, 1)[who]
+    mean = np.bincount(who, share * used, size)
+    effective = 1 / np.maximum(np.bincount(who, share**2, size), 1e-12)
+    spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD) * np.sqrt(1 + 1 / effective)
+    estimate = np.where(count > 0, subjects.area * np.exp(mean), np.nan)
+    clipped = np.abs(rate - middle[who]) > CLIP
+    return Valued(
+        matches, moved, sized, used, clipped, share, estimate, spread, count, notes, size_notes
+    )
+
+
+def _weighted_quantiles(
+    group: np.ndarray, values: np.ndarray, weights: np.ndarray, levels: tuple[float, ...], size: int
+) -> list[np.ndarray]:
+    """Per group, the first value whose cumulative weight share reaches each level (NaN for a
+    group without values)."""
+    order = np.lexsort((values, group))
+    group, values, weights = group[order], values[order], weights[order]
+    total = np.bincount(group, weights, size)
+    running = np.cumsum(weights)
+    before = np.concatenate([[0.0], running])[np.searchsorted(group, np.arange(size))]
+    share = (running - before[group]) / np.where(total[group] > 0, total[group], 1)
+    key = group + np.minimum(share, 1.0) * 0.999_999
+    found = []
+    for level in levels:
+        at = np.searchsorted(key, np.arange(size) + level * 0.999_999 - 1e-12)
+        at = np.minimum(at, max(len(values) - 1, 0))
+        fine = (np.bincount(group, minlength=size) > 0) & (len(values) > 0)
+        found.append(np.where(fine, values[at] if len(values) else np.nan, np.nan))
+    return found
+
+
+class Calibration:
+    """The range's scale per quarter, from the frame's sales valued blind, each valued once."""
+
+    def __init__(self, evidence: Evidence, search: ValuationSearch, knowledge: Knowledge) -> None:
+        self.evidence, self.search, self.knowledge = evidence, search, knowledge
+        self.errors: dict[int, np.ndarray] = {}  # per quarter: normalised errors of its sales
+
+    def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
+        """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
+        wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
+        # the latest quarter of every date at once (one search), more only where too few
+        self._value_blind(sorted({quarters[0] for quarters in wanted.values()}))
+        return {start: self._band(quarters) for start, quarters in wanted.items()}
+
+    def _value_blind(self, quarters: list[int]) -> None:
+        missing = [quarter for quarter in quarters if quarter not in self.errors]
+        if not missing:
+            return
+        evidence = self.evidence
+        begun = quarter_start(evidence.day)
+        chosen = np.flatnonzero(np.isin(begun, missing))
+        sales = Subjects(
+            property_id=evidence.property_id[chosen],
+            as_of=evidence.day[chosen],
+            lat=evidence.lat[chosen],
+            lng=evidence.lng[chosen],
+            area=evidence.area[chosen],
+            beds=evidence.beds[chosen],
+            kind=evidence.kind[chosen],
+            usable=np.ones(len(chosen), dtype=bool),
+        )
+        valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
+        fine = valued.count >= self.search.min_comparables
+        error = np.abs(np.log(evidence.price[chosen] / valued.estimate)) / valued.spread
+        for quarter in missing:
+            self.errors[quarter] = error[fine & (begun[chosen] == quarter)]
+
+    def _band(self, quarters: list[int]) -> dict[str, Any]:
+        taken: list[np.ndarray] = []
+        for position, quarter in enumerate(quarters):  # latest first, whole quarters
+            have = sum(map(len, taken))
+            if have >= CALIBRATION_SALES:
+                break
+            if quarter not in self.errors:  # as many more quarters as the rate so far needs
+                rate = have / position if have else 0
+                more = math.ceil((CALIBRATION_SALES - have) / rate) if rate else _CHUNK
+                self._value_blind(quarters[position : position + min(max(more, 1), _CHUNK)])
+            taken.append(self.errors[quarter])
+        errors = np.sort(np.concatenate(taken)) if taken else np.zeros(0)
+        count = len(errors)
+        if count >= LEAST_CALIBRATION:
+            rank = math.ceil((count + 1) * COVERAGE)
+            scale = float(errors[rank - 1])
+            how = (
+                f"calibrated on {count:,} of the frame's own sales made before the valuation "
+                "date's quarter, each valued blind on the sales before it: the range is the "
+                f"comparables' spread times {scale:.2f}, the {rank:,}-th smallest of their "
+                "errors in that unit, so that 8 in 10 fell inside"
+            )
+            return {"scale": scale, "calibrated_on": count, "calibrated": True, "how": how}
+        how = (
+            f"not calibrated: only {count} of the frame's own sales before the valuation "
+            f"date's quarter could be valued blind ({LEAST_CALIBRATION} needed); the range is "
+            "the normal 80 % quantile of the comparables' spread, not checked on data"
+        )
+        return {"scale": _Z80, "calibrated_on": count, "calibrated": False, "how": how}
+
+
+def _quarters_before(start: int) -> list[int]:
+    """The first days of the quarters before the one starting on ``start``, latest first."""
+    quarters, day = [], start
+    for _ in range(_LOOKBACK_QUARTERS):
+        day = int(quarter_start(np.array([day - 1]))[0])
+        quarters.append(day)
+    return quarters
+
+
+def round_headline(value: float) -> float:
+    """A headline figure as a valuer writes it: three significant figures, never finer than
+    1,000 (give it in pounds). ``nan`` stays ``nan``.
+
+    Examples
+    --------
+    >>> round_headline(291_235.0), round_headline(85_449.0), round_headline(1_234_567.0)
+    (291000.0, 85000.0, 1230000.0)
+    """
+    if not np.isfinite(value) or value == 0:
+        return float(value)
+    step = max(1_000.0, 10.0 ** (math.floor(math.log10(abs(value))) - 2))
+    return float(round(value / step) * step)
+
+
+def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one):
+    :data:`CONFIDENCE_RULE`.
+
+    Examples
+    --------
+    >>> confidence(np.array([100.0, 100, 100, np.nan]), np.array([120.0, 160, 300, np.nan]))
+    array(['high', 'medium', 'low', None], dtype=object)
+    """
+    ratio = upper / lower
+    high, medium = CONFIDENCE_LIMITS
+    said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
+    found: np.ndarray = np.where(np.isfinite(ratio), said.astype(object), np.array(None))
+    return found
+
+
+def basis_of(
+    default_why: str | None, search: ValuationSearch, *, calibrated: bool
+) -> dict[str, Any]:
+    """The date and why (``default_why`` when no date was given), the method in one paragraph,
+    the disclosure.
+
+    Examples
+    --------
+    >>> basis_of(None, ValuationSearch(), calibrated=False)["as_of_why"]
+    'the date asked for'
+    """
+    why = default_why if default_why is not None else "the date asked for"
+    index = (
+        "the price index given"
+        if search.index is not None
+        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    )
+    band = (
+        "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
+        "earlier sales, each valued blind on the sales before it, fell inside."
+        if calibrated
+        else "The range is the comparables' spread times the normal 80 % quantile: too few of "
+        "the frame's own earlier sales could be valued blind to check it (200 needed), so it "
+        "is not calibrated."
+    )
+    method = (
+        "Comparable sales: " + search.describe() + ". Each comparable's price per m² is brought "
+        f"to the valuation date by {index} (or taken as sold where it does not move), and to "
+        "the subject's floor area by how price per m² falls with size (fitted on the sales "
+        "before the date's quarter); one more than 42 % above or 30 % below the weighted median "
+        "is pulled back to that bound. The estimate is the subject's floor area times the "
+        "weighted geometric mean of the price per m² used, by the weights shown. "
+        + band
+        + " Only sales made before the valuation date are used."
+    )
+    return {
+        "as_of_default": default_why is not None,
+        "as_of_why": why,
+        "method": method,
+        "disclosure": DISCLOSURE,
+    }
+
+
+def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
+    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
+    row's is.
+
+    Examples
+    --------
+    >>> band_summary({}, np.zeros(0))["how"]
+    'nothing was valued'
+    """
+    if not bands:
+        return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
+                "how": "nothing was valued"}  # fmt: skip
+    latest = bands[int(starts.max())]
+    every = all(band["calibrated"] for band in bands.values())
+    how = latest["how"] + (
+        ""
+        if len(bands) == 1
+        else f" (for the latest date; {len(bands)} quarters in all, "
+        "each calibrated on its own earlier sales: the column calibrated says per row)"
+    )
+    return {"coverage": COVERAGE, "scale": latest["scale"],
+            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip

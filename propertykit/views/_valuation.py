@@ -1,0 +1,244 @@
+"""Comparable evidence, seen: the subject on a map among its comparables, and the same
+:class:`~propertykit.frames.Appraisal` as HTML a reader can follow with a calculator.
+
+:func:`comparable_evidence` appraises one subject (:func:`propertykit.frames.appraise`, the
+evidence gathered once), in pounds whatever unit the frame was served in; every view draws that
+appraisal and computes nothing again. :func:`comparables_map` (``df.pk.comparables_map``) draws
+the subject marked, its comparables coloured by the £ per m² used, the circle that was searched,
+on the bundled outline or street tiles (:mod:`~propertykit.views._basemap`).
+:func:`evidence_html` (:mod:`~propertykit.views._valuation_page`) is the report's and the form's
+"Comparable evidence": the value, the subject, the numbered schedule, the reconciliation, the
+basis and the disclosure, every text from the data escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from propertykit.views import _basemap as ground
+from propertykit.views import _context as context
+from propertykit.views import _figures as shared
+from propertykit.views._context import Extent
+from propertykit.views._figures import TEMPLATE
+from propertykit.views._valuation_page import distance_text
+from propertykit.views._valuation_page import evidence_html as evidence_html
+from propertykit.views._valuation_page import value_range_text as value_range_text
+
+if TYPE_CHECKING:
+    from propertykit.frames import Appraisal, ValuationSearch
+    from propertykit.views._street import FetchTile
+
+MAP_HEIGHT = 560
+SUBJECT_COLOUR = "#c0392b"
+COLOUR_TITLE = "£ per m² used"
+_EARTH_RADIUS_M = 6_371_008.8
+
+
+def comparable_evidence(
+    df: pd.DataFrame,
+    subject: str | Mapping[str, Any],
+    *,
+    as_of: Any = None,
+    search: ValuationSearch | None = None,
+    **fields: Any,
+) -> Appraisal:
+    """One subject appraised once, in pounds: what the map, the report and the form draw.
+
+    Parameters
+    ----------
+    df
+        The property frame.
+    subject
+        A ``propertyId`` of ``df``, or a mapping (``lat``, ``lng``, ``floorAreaSqM``,
+        ``propertyType``, optionally ``beds`` and ``propertyId``).
+    as_of
+        The valuation date (``None``: the day after the latest sale; the basis says so).
+    search, **fields
+        A :class:`~propertykit.frames.ValuationSearch`, or its fields (``radius_m``,
+        ``months``, ``limit``, ``min_comparables``, ``index``).
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> found = comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
+    ...                             as_of="2025-01-01")
+    >>> found.subject()["address"], len(found.values)
+    ('66 Cedar Drive, West Bridgford, Nottingham, NG2 6BU', 1)
+    """
+    from propertykit import frames
+
+    if search is None:
+        search = frames.ValuationSearch(**fields)
+    elif fields:
+        raise TypeError(f"give search= or its fields ({', '.join(fields)}), not both")
+    return frames.appraise(shared.for_display(df), [subject], as_of=as_of, search=search)
+
+
+def comparables_map(
+    df: pd.DataFrame,
+    subject: str | Mapping[str, Any],
+    *,
+    basemap: ground.Basemap = "auto",
+    tiles: str | None = None,
+    attribution: str | None = None,
+    fetch: FetchTile | None = None,
+    appraisal: Appraisal | None = None,
+    **search: Any,
+) -> go.Figure:
+    """The subject among its comparable sales: a map a reader can check the evidence on.
+
+    Parameters
+    ----------
+    df
+        The property frame.
+    subject
+        A ``propertyId`` of ``df`` or a mapping describing a property (as for
+        :func:`propertykit.frames.comparables`).
+    basemap, tiles, attribution, fetch
+        As for :func:`propertykit.views._maps.property_map` (``"outline"`` works offline).
+    appraisal
+        The subject's appraisal, already made by :func:`comparable_evidence` (then nothing is
+        computed again and ``search`` is unused).
+    **search
+        ``as_of``, ``search``, or the search's fields (``radius_m``, ``months``, ``limit``,
+        ``min_comparables``, ``index``), as for :func:`comparable_evidence`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The searched circle, the comparables coloured by the £ per m² the estimate uses (one
+        marker per property, coloured by its best-weighted sale, every sale in its hover text),
+        and the subject as a red star, north up with a scale bar.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> df = pk.frame(generate_records(3000))
+    >>> figure = df.pk.comparables_map("PK00000007", as_of="2025-01-01", basemap="outline")
+    >>> [trace.name for trace in figure.data][-3:]
+    ['Searched within 8 km', '£ per m² used', 'Subject']
+    """
+    found = appraisal or comparable_evidence(df, subject, **search)
+    table, described = found.schedule(0), found.subject(0)
+    radius, as_of = float(table.attrs["radius_m"]), pd.Timestamp(table.attrs["as_of"])
+    home_lng, home_lat = float(described["lng"]), float(described["lat"])
+    name = str(described.get("address") or described.get("propertyId") or "the subject")
+    chosen = ground.resolve_basemap(basemap, fetch)
+    chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
+    circle_lng, circle_lat = _circle(home_lng, home_lat, radius)
+    lng, lat = _locations(df, table)
+    extent = context.fit_extent(
+        np.concatenate([circle_lng, lng, [home_lng]]),
+        np.concatenate([circle_lat, lat, [home_lat]]),
+        pad=0.04,
+    )
+    figure = go.Figure()
+    if chosen == "outline":
+        figure.add_traces(ground.outline_traces(extent))
+    figure.add_trace(
+        go.Scatter(
+            x=circle_lng.round(6), y=circle_lat.round(6), mode="lines", hoverinfo="skip",
+            name=f"Searched within {distance_text(radius)}",
+            line={"color": "#555555", "width": 1.5, "dash": "dash"},
+        )
+    )  # fmt: skip
+    homes = _by_property(table, lng, lat)
+    figure.add_trace(
+        go.Scatter(
+            x=homes["lng"].round(6), y=homes["lat"].round(6), mode="markers",
+            text=homes["hover"], hovertemplate="%{text}<extra></extra>",
+            name=COLOUR_TITLE,
+            marker={"size": 11, "color": homes["colour"].to_numpy(dtype=float),
+                    "colorscale": "Viridis", "line": {"color": "white", "width": 1},
+                    "colorbar": {"title": {"text": "£ per m²"}, "tickformat": ",.0f"}},
+        )
+    )  # fmt: skip
+    figure.add_trace(
+        go.Scatter(
+            x=[round(home_lng, 6)], y=[round(home_lat, 6)], mode="markers", name="Subject",
+            text=[html.escape(name)], hovertemplate="Subject: %{text}<extra></extra>",
+            marker={"symbol": "star", "size": 18, "color": SUBJECT_COLOUR,
+                    "line": {"color": "white", "width": 1.5}},
+        )
+    )  # fmt: skip
+    _frame(figure, extent, sea=chosen == "outline")
+    count = len(table)
+    figure.update_layout(
+        template=TEMPLATE,
+        title=(
+            f"Comparable sales of {html.escape(name)}<br><sup>{count:,} sold within "
+            f"{distance_text(radius)} before {as_of:%d %B %Y}; colour: £ per m² used</sup>"
+        ),
+        height=MAP_HEIGHT,
+        margin={"l": 10, "r": 10, "t": 60, "b": 60},
+        legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top"},
+    )
+    if streets is not None:
+        streets.bake(figure)
+    if chosen == "tiles":
+        return ground.to_tiles(figure, extent, tiles=tiles, attribution=attribution)
+    return figure
+
+
+def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:
+    """One marker per property (a home sold twice is one place): coloured by its best-weighted
+    sale (the table is best first), every sale of it in the hover text, escaped."""
+    lines = [
+        f"Sold {d:%b %Y} for £{p:,.0f}: £{q:,.0f} per m² used"
+        for d, p, q in zip(table["date"], table["price"], table["used_price_per_sqm"], strict=True)
+    ]
+    named = table["address"] if "address" in table.columns else table["propertyId"]
+    rows = pd.DataFrame(
+        {"propertyId": table["propertyId"], "lng": lng, "lat": lat, "line": lines,
+         "colour": table["used_price_per_sqm"], "address": named.astype(str),
+         "away": table["distance_m"]}
+    )  # fmt: skip
+    grouped = rows.groupby("propertyId", sort=False)
+    homes = grouped.agg(lng=("lng", "first"), lat=("lat", "first"), colour=("colour", "first"),
+                        address=("address", "first"), away=("away", "first"))  # fmt: skip
+    sold = grouped["line"].agg("<br>".join)
+    homes["hover"] = [
+        f"{html.escape(address)} ({away:,.0f} m away)<br>{sales}"
+        for address, away, sales in zip(homes["address"], homes["away"], sold, strict=True)
+    ]
+    return homes.reset_index()
+
+
+def _locations(df: pd.DataFrame, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    homes = df.drop_duplicates("propertyId").set_index("propertyId")
+    lng = table["propertyId"].map(pd.to_numeric(homes["spatial.lng"], errors="coerce"))
+    lat = table["propertyId"].map(pd.to_numeric(homes["spatial.lat"], errors="coerce"))
+    return lng.to_numpy(dtype=float), lat.to_numpy(dtype=float)
+
+
+def _circle(lng: float, lat: float, radius_m: float, points: int = 96) -> tuple[np.ndarray, ...]:
+    """A circle of ``radius_m`` about (lng, lat), in degrees (closed)."""
+    angle = np.linspace(0, 2 * np.pi, points + 1)
+    dlat = np.degrees(radius_m / _EARTH_RADIUS_M) * np.sin(angle)
+    dlng = np.degrees(radius_m / _EARTH_RADIUS_M) * np.cos(angle) / math.cos(math.radians(lat))
+    return lng + dlng, lat + dlat
+
+
+def _frame(figure: go.Figure, extent: Extent, *, sea: bool) -> None:
+    """North-up axes fitted to ``extent`` (a kilometre as long across as up), a scale bar."""
+    hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "ticks": ""}
+    figure.update_xaxes(range=[extent.west, extent.east], constrain="domain", **hidden)
+    figure.update_yaxes(
+        range=[extent.south, extent.north], scaleanchor="x",
+        scaleratio=round(1 / extent.cos_lat, 4), constrain="domain", **hidden,
+    )  # fmt: skip
+    figure.update_layout(plot_bgcolor=ground.SEA if sea else "white")
+    x0, x1, y, text = context.scale_bar(extent)
+    figure.add_shape(type="line", x0=x0, x1=x1, y0=y, y1=y, name="scale bar",
+                     line={"color": "#1b1b1b", "width": 2})  # fmt: skip
+    figure.add_annotation(x=(x0 + x1) / 2, y=y, yshift=12, text=text, showarrow=False,
+                          bgcolor="rgba(255,255,255,0.72)", name="scale bar")  # fmt: skip

@@ -1,0 +1,294 @@
+"""One appraisal as HTML a client can follow with a calculator: the value, the property, the
+numbered schedule of comparables, the reconciliation, the basis and the disclosure.
+
+Drawn from an :class:`~propertykit.frames.Appraisal` (prices in pounds, see
+:func:`propertykit.views.comparable_evidence`); nothing is computed again. Headline figures are
+rounded to three significant figures (to £1,000 above £100,000); a low-confidence value is given
+as its range, not as a figure; "8 in 10" is said only of a range calibrated on the frame's own
+earlier sales, with how many. The schedule shows, per comparable, what its £ per m² used is made
+of (price ÷ floor area, the time and size adjustments, any pulling back) and its weight, so that
+the estimate is the subject's floor area times the weighted geometric mean of that column. Every
+text from the data is escaped; wide tables scroll inside their own box (``pk-scroll``).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from propertykit.text import short_address
+
+if TYPE_CHECKING:
+    from propertykit.frames import Appraisal
+
+STYLE = (
+    "<style>.pk-val{line-height:1.35}.pk-val h3{font-size:15px;margin:14px 0 4px}"
+    ".pk-val p{margin:4px 0;font-size:14px}"
+    ".pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
+    ".pk-val th,.pk-val td{padding:2px 6px;border-bottom:1px solid #e3e3e3;text-align:left;"
+    "vertical-align:top;line-height:1.3}.pk-val .n{text-align:right;white-space:nowrap;"
+    "font-variant-numeric:tabular-nums}"
+    ".pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
+    ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
+)
+TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
+#: The schedule as shown: heading, and whether it is a number (right-aligned).
+SCHEDULE = (
+    ("#", True), ("Address", False), ("Sold", False), ("Type", False), ("Tenure", False),
+    ("New", False), ("Area m²", True), ("Price £", True), ("Time adj.", True),
+    ("Size adj.", True), ("£/m² used", True), ("Weight", True),
+)  # fmt: skip
+#: The property described: its field in ``Appraisal.subject`` -> its name.
+DESCRIBED = {
+    "address": "Address", "propertyType": "Type", "floorAreaSqM": "Floor area",
+    "beds": "Bedrooms", "tenure": "Tenure", "newBuild": "New build", "epc": "EPC rating",
+    "yearBuilt": "Year built",
+}  # fmt: skip
+
+
+def distance_text(metres: float) -> str:
+    """``2 km``, ``750 m``.
+
+    Examples
+    --------
+    >>> distance_text(8000), distance_text(750)
+    ('8 km', '750 m')
+    """
+    return f"{metres / 1000:g} km" if metres >= 1000 else f"{metres:,.0f} m"
+
+
+def rounded(pounds: float) -> str:
+    """A headline figure: three significant figures, in pounds.
+
+    Examples
+    --------
+    >>> rounded(254_651), rounded(1_234_567), rounded(95_432)
+    ('£255,000', '£1,230,000', '£95,400')
+    """
+    if not pounds > 0:
+        return f"£{pounds:,.0f}"
+    step = 10 ** max(0, math.floor(math.log10(pounds)) - 2)
+    return f"£{round(pounds / step) * step:,.0f}"
+
+
+def _name(appraisal: Appraisal, position: int) -> str:
+    described = appraisal.subject(position)
+    return str(described.get("address") or described.get("propertyId") or "the subject")
+
+
+def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
+    """The value in one plain sentence: a figure and its range, only a range when confidence is
+    low, or why there is none and what to change."""
+    row = appraisal.values.iloc[position]
+    name, when = _name(appraisal, position), f"{pd.Timestamp(row['as_of']):%d %B %Y}"
+    used, needed = int(row["comparables"]), appraisal.search.min_comparables
+    if bool(row["thin"]) or pd.isna(row["estimate"]):
+        if used == 0 and str(row["method"]) != "too few comparables":
+            return f"No estimate for {name}: {row['method']}."
+        return (
+            f"No estimate for {name} on {when}: {used} comparable sales found of the {needed} "
+            f"needed, within {distance_text(float(row['radius_m']))} and "
+            f"{appraisal.search.months} months before that date. Try a wider radius (up to 8 "
+            "km) or more months; propertykit gives no value rather than a guess."
+        )
+    span = f"{rounded(row['lower'])} and {rounded(row['upper'])}"
+    band = appraisal.values.attrs.get("band") or {}
+    chance = (
+        f"8 in 10 of {int(band.get('calibrated_on') or 0):,} earlier sales valued this way fell "
+        "within their range"
+        if bool(row["calibrated"])
+        else "a range from the comparables' spread, not calibrated on enough earlier sales"
+    )
+    if row["confidence"] == "low":
+        return (
+            f"{name} on {when}: between {span} ({chance}), from {used} comparable sales; low "
+            "confidence: the range is too wide to give one figure."
+        )
+    return (
+        f"{name} on {when}: about {rounded(row['estimate'])}, likely between {span} ({chance}), "
+        f"from {used} comparable sales; {row['confidence']} confidence."
+    )
+
+
+def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool = True) -> str:
+    """The comparable evidence of one subject as HTML: the value (unless ``with_range=False``),
+    the disclosure, the property, the schedule, the reconciliation and the basis.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> from propertykit.sandbox import generate_records
+    >>> found = pk.views.comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
+    ...                                      as_of="2025-01-01")
+    >>> page = evidence_html(found)
+    >>> page.count("<h3>"), "No estimate" in page, "RICS Red Book" in page
+    (4, True, True)
+    """
+    basis = appraisal.basis
+    value = html.escape(value_range_text(appraisal, position))
+    parts = [
+        STYLE,
+        '<div class="pk-val">',
+        f'<p class="value-range"><strong>{value}</strong></p>' if with_range else "",
+        f'<p class="disclosure">This is {html.escape(basis["disclosure"])}.</p>',
+        "<h3>The property</h3>",
+        _described(appraisal.subject(position)),
+        "<h3>Comparable sales</h3>",
+        _schedule(appraisal, position),
+        "<h3>Reconciliation</h3>",
+        _reconciliation(appraisal, position),
+        "<h3>Basis</h3>",
+        _basis(appraisal, position),
+        "</div>",
+    ]
+    return "".join(parts)
+
+
+def _described(subject: dict[str, Any]) -> str:
+    cells = []
+    for field, name in DESCRIBED.items():
+        value = subject.get(field)
+        if field == "floorAreaSqM" and value is not None:
+            value = f"{float(value):,.1f} m²"
+        elif field == "newBuild" and value is not None:
+            value = "yes" if bool(value) else "no"
+        shown = "not recorded" if value is None else str(value)
+        cells.append(f"<tr><th>{name}</th><td>{html.escape(shown)}</td></tr>")
+    return f"<table>{''.join(cells)}</table>"
+
+
+def _percent(factor: float) -> str:
+    return f"{(factor - 1) * 100:+.1f} %".replace("-", MINUS)
+
+
+def _schedule(appraisal: Appraisal, position: int) -> str:
+    table = appraisal.schedule(position)
+    if not len(table):
+        return "<p>No comparable sales were found.</p>"
+    head = "".join(f'<th class="{"n" if n else ""}">{html.escape(t)}</th>' for t, n in SCHEDULE)
+    rows, tenths = [], _tenths(table["weight"].to_numpy(dtype=float))
+    for number, sale in enumerate(table.itertuples(index=False), start=1):
+        cells = [
+            str(number),
+            short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId),
+            f"{sale.date:%d %b %Y}".replace(" ", NBSP),
+            _text(sale.propertyType),
+            _text(getattr(sale, "tenure", None)),
+            _yes_no(getattr(sale, "newBuild", None)),
+            f"{sale.floorAreaSqM:,.1f}",
+            f"{sale.price:,.0f}",
+            _percent(sale.time_adjustment),
+            _percent(sale.size_adjustment),
+            f"{sale.used_price_per_sqm:,.0f}{' *' if sale.clipped else ''}",
+            f"{tenths[number - 1] / 10:.1f} %",
+        ]
+        rows.append(
+            "<tr>"
+            + "".join(
+                f'<td class="{"n" if n else ""}">{html.escape(c)}</td>'
+                for c, (_, n) in zip(cells, SCHEDULE, strict=True)
+            )
+            + "</tr>"
+        )
+    return (
+        f'<div class="pk-scroll"><table class="comparables"><tr>{head}</tr>{"".join(rows)}'
+        f"</table></div>{_arithmetic(appraisal, position, table)}"
+    )
+
+
+def _tenths(weights: np.ndarray) -> list[int]:
+    """Weights in tenths of a per cent that add up to exactly 100.0 % (largest remainders), so
+    that a reader multiplying each £/m² to the power of its weight shown gets the estimate.
+
+    Examples
+    --------
+    >>> _tenths(np.array([1, 1, 1]) / 3)
+    [334, 333, 333]
+    """
+    exact = weights / weights.sum() * 1000
+    tenths = np.floor(exact).astype(int)
+    short = 1000 - int(tenths.sum())
+    tenths[np.argsort(tenths - exact, kind="stable")[:short]] += 1
+    return [int(t) for t in tenths]
+
+
+def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str:
+    """How the schedule makes the estimate, in words a calculator follows."""
+    area = float(appraisal.subject(position)["floorAreaSqM"])
+    said = [
+        f"£/m² used = price ÷ floor area {TIMES} (1 + time adj.) {TIMES} (1 + size adj.); time "
+        "adj. brings "
+        "the price to the valuation date, size adj. to the subject's floor area."
+    ]
+    if bool(table["clipped"].any()):
+        said.append("* pulled back towards the weighted median before weighting (see Method).")
+    row = appraisal.values.iloc[position]
+    if not bool(row["thin"]):
+        said.append(
+            f"Weighted geometric mean of £/m² used (each to the power of its weight, "
+            f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {area:,.1f} m² = "
+            f"£{row['estimate']:,.0f}, the estimate before rounding."
+        )
+    return "".join(f"<p>{html.escape(text)}</p>" for text in said)
+
+
+def _reconciliation(appraisal: Appraisal, position: int) -> str:
+    table = appraisal.reconciliation(position)
+    if not len(table):
+        return "<p>Nothing to set beside it: no estimate, no earlier sale, no service figure.</p>"
+    names = {
+        "comparables": "This valuation (comparable sales)",
+        "own last sale, brought forward by the index": "The property's own last sale, "
+        "brought forward",
+        "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
+    }
+    rows = []
+    for item in table.itertuples(index=False):
+        detail, value = str(item.detail), rounded(item.value)
+        if item.source == "comparables":
+            detail = f"range {rounded(item.lower)} to {rounded(item.upper)}, {detail}"
+        elif not pd.isna(item.price):
+            sold = f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}"
+            moved = item.factor != 1  # exactly 1: no index to bring it forward by
+            detail = f"{sold}, {TIMES} {item.factor:.3f}: {detail}" if moved else (
+                f"{sold}; not brought forward: {detail}")  # fmt: skip
+            value = value if moved else "—"
+        rows.append(
+            f"<tr><th>{html.escape(names.get(item.source, str(item.source)))}</th>"
+            f'<td class="n">{html.escape(value)}</td><td>{html.escape(detail)}</td></tr>'
+        )
+    head = '<tr><th>Source</th><th class="n">Value</th><th>How</th></tr>'
+    return f'<div class="pk-scroll"><table>{head}{"".join(rows)}</table></div>'
+
+
+def _basis(appraisal: Appraisal, position: int) -> str:
+    row, basis = appraisal.values.iloc[position], appraisal.basis
+    band = appraisal.values.attrs.get("band") or {}
+    said = [
+        f"Valuation date: {pd.Timestamp(row['as_of']):%d %B %Y}, {basis['as_of_why']}.",
+        f"Method: {basis['method']}",
+        f"Index: {row['index']}.",
+        f"Size: {row['size']}.",
+        f"Range: {band.get('how', 'not set')}.",
+        f"Confidence: {appraisal.values.attrs.get('confidence_rule', '')}.",
+    ]
+    left_out = appraisal.values.attrs.get("left_out") or {}
+    said.extend(f"{n:,} {why} could not be compared and were left out." for why, n in
+                left_out.items() if n)  # fmt: skip
+    said.append(
+        "Floor areas are the ones recorded now: a home extended since it was sold is compared "
+        "at its present size."
+    )
+    return "".join(f"<p>{html.escape(text)}</p>" for text in said)
+
+
+def _text(value: object) -> str:
+    return "—" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
+def _yes_no(value: object) -> str:
+    return "—" if value is None or pd.isna(value) else ("yes" if bool(value) else "no")

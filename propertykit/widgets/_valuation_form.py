@@ -1,0 +1,252 @@
+"""The valuation form: pick a property, see its value, the schedule of comparables and their map.
+
+A property is picked from a frame the form was given (``ValuationForm(client, frame=df)``: its
+sales are then the evidence, and nothing is fetched), or named by an id in the box: a location
+id, a ``<provider>::<id>`` source id, or a ``propertyId`` of the frame. A property the frame does
+not hold is fetched with its neighbourhood (``client.neighbourhood``: homes of its type and a
+similar floor area within the radius), whose sales are its evidence, searched within that
+radius. Every input is checked before anything is sent. What is shown comes from one
+:class:`~propertykit.frames.Appraisal` (:func:`propertykit.views.comparable_evidence`); errors
+appear as plain words, and clear what an earlier valuation showed.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from typing import TYPE_CHECKING
+
+import ipywidgets as widgets
+import pandas as pd
+
+from propertykit.client import check_subject_id, held_in
+from propertykit.errors import InvalidInput
+from propertykit.frames import ValuationSearch, check_as_of
+from propertykit.text import plural
+from propertykit.views import comparable_evidence, comparables_map, evidence_html, value_range_text
+from propertykit.widgets import _messages as words
+from propertykit.widgets._messages import describe_error
+from propertykit.widgets._parts import (
+    Form,
+    column,
+    figure_output,
+    fill,
+    hint,
+    label,
+    paragraph,
+    row,
+    text_output,
+)
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from propertykit.client import Client
+    from propertykit.frames import Appraisal
+
+logger = logging.getLogger("propertykit")
+
+SUBJECT_HINT = (
+    "One property: a location id, a source id such as rightmove::123, or pick one from the list."
+)
+AS_OF_HINT = "Such as 2025-01-01, not after today. Empty: the day after the latest sale."
+RADIUS_HINT = "How far around it to fetch and search for sales (up to 8,000 m)."
+MONTHS_HINT = "How far back a comparable sale may be."
+NOTHING_PICKED = "Nothing was sent: type an id or pick a property first."
+ONE_ID = "Nothing was sent: type one id, such as L00000042 or rightmove::123"
+#: The most properties of a frame the list offers (a longer list is slow in a browser).
+MOST_LISTED = 2000
+
+
+class ValuationForm(Form):
+    """Value one property from its comparable sales: the value, the schedule and a map.
+
+    Parameters
+    ----------
+    client
+        The client to fetch with (its cache, budget and usage are used as they are).
+    frame
+        Properties to pick from; their sales are the evidence (nothing is fetched for them).
+    radius_m
+        For a property not in ``frame``: how far around it to fetch and search for sales.
+
+    Attributes
+    ----------
+    subject, picker, as_of, radius, months, value_button, message, status, range, table, tabs
+        The widgets, for driving the form from code.
+    value
+        The frame the last valuation's evidence came from (``None`` before one, or after a
+        failure).
+    appraisal
+        The last valuation (:class:`~propertykit.frames.Appraisal`, in pounds), or ``None``.
+    figure
+        The last valuation's map.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> form = pk.widgets.ValuationForm(client, radius_m=3000)
+    >>> form.subject.value = "L00000067"
+    >>> form.value_button.click()
+    >>> form.appraisal.values["propertyId"].tolist()
+    ['PK00000067']
+    """
+
+    def __init__(
+        self, client: Client, *, frame: pd.DataFrame | None = None, radius_m: float = 2000.0
+    ) -> None:
+        super().__init__(client)
+        self.frame = frame
+        self.value: pd.DataFrame | None = None
+        self.appraisal: Appraisal | None = None
+        self.figure: go.Figure | None = None
+        self._build(radius_m)
+
+    def _build(self, radius_m: float) -> None:
+        self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=fill())
+        choices: list[tuple[str, str | None]] = [("(none)", None)]
+        listed_note = ""
+        if self.frame is not None and "propertyId" in self.frame.columns:
+            homes = self.frame.drop_duplicates("propertyId")
+            names = homes.get("address.displayAddress", homes["propertyId"])
+            for pid, name in zip(homes["propertyId"], names, strict=True):
+                if isinstance(pid, str) and len(choices) <= MOST_LISTED:
+                    choices.append((f"{name if isinstance(name, str) else pid} ({pid})", pid))
+            if len(homes) > MOST_LISTED:
+                listed_note = (
+                    f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; "
+                    "type the id of any other."
+                )
+        self.picker = widgets.Dropdown(options=choices, value=None, layout=fill())
+        self.picker.layout.display = None if len(choices) > 1 else "none"
+        self.picker_note = hint(listed_note)
+        self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=fill())
+        self.radius = widgets.FloatText(value=radius_m, layout=fill())
+        self.months = widgets.IntText(value=24, layout=fill())
+        self.value_button = widgets.Button(
+            description="Value", button_style="primary", icon="calculator"
+        )
+        self.message, self.status, self.range = widgets.HTML(), widgets.HTML(), widgets.HTML()
+        self.table = widgets.HTML(layout=fill())
+        self.map_output = widgets.Output()
+        self.tabs = widgets.Tab(
+            children=[self.table, self.map_output], titles=("Comparables", "Map")
+        )
+        self.results = widgets.VBox([self.range, self.tabs], layout=widgets.Layout(display="none"))
+        inputs = row(
+            [
+                column(
+                    [
+                        label("Property"),
+                        self.subject,
+                        self.picker,
+                        hint(SUBJECT_HINT),
+                        self.picker_note,
+                    ],
+                    basis="320px",
+                    grow=2,
+                ),
+                column([label("Valuation date"), self.as_of, hint(AS_OF_HINT)], basis="180px"),
+                column([label("Radius (m)"), self.radius, hint(RADIUS_HINT)], basis="150px"),
+                column([label("Months"), self.months, hint(MONTHS_HINT)], basis="120px"),
+            ]
+        )
+        self.widget = widgets.VBox([inputs, self.value_button, self.message, self.status,
+                                    self.results])  # fmt: skip
+        self.value_button.on_click(lambda _button: self.value_subject())
+        self._refresh_status()
+
+    # -- valuing ----------------------------------------------------------------------------
+
+    def value_subject(self) -> Appraisal | None:
+        """Value the property named or picked (what the Value button does).
+
+        Returns the appraisal shown, or ``None`` when nothing could be valued (said in
+        ``message``; what an earlier valuation showed is cleared).
+        """
+        given = self.subject.value.strip() or self.picker.value
+        if not given:
+            return self._failed(NOTHING_PICKED)
+        held = held_in(self.frame, given)
+        try:  # every check before anything is sent
+            as_of = check_as_of(self.as_of.value.strip() or None)
+            radius = None if held is not None else self.radius.value
+            search = ValuationSearch(radius_m=radius, months=self.months.value)
+        except InvalidInput as exc:
+            said = str(exc).replace("as_of", "the valuation date").replace("radius_m", "the radius")
+            return self._failed(f"Nothing was sent: {said}.".replace("..", "."))
+        try:
+            if held is None:
+                check_subject_id(given)
+        except InvalidInput as exc:
+            return self._failed(f"{ONE_ID} ({exc}).")
+        usage = self.client.usage
+        sent, hits = usage.requests_sent, usage.cache_hits
+        self.value_button.disabled = True
+        try:
+            if held is not None and self.frame is not None:
+                df, pid = self.frame, held
+            else:
+                self._say("Fetching the property and its neighbourhood…")
+                with self._lock:
+                    df = self.client.neighbourhood(given, radius_m=float(self.radius.value))
+                said, cost = df.attrs["neighbourhood"], self._cost(sent, hits)
+                if said["stopped"] == "no record":
+                    return self._failed(f"No property was found for {given} ({cost}).")
+                if said["stopped"] is not None:
+                    return self._failed(
+                        f"{given} has {said['stopped']}, so it cannot be valued from comparable "
+                        f"sales ({cost}; nothing more was fetched)."
+                    )
+                pid = str(said["propertyId"])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # what they warn of is in the basis
+                appraisal = comparable_evidence(df, pid, as_of=as_of, search=search)
+                figure = comparables_map(df, pid, appraisal=appraisal, basemap="auto")
+        except Exception as exc:
+            logger.debug("valuation failed", exc_info=True)
+            return self._failed(describe_error(exc))
+        finally:
+            self.value_button.disabled = False
+        self.value, self.appraisal, self.figure = df, appraisal, figure
+        self._show(appraisal, figure)
+        self._say(*self._outcome(appraisal, self._cost(sent, hits)))
+        return appraisal
+
+    def _cost(self, sent: int, hits: int) -> str:
+        usage = self.client.usage
+        return words.describe_cost(usage.requests_sent - sent, usage.cache_hits - hits)
+
+    @staticmethod
+    def _outcome(appraisal: Appraisal, cost: str) -> tuple[str, str]:
+        """What to say of a valuation that ran (thin is the normal case: how many were found of
+        how many needed, and what to change, as the range says)."""
+        row = appraisal.values.iloc[0]
+        if bool(row["thin"]):
+            return f"Too few comparable sales for an estimate ({cost}): see below.", "warn"
+        return f"Valued from {plural(int(row['comparables']), 'comparable sale')} ({cost}).", "ok"
+
+    # -- showing ----------------------------------------------------------------------------
+
+    def _show(self, appraisal: Appraisal, figure: go.Figure) -> None:
+        self.range.value = paragraph(value_range_text(appraisal), kind="info")
+        self.table.value = evidence_html(appraisal, with_range=False)
+        try:
+            self.map_output.outputs = (figure_output(figure),)
+        except Exception as exc:  # a map that cannot be drawn never hides the table
+            self.map_output.outputs = (text_output(describe_error(exc)),)
+        self.results.layout.display = None
+
+    def _failed(self, text: str) -> Appraisal | None:
+        """Say what failed, and clear what an earlier valuation showed (it is not this one);
+        ``None``, what :meth:`value_subject` then returns."""
+        self.value = self.appraisal = self.figure = None
+        self.range.value = self.table.value = ""
+        self.map_output.outputs = ()
+        self.results.layout.display = "none"
+        self._say(text, "error")
+        return None
+
+    def _say(self, text: str, kind: str = "info") -> None:
+        self.message.value = paragraph(text, kind=kind)
+        self._refresh_status()

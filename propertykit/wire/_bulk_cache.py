@@ -1,0 +1,220 @@
+"""Many cached answers read at once: what a warm cache holds for a list of GETs.
+
+The session answers a cache hit by deserialising one stored ``CachedResponse`` per request, behind
+``requests``' per-request overhead. Re-running a notebook from a warm cache is mostly that, so
+:func:`cached_answers` reads the same entries in bulk instead, through propertykit's own cache
+backends (:mod:`propertykit.wire._sqlite_storage`, :mod:`propertykit.wire._redis_storage`):
+
+- each request's key is ``cache.create_key`` of the request the session would prepare (the only
+  source of cache keys; it never includes the API key, an ignored parameter);
+- the entries come from the backend's ``get_many`` (one query per chunk; Redis: ``MGET``), and
+  only their head is read (:mod:`propertykit.wire._stored_answer`), nothing is deserialised;
+- an entry is used only when the session would answer with it as it stands: a 200 without
+  ``Vary``, fresh (offline: any age, as ``stale_if_error`` allows there). Anything else is
+  ``None``, and the caller sends that request down the normal path.
+
+Any other backend (one passed as ``cache=``) answers ``None`` for every request: the normal path
+serves it. Values kept beside an answer (:mod:`propertykit.wire._derived_cache`) are read
+(:func:`kept_values`) and written (:func:`keep_beside`) here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import requests
+
+from propertykit.wire._derived_cache import Kept, pack_kept, read_kept, request_id
+from propertykit.wire._stored_answer import StoredAnswer, read_answer, read_head
+
+Wanted = Sequence[tuple[str, Mapping[str, Any] | None]]
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """One entry the bulk read found: its cache key and what it holds."""
+
+    key: str
+    answer: StoredAnswer
+
+    def body(self, now: datetime, *, offline: bool) -> bytes | None:
+        """The body, if the session would answer with this entry as it stands."""
+        return bytes(self.answer.body) if self.answer.head.usable(now, offline=offline) else None
+
+
+def cached_bodies(
+    session: requests.Session, wanted: Wanted, *, offline: bool
+) -> list[bytes | None]:
+    """The body the cache would answer each ``(url, params)`` GET with, or ``None``.
+
+    Nothing is sent and nothing is counted; the caller counts the hits it uses.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
+    ...     cached_bodies(client._transport.session, [(sb.url + "/v1/health", None)],
+    ...                   offline=False)
+    [None]
+    """
+    now = datetime.now(UTC)
+    return [
+        None if found is None else found.body(now, offline=offline)
+        for found in cached_answers(session, wanted)
+    ]
+
+
+def cached_answers(session: requests.Session, wanted: Wanted) -> list[CachedAnswer | None]:
+    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk)."""
+    storage = _bulk_storage(session)
+    if storage is None or not wanted:
+        return [None] * len(wanted)
+    keys = _cache_keys(session, wanted)
+    found: list[CachedAnswer | None] = []
+    for key, value in zip(keys, storage.get_many(keys), strict=True):
+        answer = read_answer(value)
+        found.append(None if answer is None else CachedAnswer(key, answer))
+    return found
+
+
+def kept_values(
+    session: requests.Session, wanted: Wanted, form: str, *, offline: bool
+) -> list[memoryview | None]:
+    """The value kept in ``form`` for each ``(url, params)`` GET, or ``None``.
+
+    Only a value made from the very answer the session would answer that GET with now: the
+    entry under the cache key the value names still has the stamp it names, and is usable.
+    Neither the answers' bodies nor a cache key per request are read or computed: a value
+    names the key the session filed its answer under when it was kept, and one key computed
+    now for comparison shows the session still files these GETs so (else each is computed).
+    """
+    storage = _bulk_storage(session)
+    if storage is None or not wanted:
+        return [None] * len(wanted)
+    requests_kept = [request_id(url, params) for url, params in wanted]
+    kept = [read_kept(value) for value in storage.get_kept(requests_kept, form)]
+    present = [i for i, found in enumerate(kept) if found is not None]
+    values: list[memoryview | None] = [None] * len(wanted)
+    if present and _cache_keys(session, [wanted[present[0]]]) != [_key(kept[present[0]])]:
+        keys = _cache_keys(session, wanted)  # filed otherwise now: each value checked
+        present = [i for i in present if _key(kept[i]) == keys[i]]
+    heads = storage.get_heads([_key(kept[i]) for i in present]) if present else []
+    now = datetime.now(UTC)
+    for i, value in zip(present, heads, strict=True):
+        found, head = kept[i], read_head(value)
+        if found and head and head.stamp == found.stamp and head.usable(now, offline=offline):
+            values[i] = found.payload
+    return values
+
+
+@dataclass(frozen=True)
+class CachedForms:
+    """What the cache holds for a re-run of many GETs: the value kept in a form for each
+    (``None`` where not), and, unless every GET has one, each one's answer and the body the
+    session would answer with now (``None`` where none; both lists empty when all are kept)."""
+
+    kept: list[memoryview | None]
+    answers: list[CachedAnswer | None]
+    bodies: list[bytes | None]
+
+
+def cached_forms(
+    session: requests.Session, wanted: Wanted, form: str, *, offline: bool
+) -> CachedForms:
+    """The kept values of ``wanted`` (:func:`kept_values`; none read when ``form`` is empty),
+    and, unless every GET has one, the cached answers of all of them (:func:`cached_answers`)
+    and their usable bodies: one read for a re-run.
+
+    Examples
+    --------
+    >>> import propertykit as pk
+    >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
+    ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
+    ...                  offline=False)
+    CachedForms(kept=[None], answers=[None], bodies=[None])
+    """
+    kept: list[memoryview | None] = [None] * len(wanted)
+    if form:
+        kept = kept_values(session, wanted, form, offline=offline)
+    if wanted and None not in kept:
+        return CachedForms(kept, [], [])
+    answers = cached_answers(session, wanted)
+    now = datetime.now(UTC)
+    bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
+    return CachedForms(kept, answers, bodies)
+
+
+def keep_fetched(
+    session: requests.Session,
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], bytes]],
+    form: str,
+    *,
+    offline: bool,
+) -> None:
+    """Keep a value for each ``((url, params), value)`` beside the answer the cache holds for
+    that GET now (just fetched), for the next re-run (:func:`kept_values`).
+
+    Only the entries' heads are read (key and stamp), never their bodies; a GET whose answer
+    is missing, not usable as it stands or stored before stamps gets nothing kept.
+    """
+    storage = _bulk_storage(session)
+    if storage is None or not entries:
+        return
+    keys = _cache_keys(session, [request for request, _ in entries])
+    now = datetime.now(UTC)
+    packed = []
+    for ((url, params), value), key, raw in zip(
+        entries, keys, storage.get_heads(keys), strict=True
+    ):
+        head = None if raw is None else read_head(raw)
+        if head is not None and head.stamp is not None and head.usable(now, offline=offline):
+            packed.append((request_id(url, params), key, pack_kept(key, head.stamp, value)))
+    if packed:
+        storage.keep(packed, form)
+
+
+def keep_beside(
+    session: requests.Session,
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
+    form: str,
+) -> None:
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, for the next
+    re-run (:func:`kept_values`). Answers stored before stamps existed are not kept beside."""
+    storage = _bulk_storage(session)
+    packed = [
+        (request_id(url, params), a.key, pack_kept(a.key, a.answer.head.stamp, value))
+        for (url, params), a, value in entries
+        if a.answer.head.stamp is not None
+    ]
+    if storage is not None and packed:
+        storage.keep(packed, form)
+
+
+def _key(kept: Kept | None) -> str:
+    """The cache key of the answer a kept value was made from."""
+    return "" if kept is None else kept.answer_key
+
+
+def _bulk_storage(session: requests.Session) -> Any:
+    """The storage of the session's cache, when it is one of propertykit's (else ``None``)."""
+    cache = getattr(session, "cache", None)
+    settings = getattr(session, "settings", None)
+    if cache is None or settings is None or settings.disabled:
+        return None
+    storage = cache.responses
+    return storage if hasattr(storage, "get_heads") and hasattr(storage, "keep") else None
+
+
+def _cache_keys(session: requests.Session, wanted: Wanted) -> list[str]:
+    """The key the session's cache files each GET under: ``cache.create_key``, nothing else."""
+    cache: Any = getattr(session, "cache", None)
+    verify = session.merge_environment_settings(wanted[0][0], {}, None, None, None)["verify"]
+    keys = []
+    for url, params in wanted:
+        prepared = requests.PreparedRequest()
+        prepared.prepare(method="GET", url=url, params=dict(params or {}))
+        keys.append(cache.create_key(prepared, verify=verify))
+    return keys

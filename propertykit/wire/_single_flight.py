@@ -1,0 +1,226 @@
+"""Team-wide exactly-once fetching: one process fetches a batch, the others read the cache.
+
+Two kernels (or two Dask workers) asking for the same uncached batch at the same moment would
+both miss the cache and both pay. The session therefore holds a short lock per cache key around
+every real send (never around a cache hit), and whoever gets the lock second reads the cache
+again before sending: the first one's answer is there, free.
+
+- With a Redis cache (:class:`RedisFlight`): a Redis lock per key, ``SET NX PX`` with a random
+  token and released by compare-and-delete (redis-py's ``Lock``), so every process using that
+  Redis, on any machine, takes part. The lock is a *lease*: it lives ``hold_seconds`` (30 s, or
+  ``PROPERTYKIT_LOCK_LEASE``) past its holder's last renewal, and the holder renews it every
+  third of that while it fetches, however long the fetch takes. A holder that dies (a killed
+  kernel) stops renewing: the others wait at most the lease, then one of them fetches. That
+  batch is then paid at most twice: once by the dead holder if its request went out, once by
+  the one that took its place.
+- With the SQLite cache (:class:`FileFlight`): an OS file lock (``filelock``) in a
+  ``.propertykit-locks`` folder beside the cache file, for the processes of one machine. The
+  lock files are named by a hash of the cache key (1,024 of them at most, reused). The
+  operating system frees the lock of a process that dies, at once.
+
+The cache write happens inside the lock (requests-cache stores the answer before the session's
+send returns; SQLite commits it), so a waiter that gets the lock always sees it. Lock names hold
+requests-cache's cache key, which never includes the API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from propertykit.config import lock_lease
+
+logger = logging.getLogger("propertykit")
+
+#: Lock files of one SQLite cache (keys hash into these; a collision only makes two waits one).
+_FILE_STRIPES = 1024
+_LOCK_FOLDER = ".propertykit-locks"
+_GAVE_UP = "waited %.1f s for another fetch of one batch; sending it"
+
+
+class SingleFlight(Protocol):
+    """Holds a lock per cache key while one process sends that request."""
+
+    def hold(self, cache_key: str, within: float | None = None) -> AbstractContextManager[bool]:
+        """Hold the key's lock; yields ``True`` if held, ``False`` after giving up waiting.
+
+        ``within``: wait no longer than this either (the time left before the request's
+        deadline).
+        """
+        ...
+
+
+class RedisFlight:
+    """Locks in Redis, shared by every process of a team that uses the same Redis.
+
+    Parameters
+    ----------
+    connection
+        The ``redis.Redis`` of the team cache.
+    hold_seconds
+        The lease: how long a lock lives past its holder's last renewal (a killed kernel's
+        lock goes after that). The holder renews it every ``hold_seconds / 3``.
+    wait_seconds
+        Longest wait for another process's fetch; then this one sends anyway.
+    namespace
+        Prefix of the lock keys.
+
+    Examples
+    --------
+    >>> import redis
+    >>> flight = RedisFlight(redis.Redis(), hold_seconds=40, wait_seconds=90)
+    >>> flight.lock_name("3f2a")
+    'propertykit:lock:3f2a'
+    """
+
+    def __init__(
+        self,
+        connection: Any,
+        *,
+        hold_seconds: float,
+        wait_seconds: float,
+        namespace: str = "propertykit",
+    ) -> None:
+        self.connection = connection
+        self.hold_seconds = hold_seconds
+        self.wait_seconds = wait_seconds
+        self.namespace = namespace
+
+    def lock_name(self, cache_key: str) -> str:
+        """The Redis key of the lock for ``cache_key``."""
+        return f"{self.namespace}:lock:{cache_key}"
+
+    @contextmanager
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
+        lock = self.connection.lock(
+            self.lock_name(cache_key), timeout=self.hold_seconds, sleep=0.02, thread_local=False
+        )
+        wait = _wait(self.wait_seconds, within)
+        held = bool(lock.acquire(blocking=True, blocking_timeout=wait))
+        if not held:
+            logger.warning(_GAVE_UP, wait)
+            yield False
+            return
+        stop = threading.Event()
+        renewing = threading.Thread(
+            target=_renew, args=(lock, self.hold_seconds / 3, stop), name="propertykit-lease"
+        )
+        renewing.daemon = True
+        renewing.start()
+        try:
+            yield True
+        finally:
+            stop.set()
+            renewing.join()
+            _release_redis_lock(lock)
+
+
+class FileFlight:
+    """OS file locks beside a SQLite cache, shared by the processes of one machine.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> flight = FileFlight(tempfile.mkdtemp(), wait_seconds=5)
+    >>> with flight.hold("3f2a") as held:
+    ...     held
+    True
+    """
+
+    def __init__(self, folder: str | Path, *, wait_seconds: float) -> None:
+        self.folder = Path(folder)
+        self.wait_seconds = wait_seconds
+
+    def lock_path(self, cache_key: str) -> Path:
+        """The lock file ``cache_key`` hashes to."""
+        digest = hashlib.sha256(cache_key.encode()).digest()
+        stripe = int.from_bytes(digest[:4], "big") % _FILE_STRIPES
+        return self.folder / f"batch-{stripe:04d}.lock"
+
+    @contextmanager
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
+        from filelock import FileLock, Timeout
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        wait = _wait(self.wait_seconds, within)
+        lock = FileLock(self.lock_path(cache_key), timeout=wait, thread_local=False)
+        try:
+            lock.acquire(poll_interval=0.01)
+        except Timeout:
+            logger.warning(_GAVE_UP, wait)
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
+
+
+def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:
+    """The lock that suits a requests-cache backend: Redis, a SQLite file, or none (memory).
+
+    ``timeout`` is the client's request timeout: a lock outlives one attempt by a margin.
+
+    Examples
+    --------
+    >>> single_flight_for(None, timeout=30) is None
+    True
+    """
+    from propertykit.wire._team import redis_connection_of
+
+    hold = timeout + 10.0  # how long another process's fetch may be waited for: 3 * hold
+    redis = redis_connection_of(cache)
+    if redis is not None:
+        namespace = getattr(getattr(cache, "responses", None), "namespace", "propertykit")
+        lease = lock_lease()
+        return RedisFlight(redis, hold_seconds=lease, wait_seconds=3 * hold, namespace=namespace)
+    db_path = getattr(cache, "db_path", None)
+    if db_path is not None and str(db_path) != ":memory:":
+        return FileFlight(Path(db_path).parent / _LOCK_FOLDER, wait_seconds=3 * hold)
+    return None
+
+
+def _wait(wait_seconds: float, within: float | None) -> float:
+    return wait_seconds if within is None else max(0.0, min(wait_seconds, within))
+
+
+def _renew(lock: Any, every: float, stop: threading.Event) -> None:
+    """Renew a held Redis lock's lease every ``every`` seconds until ``stop`` is set."""
+    from redis.exceptions import LockError, RedisError
+
+    while not stop.wait(every):
+        try:
+            lock.reacquire()
+        except LockError:  # lost (it expired while this process was stalled): nothing to renew
+            logger.warning("a batch lock was lost before its fetch ended")
+            return
+        except RedisError:  # Redis gone: the fetch itself will fail to store, and say so
+            return
+
+
+def _release_redis_lock(lock: Any) -> None:
+    from redis.exceptions import LockError
+
+    try:
+        lock.release()
+    except LockError:  # it expired (a very slow answer) and maybe another holds it now
+        logger.warning("a batch lock expired before its fetch ended")
+
+
+def stored_response(cache: Any, cache_key: str) -> Any:
+    """The response ``cache`` holds for ``cache_key`` now, or ``None``, by public means only.
+
+    propertykit's SQLite backend reads on a connection per thread, so a read under way in one
+    thread never pins the view this one gets; its :meth:`~propertykit.wire._sqlite_storage.
+    SQLiteStorage.read_afresh` also opens a connection of its own, in case this very thread
+    has a read open.
+    """
+    afresh = getattr(cache.responses, "read_afresh", None)
+    if afresh is not None:
+        return afresh(cache_key)
+    return cache.get_response(cache_key)
