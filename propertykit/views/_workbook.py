@@ -42,7 +42,7 @@ from propertykit.views._workbook_cells import MAX_CELL_CHARACTERS, SheetWriter
 
 #: The sheets a workbook can hold, in order (Valuation and Matches only when given).
 SHEETS = ("Properties", "Sales", "EPC", "EPC profile", "Valuation", "Matches", "Notes")
-#: Money columns beyond the ones :mod:`propertykit.frames.money` rescales: served in pounds.
+#: Money columns beyond the ones :mod:`propertykit.frames._money` rescales: served in pounds.
 _POUNDS_AS_SERVED = ("pricing.pricePerSqFt",)
 _VALUATION_MONEY = ("estimate", "lower", "upper", "price_per_sqm")
 _STATUSES = ("matched", "ambiguous", "unmatched")

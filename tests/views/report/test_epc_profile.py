@@ -7,8 +7,8 @@ import re
 import pandas as pd
 
 from propertykit.frames import epc_profile
+from propertykit.views import build_report
 from propertykit.views._epc_profile import epc_profile_html
-from propertykit.views._report import build_report
 
 
 def test_the_report_shows_the_books_epc_profile(properties: pd.DataFrame) -> None:
