@@ -36,6 +36,7 @@ from propertykit.views import _static as static
 from propertykit.views import _street as street
 from propertykit.views import _valuation as valuation
 from propertykit.views._epc_profile import epc_profile_html
+from propertykit.views._files import write_atomically
 
 if TYPE_CHECKING:
     from xyzservices import TileProvider
@@ -251,27 +252,13 @@ def write_report(
     target.parent.mkdir(parents=True, exist_ok=True)
     page = build_report(df, tiles=tiles, attribution=attribution, **kwargs)
     if suffix != ".pdf":
-        _write_atomically(target, lambda out: out.write_text(page, encoding="utf-8"))
+        write_atomically(target, lambda out: out.write_text(page, encoding="utf-8"))
         return target
     with tempfile.TemporaryDirectory(prefix="propertykit-report-") as folder:
         source = Path(folder) / "report.html"
         source.write_text(page, encoding="utf-8")
-        _write_atomically(target, lambda out: static.print_pdf(source, out))
+        write_atomically(target, lambda out: static.print_pdf(source, out))
     return target
-
-
-def _write_atomically(target: Path, write: Callable[[Path], object]) -> None:
-    """Write through a temporary file beside ``target``, renamed into place when complete."""
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    os.close(handle)
-    try:
-        write(Path(temporary))
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _bake_streets(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 from collections.abc import Collection, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -38,6 +37,7 @@ from propertykit.frames import (
     is_minor,
 )
 from propertykit.text import plural
+from propertykit.views._files import write_atomically
 from propertykit.views._workbook_cells import MAX_CELL_CHARACTERS, SheetWriter
 
 #: The sheets a workbook can hold, in order (Valuation and Matches only when given).
@@ -131,15 +131,13 @@ def write_workbook(
             f"{', '.join(too_long)}; split the frame, or write Parquet (df.pk.to_parquet)"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    # Beside the target, made as any file is (the user's umask, not mkstemp's owner-only mode):
-    # a workbook is made to be shared.
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     money: dict[str, Collection[str]] = {
         "Properties": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
         "Sales": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
         "Valuation": _VALUATION_MONEY,
     }
-    try:
+
+    def write(temporary: Path) -> None:
         with xlsxwriter.Workbook(temporary, {"strings_to_formulas": False}) as book:
             writer = SheetWriter(book, currency=df.attrs.get("currency"))
             for name in ("Properties", "Sales", "EPC"):
@@ -149,11 +147,8 @@ def write_workbook(
                 if name in tables:
                     writer.write_table(name, tables[name], money=money.get(name, ()))
             _write_notes(writer, _notes(df, profile, valuation, matches, counts, source))
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return target
+
+    return write_atomically(target, write)
 
 
 def _write_profile(writer: SheetWriter, profile: EpcProfile) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,3 +121,13 @@ def test_footer_of_a_report_from_pence_says_pounds_not_as_served(
     footer = footer[footer.index("<footer>") :]
     assert "as served" not in footer
     assert "Prices are shown in pounds" in footer
+
+
+def test_a_written_report_is_made_as_any_file_is_not_owner_only(
+    properties: pd.DataFrame, tmp_path: Path
+) -> None:
+    path = write_report(properties.head(5), tmp_path / "shared.html")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # before: 0600, from tempfile.mkstemp
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.html"]  # nothing left beside
