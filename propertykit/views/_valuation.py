@@ -1,14 +1,6 @@
-"""Comparable evidence, seen: the subject on a map among its comparables, and the same
-:class:`~propertykit.frames.Appraisal` as HTML a reader can follow with a calculator.
-
-:func:`comparable_evidence` appraises one subject (:func:`propertykit.frames.appraise`, the
-evidence gathered once), in pounds whatever unit the frame was served in; every view draws that
-appraisal and computes nothing again. :func:`comparables_map` (``df.pk.comparables_map``) draws
-the subject marked, its comparables coloured by the £ per m² used, the circle that was searched,
-on the bundled outline or street tiles (:mod:`~propertykit.views._basemap`).
-:func:`evidence_html` (:mod:`~propertykit.views._valuation_page`) is the report's and the form's
-"Comparable evidence": the value, the subject, the numbered schedule, the reconciliation, the
-basis and the disclosure, every text from the data escaped.
+"""Comparable evidence, seen: one subject appraised once (:func:`comparable_evidence`, what
+every view draws) and its map among its comparables (:func:`comparables_map`); the page is
+:mod:`~propertykit.views._valuation_page`.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from propertykit.views import _context as context
 from propertykit.views import _figures as shared
 from propertykit.views._context import Extent
 from propertykit.views._figures import TEMPLATE
-from propertykit.views._valuation_page import distance_text
+from propertykit.views._valuation_page import distance_text, subject_name
 from propertykit.views._valuation_page import evidence_html as evidence_html
 from propertykit.views._valuation_page import value_range_text as value_range_text
 
@@ -131,7 +123,7 @@ def comparables_map(
     table, described = found.schedule(0), found.subject(0)
     radius, as_of = float(table.attrs["radius_m"]), pd.Timestamp(table.attrs["as_of"])
     home_lng, home_lat = float(described["lng"]), float(described["lat"])
-    name = str(described.get("address") or described.get("propertyId") or "the subject")
+    name = subject_name(described)
     chosen = ground.resolve_basemap(basemap, fetch)
     chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
     circle_lng, circle_lat = _circle(home_lng, home_lat, radius)
@@ -190,8 +182,7 @@ def comparables_map(
 
 
 def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:
-    """One marker per property (a home sold twice is one place): coloured by its best-weighted
-    sale (the table is best first), every sale of it in the hover text, escaped."""
+    """One marker per property, coloured by its best-weighted sale, every sale in its hover."""
     lines = [
         f"Sold {d:%b %Y} for £{p:,.0f}: £{q:,.0f} per m² used"
         for d, p, q in zip(table["date"], table["price"], table["used_price_per_sqm"], strict=True)
@@ -203,9 +194,7 @@ def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.Da
          "away": table["distance_m"]}
     )  # fmt: skip
     grouped = rows.groupby("propertyId", sort=False)
-    homes = grouped.agg(lng=("lng", "first"), lat=("lat", "first"), colour=("colour", "first"),
-                        address=("address", "first"), away=("away", "first"))  # fmt: skip
-    sold = grouped["line"].agg("<br>".join)
+    homes, sold = grouped.first(), grouped["line"].agg("<br>".join)
     homes["hover"] = [
         f"{html.escape(address)} ({away:,.0f} m away)<br>{sales}"
         for address, away, sales in zip(homes["address"], homes["away"], sold, strict=True)
@@ -215,9 +204,10 @@ def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.Da
 
 def _locations(df: pd.DataFrame, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
-    lng = table["propertyId"].map(pd.to_numeric(homes["spatial.lng"], errors="coerce"))
-    lat = table["propertyId"].map(pd.to_numeric(homes["spatial.lat"], errors="coerce"))
-    return lng.to_numpy(dtype=float), lat.to_numpy(dtype=float)
+    return tuple(
+        table["propertyId"].map(pd.to_numeric(homes[f"spatial.{axis}"], errors="coerce"))
+        .to_numpy(dtype=float) for axis in ("lng", "lat")
+    )  # fmt: skip
 
 
 def _circle(lng: float, lat: float, radius_m: float, points: int = 96) -> tuple[np.ndarray, ...]:

@@ -1,13 +1,5 @@
-"""The valuation form: pick a property, see its value, the schedule of comparables and their map.
-
-A property is picked from a frame the form was given (``ValuationForm(client, frame=df)``: its
-sales are then the evidence, and nothing is fetched), or named by an id in the box: a location
-id, a ``<provider>::<id>`` source id, or a ``propertyId`` of the frame. A property the frame does
-not hold is fetched with its neighbourhood (``client.neighbourhood``: homes of its type and a
-similar floor area within the radius), whose sales are its evidence, searched within that
-radius. Every input is checked before anything is sent. What is shown comes from one
-:class:`~propertykit.frames.Appraisal` (:func:`propertykit.views.comparable_evidence`); errors
-appear as plain words, and clear what an earlier valuation showed.
+"""The valuation form: pick a property (of the frame given, or by id: fetched with its
+neighbourhood), see its value, the schedule of comparables and their map, from one appraisal.
 """
 
 from __future__ import annotations
@@ -74,13 +66,9 @@ class ValuationForm(Form):
     ----------
     subject, picker, as_of, radius, months, value_button, message, status, range, table, tabs
         The widgets, for driving the form from code.
-    value
-        The frame the last valuation's evidence came from (``None`` before one, or after a
-        failure).
-    appraisal
-        The last valuation (:class:`~propertykit.frames.Appraisal`, in pounds), or ``None``.
-    figure
-        The last valuation's map.
+    value, appraisal, figure
+        The last valuation's frame, :class:`~propertykit.frames.Appraisal` (in pounds) and map;
+        ``None`` before one, or after a failure.
 
     Examples
     --------
@@ -105,18 +93,19 @@ class ValuationForm(Form):
     def _build(self, radius_m: float) -> None:
         self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=fill())
         choices: list[tuple[str, str | None]] = [("(none)", None)]
-        listed_note = ""
+        homes = pd.DataFrame({"propertyId": []})
         if self.frame is not None and "propertyId" in self.frame.columns:
             homes = self.frame.drop_duplicates("propertyId")
             names = homes.get("address.displayAddress", homes["propertyId"])
-            for pid, name in zip(homes["propertyId"], names, strict=True):
-                if isinstance(pid, str) and len(choices) <= MOST_LISTED:
-                    choices.append((f"{name if isinstance(name, str) else pid} ({pid})", pid))
-            if len(homes) > MOST_LISTED:
-                listed_note = (
-                    f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; "
-                    "type the id of any other."
-                )
+            choices += [(f"{name if isinstance(name, str) else pid} ({pid})", pid)
+                        for pid, name in zip(homes["propertyId"], names, strict=True)
+                        if isinstance(pid, str)][:MOST_LISTED]  # fmt: skip
+        listed_note = (
+            f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; type the id "
+            "of any other."
+            if len(homes) > MOST_LISTED
+            else ""
+        )
         self.picker = widgets.Dropdown(options=choices, value=None, layout=fill())
         self.picker.layout.display = None if len(choices) > 1 else "none"
         self.picker_note = hint(listed_note)
@@ -133,24 +122,13 @@ class ValuationForm(Form):
             children=[self.table, self.map_output], titles=("Comparables", "Map")
         )
         self.results = widgets.VBox([self.range, self.tabs], layout=widgets.Layout(display="none"))
-        inputs = row(
-            [
-                column(
-                    [
-                        label("Property"),
-                        self.subject,
-                        self.picker,
-                        hint(SUBJECT_HINT),
-                        self.picker_note,
-                    ],
-                    basis="320px",
-                    grow=2,
-                ),
-                column([label("Valuation date"), self.as_of, hint(AS_OF_HINT)], basis="180px"),
-                column([label("Radius (m)"), self.radius, hint(RADIUS_HINT)], basis="150px"),
-                column([label("Months"), self.months, hint(MONTHS_HINT)], basis="120px"),
-            ]
-        )
+        inputs = row([
+            column([label("Property"), self.subject, self.picker, hint(SUBJECT_HINT),
+                    self.picker_note], basis="320px", grow=2),
+            column([label("Valuation date"), self.as_of, hint(AS_OF_HINT)], basis="180px"),
+            column([label("Radius (m)"), self.radius, hint(RADIUS_HINT)], basis="150px"),
+            column([label("Months"), self.months, hint(MONTHS_HINT)], basis="120px"),
+        ])  # fmt: skip
         self.widget = widgets.VBox([inputs, self.value_button, self.message, self.status,
                                     self.results])  # fmt: skip
         self.value_button.on_click(lambda _button: self.value_subject())
@@ -209,26 +187,6 @@ class ValuationForm(Form):
         finally:
             self.value_button.disabled = False
         self.value, self.appraisal, self.figure = df, appraisal, figure
-        self._show(appraisal, figure)
-        self._say(*self._outcome(appraisal, self._cost(sent, hits)))
-        return appraisal
-
-    def _cost(self, sent: int, hits: int) -> str:
-        usage = self.client.usage
-        return words.describe_cost(usage.requests_sent - sent, usage.cache_hits - hits)
-
-    @staticmethod
-    def _outcome(appraisal: Appraisal, cost: str) -> tuple[str, str]:
-        """What to say of a valuation that ran (thin is the normal case: how many were found of
-        how many needed, and what to change, as the range says)."""
-        row = appraisal.values.iloc[0]
-        if bool(row["thin"]):
-            return f"Too few comparable sales for an estimate ({cost}): see below.", "warn"
-        return f"Valued from {plural(int(row['comparables']), 'comparable sale')} ({cost}).", "ok"
-
-    # -- showing ----------------------------------------------------------------------------
-
-    def _show(self, appraisal: Appraisal, figure: go.Figure) -> None:
         self.range.value = paragraph(value_range_text(appraisal), kind="info")
         self.table.value = evidence_html(appraisal, with_range=False)
         try:
@@ -236,10 +194,19 @@ class ValuationForm(Form):
         except Exception as exc:  # a map that cannot be drawn never hides the table
             self.map_output.outputs = (text_output(describe_error(exc)),)
         self.results.layout.display = None
+        count, cost = int(appraisal.values["comparables"].iloc[0]), self._cost(sent, hits)
+        if bool(appraisal.values["thin"].iloc[0]):  # the range says how many of how many, and why
+            self._say(f"Too few comparable sales for an estimate ({cost}): see below.", "warn")
+        else:
+            self._say(f"Valued from {plural(count, 'comparable sale')} ({cost}).", "ok")
+        return appraisal
+
+    def _cost(self, sent: int, hits: int) -> str:
+        usage = self.client.usage
+        return words.describe_cost(usage.requests_sent - sent, usage.cache_hits - hits)
 
     def _failed(self, text: str) -> Appraisal | None:
-        """Say what failed, and clear what an earlier valuation showed (it is not this one);
-        ``None``, what :meth:`value_subject` then returns."""
+        """Say what failed and clear what an earlier valuation showed; ``None``."""
         self.value = self.appraisal = self.figure = None
         self.range.value = self.table.value = ""
         self.map_output.outputs = ()
