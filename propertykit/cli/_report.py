@@ -102,13 +102,12 @@ def fetch_frame(client: Client, ids_text: str) -> pd.DataFrame:
         if parsed.source_ids:
             frames.append(client.sources(parsed.source_ids))
     missing = tuple(i for f in frames for i in f.attrs.get("missing_ids", ()))
-    if len(frames) == 1:
-        combined = frames[0]
-    else:
-        combined = pd.concat(frames, ignore_index=True)
-        combined.attrs = dict(frames[0].attrs)
-        combined = combined.drop_duplicates("propertyId", ignore_index=True)
-    combined.attrs["missing_ids"] = missing
+    combined = frames[0]
+    if len(frames) > 1:  # a home named by both kinds of id is one home
+        combined = pd.concat(frames, ignore_index=True).drop_duplicates(
+            "propertyId", ignore_index=True
+        )
+    combined.attrs = {**frames[0].attrs, "missing_ids": missing}
     return combined
 
 

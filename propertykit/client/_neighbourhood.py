@@ -98,31 +98,25 @@ class NeighbourhoodMixin:
         Parameters
         ----------
         subject
-            One location id or ``<provider>::<id>`` source id (what the service looks a home
-            up by), checked before anything is sent.
+            One location id or ``<provider>::<id>`` source id.
         radius_m
-            How far about the subject to fetch, in metres (above 0, at most 8,000, as
-            :class:`~propertykit.frames.ValuationSearch` takes it).
+            How far about the subject to fetch, in metres (above 0, at most 8,000).
         max_results
             Most neighbours to fetch (all of them when ``None``).
 
         Returns
         -------
         pandas.DataFrame
-            The subject's record first, then its neighbours: homes of its property type with a
-            floor area within 1.5 times its own, within ``radius_m`` (their sales are its
-            evidence). ``df.attrs["neighbourhood"]`` says what was done: ``subject`` (as
-            given), ``propertyId`` (the subject's, ``None`` without a record), ``radius_m``,
-            ``fetched`` (neighbours fetched) and ``stopped`` (``None``, or why nothing more
-            was fetched after the subject's record: ``"no record"``, ``"no location"``, ``"no
-            property type"``, ``"no floor area"``, or a record no valuation takes, such as a
-            floor area over 2,000 m²).
+            The subject's record, then the homes of its type with a floor area within 1.5 times
+            its own within ``radius_m``. ``attrs["neighbourhood"]``: ``subject``,
+            ``propertyId``, ``radius_m``, ``fetched`` and ``stopped`` (``None``, or why nothing
+            more was fetched after the subject's record: ``"no record"``, ``"no floor area"``,
+            ...).
 
         Raises
         ------
         InvalidInput
-            ``subject`` is not exactly one well-formed id, or the radius is out of range:
-            nothing is sent.
+            Not exactly one well-formed id, or a radius out of range: nothing is sent.
 
         Examples
         --------

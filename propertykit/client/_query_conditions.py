@@ -1,20 +1,8 @@
-"""The condition-group filters of the service's own SDK, checked before anything is sent.
-
-``client.query(area, query=[...])`` takes the grammar of Vepler's TypeScript SDK
-(``@vepler/http-sdk``'s ``queryProperty``, built by ``@vepler/property-query-builder``)::
-
-    [{"operator": "AND",                       # or "OR": how the groups below combine
-      "groups": [{"conditions": [              # a group holds when all its conditions do
-          {"field": "roomDetails.beds", "comparator": "gte", "value": 3},
-          {"field": "propertyType", "comparator": "in", "value": ["detached", "semi-detached"]},
-      ]}]}]                                    # every item of the list must hold
-
-A ``field`` is a record field by its dotted name, as in the frame's columns, money in the
-service's unit; the comparators are the SDK type's and ``regex`` (its published schema). The list
-is sent as the body's ``query``, as given, on every profile. :func:`check_conditions` refuses,
-naming where (``query[0].groups[1].conditions[0].field``) and what: a shape other than the SDK's,
-an unknown key, operator, comparator or field, a comparator the field's kind cannot take, or a
-value of the wrong kind.
+"""The condition-group filters of the service's own SDK (``client.query(area, query=[...])``,
+docs/client.md), checked before anything is sent: :func:`check_conditions` refuses, naming where
+(``query[0].groups[1].conditions[0].field``) and what, a shape other than the SDK's, an unknown
+key, operator, comparator or field, a comparator the field's kind cannot take, or a value of the
+wrong kind. A ``field`` is a record field by dotted name, as in the frame's columns.
 """
 
 from __future__ import annotations

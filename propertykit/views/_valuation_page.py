@@ -104,22 +104,16 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     (4, True, True)
     """
     value = html.escape(value_range_text(appraisal, position))
+    head = f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
+    disclosure = f'<p class="disclosure">This is {html.escape(appraisal.basis["disclosure"])}.</p>'
     sections = {
         "The property": _described(appraisal.subject(position)),
         "Comparable sales": _schedule(appraisal, position),
         "Reconciliation": _reconciliation(appraisal, position),
         "Basis": _basis(appraisal, position),
     }
-    return "".join(
-        [
-            STYLE,
-            '<div class="pk-val">',
-            f'<p class="value-range"><strong>{value}</strong></p>' if with_range else "",
-            f'<p class="disclosure">This is {html.escape(appraisal.basis["disclosure"])}.</p>',
-            *(f"<h3>{heading}</h3>{body}" for heading, body in sections.items()),
-            "</div>",
-        ]
-    )
+    body = "".join(f"<h3>{heading}</h3>{text}" for heading, text in sections.items())
+    return f'{STYLE}<div class="pk-val">{head}{disclosure}{body}</div>'
 
 
 def subject_name(described: dict[str, Any]) -> str:

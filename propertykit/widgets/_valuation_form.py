@@ -17,18 +17,7 @@ from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural
 from propertykit.views import comparable_evidence, comparables_map, evidence_html, value_range_text
 from propertykit.widgets import _messages as words
-from propertykit.widgets._messages import describe_error
-from propertykit.widgets._parts import (
-    Form,
-    column,
-    figure_output,
-    fill,
-    hint,
-    label,
-    paragraph,
-    row,
-    text_output,
-)
+from propertykit.widgets import _parts as ui
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -50,7 +39,7 @@ ONE_ID = "Nothing was sent: type one id, such as L00000042 or rightmove::123"
 MOST_LISTED = 2000
 
 
-class ValuationForm(Form):
+class ValuationForm(ui.Form):
     """Value one property from its comparable sales: the value, the schedule and a map.
 
     Parameters
@@ -88,10 +77,7 @@ class ValuationForm(Form):
         self.value: pd.DataFrame | None = None
         self.appraisal: Appraisal | None = None
         self.figure: go.Figure | None = None
-        self._build(radius_m)
-
-    def _build(self, radius_m: float) -> None:
-        self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=fill())
+        self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=ui.fill())
         choices: list[tuple[str, str | None]] = [("(none)", None)]
         homes = pd.DataFrame({"propertyId": []})
         if self.frame is not None and "propertyId" in self.frame.columns:
@@ -106,28 +92,28 @@ class ValuationForm(Form):
             if len(homes) > MOST_LISTED
             else ""
         )
-        self.picker = widgets.Dropdown(options=choices, value=None, layout=fill())
+        self.picker = widgets.Dropdown(options=choices, value=None, layout=ui.fill())
         self.picker.layout.display = None if len(choices) > 1 else "none"
-        self.picker_note = hint(listed_note)
-        self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=fill())
-        self.radius = widgets.FloatText(value=radius_m, layout=fill())
-        self.months = widgets.IntText(value=24, layout=fill())
+        self.picker_note = ui.hint(listed_note)
+        self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=ui.fill())
+        self.radius = widgets.FloatText(value=radius_m, layout=ui.fill())
+        self.months = widgets.IntText(value=24, layout=ui.fill())
         self.value_button = widgets.Button(
             description="Value", button_style="primary", icon="calculator"
         )
         self.message, self.status, self.range = widgets.HTML(), widgets.HTML(), widgets.HTML()
-        self.table = widgets.HTML(layout=fill())
+        self.table = widgets.HTML(layout=ui.fill())
         self.map_output = widgets.Output()
         self.tabs = widgets.Tab(
             children=[self.table, self.map_output], titles=("Comparables", "Map")
         )
         self.results = widgets.VBox([self.range, self.tabs], layout=widgets.Layout(display="none"))
-        inputs = row([
-            column([label("Property"), self.subject, self.picker, hint(SUBJECT_HINT),
+        inputs = ui.row([
+            ui.column([ui.label("Property"), self.subject, self.picker, ui.hint(SUBJECT_HINT),
                     self.picker_note], basis="320px", grow=2),
-            column([label("Valuation date"), self.as_of, hint(AS_OF_HINT)], basis="180px"),
-            column([label("Radius (m)"), self.radius, hint(RADIUS_HINT)], basis="150px"),
-            column([label("Months"), self.months, hint(MONTHS_HINT)], basis="120px"),
+            ui.column([ui.label("Valuation date"), self.as_of, ui.hint(AS_OF_HINT)], basis="180px"),
+            ui.column([ui.label("Radius (m)"), self.radius, ui.hint(RADIUS_HINT)], basis="150px"),
+            ui.column([ui.label("Months"), self.months, ui.hint(MONTHS_HINT)], basis="120px"),
         ])  # fmt: skip
         self.widget = widgets.VBox([inputs, self.value_button, self.message, self.status,
                                     self.results])  # fmt: skip
@@ -183,16 +169,16 @@ class ValuationForm(Form):
                 figure = comparables_map(df, pid, appraisal=appraisal, basemap="auto")
         except Exception as exc:
             logger.debug("valuation failed", exc_info=True)
-            return self._failed(describe_error(exc))
+            return self._failed(words.describe_error(exc))
         finally:
             self.value_button.disabled = False
         self.value, self.appraisal, self.figure = df, appraisal, figure
-        self.range.value = paragraph(value_range_text(appraisal), kind="info")
+        self.range.value = ui.paragraph(value_range_text(appraisal), kind="info")
         self.table.value = evidence_html(appraisal, with_range=False)
         try:
-            self.map_output.outputs = (figure_output(figure),)
+            self.map_output.outputs = (ui.figure_output(figure),)
         except Exception as exc:  # a map that cannot be drawn never hides the table
-            self.map_output.outputs = (text_output(describe_error(exc)),)
+            self.map_output.outputs = (ui.text_output(words.describe_error(exc)),)
         self.results.layout.display = None
         count, cost = int(appraisal.values["comparables"].iloc[0]), self._cost(sent, hits)
         if bool(appraisal.values["thin"].iloc[0]):  # the range says how many of how many, and why
@@ -215,5 +201,5 @@ class ValuationForm(Form):
         return None
 
     def _say(self, text: str, kind: str = "info") -> None:
-        self.message.value = paragraph(text, kind=kind)
+        self.message.value = ui.paragraph(text, kind=kind)
         self._refresh_status()
