@@ -48,7 +48,11 @@ def distance_text(metres: float) -> str:
 
 
 def rounded(pounds: float) -> str:
-    """A headline figure: three significant figures, in pounds (``£255,000``)."""
+    """A headline figure: three significant figures, in pounds.
+
+    >>> rounded(254_651), rounded(1_234_567), rounded(95_432)
+    ('£255,000', '£1,230,000', '£95,400')
+    """
     if not pounds > 0:
         return f"£{pounds:,.0f}"
     step = 10 ** max(0, math.floor(math.log10(pounds)) - 2)
