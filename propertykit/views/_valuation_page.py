@@ -40,6 +40,12 @@ DESCRIBED = {
     "beds": "Bedrooms", "tenure": "Tenure", "newBuild": "New build", "epc": "EPC rating",
     "yearBuilt": "Year built",
 }  # fmt: skip
+#: A reconciliation's source -> how the report names it.
+SOURCES = {
+    "comparables": "This valuation (comparable sales)",
+    "own last sale, brought forward by the index": "The property's own last sale, brought forward",
+    "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
+}
 
 
 def distance_text(metres: float) -> str:
@@ -214,14 +220,6 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
             f" m² = £{row['estimate']:,.0f}, the estimate before rounding."
         )
     return _paragraphs(said)
-
-
-#: A reconciliation's source -> how the report names it.
-SOURCES = {
-    "comparables": "This valuation (comparable sales)",
-    "own last sale, brought forward by the index": "The property's own last sale, brought forward",
-    "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
-}
 
 
 def _reconciliation(appraisal: Appraisal, position: int) -> str:

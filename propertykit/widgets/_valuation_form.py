@@ -110,7 +110,7 @@ class ValuationForm(ui.Form):
         self.results = widgets.VBox([self.range, self.tabs], layout=widgets.Layout(display="none"))
         inputs = ui.row([
             ui.column([ui.label("Property"), self.subject, self.picker, ui.hint(SUBJECT_HINT),
-                    self.picker_note], basis="320px", grow=2),
+                       self.picker_note], basis="320px", grow=2),
             ui.column([ui.label("Valuation date"), self.as_of, ui.hint(AS_OF_HINT)], basis="180px"),
             ui.column([ui.label("Radius (m)"), self.radius, ui.hint(RADIUS_HINT)], basis="150px"),
             ui.column([ui.label("Months"), self.months, ui.hint(MONTHS_HINT)], basis="120px"),
