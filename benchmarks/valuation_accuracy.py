@@ -27,10 +27,32 @@ evidence, nor is anything after it): ``--whole`` values the same sales on the wh
 earlier method that fitted its index on every sale would see the future that way; compare it
 held out only.
 
-Run: ``.venv/bin/python benchmarks/valuation_accuracy.py`` (8 worlds of 5,000 homes and one of
-20,000; about NN minutes on a shared 2-core machine); ``--properties 5000 --worlds 10`` for one
-size; ``--whole`` on the whole frame; ``--save DIR`` to keep each home's figures, and
-``--compare DIR_A DIR_B`` to set two such runs side by side.
+Measured (95 % intervals in brackets; "today": the subject's own earlier sale counted at any
+age; 6416e79: before that; 298c093: the method before point in time), held out:
+
+20,000 homes      today                6416e79              298c093
+valued / 3,252    2,145                2,004                1,887
+median error      9.7 % [9.2, 10.2]    10.9 % [10.3, 11.4]  11.2 % [10.7, 11.9]
+within 10 %       50.9 % [48.8, 53.0]  46.5 % [44.3, 48.6]  45.2 % [42.9, 47.4]
+range holds       82.4 % [80.8, 84.0]  83.2 % [81.5, 84.8]  81.0 % [79.2, 82.7]
+
+5,000 homes x 20  today                6416e79              298c093
+valued / 16,447   2,619                1,860                1,526
+median error      9.3 % [8.9, 9.7]     10.2 % [9.7, 11.0]   10.7 % [9.8, 11.4]
+within 10 %       53.3 % [51.4, 55.2]  48.7 % [46.4, 50.9]  47.1 % [44.6, 49.6]
+range holds       82.9 % [81.4, 84.3]  82.0 % [80.2, 83.7]  79.8 % [77.7, 81.8]
+
+Paired on the homes both valued, today - 298c093: median error -1.5 points [-1.9, -1.1] at
+20,000 (1,887 homes), -1.3 [-1.9, -0.7] at 5,000 (1,526); within 10 % +5.9 [+4.3, +7.5] and
++6.2 [+3.5, +8.7]. On the whole frame (``--whole``), today / 6416e79: 20,000 homes 9.2 / 9.8 %
+median error, 54.0 / 50.9 % within 10 %, range 81.9 / 82.8 %; 5,000 x 20: 9.0 / 9.9 %,
+54.2 / 50.5 %, 81.8 / 82.0 % (docs/valuation.md has the intervals).
+
+Run: ``.venv/bin/python benchmarks/valuation_accuracy.py`` (20 worlds of 5,000 homes and one of
+20,000, held out: about two minutes on a shared 2-core machine, most of it the per-quarter fits
+and blind valuations; ``--whole`` takes about twice as long); ``--properties 5000 --worlds 10``
+for one size; ``--records DIR`` to keep the worlds drawn; ``--save DIR`` to keep each home's
+figures, and ``--compare DIR_A DIR_B`` to set two such runs side by side.
 """
 
 from __future__ import annotations
