@@ -51,7 +51,7 @@ from propertykit.frames._stored_form import format_name as format_name
 from propertykit.frames._stored_form import frame_and_shares as frame_and_shares
 from propertykit.frames._stored_form import frame_from_read as frame_from_read
 from propertykit.frames._stored_form import read_for_keeping as read_for_keeping
-from propertykit.frames._stored_form import read_records_for_keeping as read_records_for_keeping
+from propertykit.frames._stored_form import records_frame_and_shares as records_frame_and_shares
 from propertykit.frames._tables import (
     COLUMNS,
     EPC_COLUMNS,

@@ -27,8 +27,7 @@ from propertykit.wire._bulk_cache import (
     CachedForms,
     cached_bodies,
     cached_forms,
-    keep_beside,
-    keep_fetched,
+    keep_as_read,
     kept_values,
 )
 from propertykit.wire._cache_faults import raising_cache_unavailable
@@ -65,8 +64,7 @@ __all__ = [
     "describe_cache",
     "describe_cache_setting",
     "fetch_tile",
-    "keep_beside",
-    "keep_fetched",
+    "keep_as_read",
     "kept_values",
     "notes_for",
     "open_cache",
