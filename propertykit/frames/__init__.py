@@ -24,6 +24,7 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.frames._appraisal import (
     COMPARABLE_COLUMNS,
     VALUATION_COLUMNS,
@@ -104,3 +105,5 @@ __all__ = [
     "unparsed_table",
     "valuation",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -14,6 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from propertykit._public import public_dir
 from propertykit.views import _accessor  # noqa: F401  (registers df.pk)
 
 if TYPE_CHECKING:
@@ -86,3 +87,6 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(f"propertykit.views._{_LAZY[name]}"), name)
     raise AttributeError(f"module 'propertykit.views' has no attribute {name!r}")
+
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

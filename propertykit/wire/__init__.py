@@ -22,6 +22,7 @@ meaning, a record's shape or a purchase.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire._bulk_cache import (
     CachedForms,
@@ -75,3 +76,5 @@ __all__ = [
     "remove_cache_file",
     "tile_cache_info",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports
