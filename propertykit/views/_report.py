@@ -119,7 +119,8 @@ def build_report(
     attribution
         The credit the tile server asks for (OpenStreetMap's and a provider's are known).
     fetch
-        The tile fetcher (:class:`~propertykit.views._tile_source.FetchTile`); default propertykit's.
+        The tile fetcher (:class:`~propertykit.views._tile_source.FetchTile`); default
+        propertykit's.
     subject
         A property to value: a ``propertyId`` of ``df`` or a mapping (``lat``, ``lng``,
         ``floorAreaSqM``, ``propertyType``, optionally ``beds``). Adds a "Comparable evidence"

@@ -2,9 +2,9 @@
 kept in a cache of their own.
 
 :func:`fetch_tile` is the fetch function maps use by default (named in propertykit's package
-metadata and found when a map asks, see :func:`propertykit.views._tile_source.default_fetcher`; views
-never import ``wire``). This is the one place a tile is checked: the views draw the RGB image it
-hands them as it is. A tile server is a party outside, so every tile is bounded before it can
+metadata and found when a map asks, see :func:`propertykit.views._tile_source.default_fetcher`;
+views never import ``wire``). This is the one place a tile is checked: the views draw the RGB image
+it hands them as it is. A tile server is a party outside, so every tile is bounded before it can
 cost anything:
 
 - in bytes: the body is read in chunks and reading stops past :data:`MAX_TILE_BYTES`
