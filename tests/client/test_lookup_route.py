@@ -41,7 +41,6 @@ NOT_YET = {
     "wire/_session.py": 7,
     "wire/_sqlite_storage.py": 6,
     "wire/_bounded.py": 4,
-    "wire/_write_failures.py": 4,
     "wire/_metered.py": 4,
     "client/_progress.py": 3,
 }
