@@ -41,9 +41,6 @@ from propertykit.frames._valuation import (
     confidence,
     value_subjects,
 )
-from propertykit.frames._valuation import (
-    DISCLOSURE as DISCLOSURE,
-)
 
 #: Columns of :meth:`Appraisal.values`, in order.
 VALUATION_COLUMNS = (
