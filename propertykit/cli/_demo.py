@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit import sandbox
-from propertykit.cli._report import fetch_frame, say_missing
+from propertykit.cli._service import fetch_frame, say_missing
 from propertykit.client import Client
 from propertykit.text import plural, visible
 from propertykit.views import write_report

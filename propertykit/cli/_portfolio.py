@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit.cli._address_list import read_address_list
-from propertykit.cli._report import open_service
+from propertykit.cli._service import open_service
 from propertykit.client import Client
 from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
 from propertykit.frames import frame
