@@ -1,19 +1,11 @@
-"""A valuation as one computed object: :func:`appraise` checks everything, then gathers the
-evidence once and values every subject; the :class:`Appraisal` it returns holds, per subject,
-the estimate, its range and confidence and the exact schedule of comparables it rests on, and
-every view draws it without computing again.
-
-Point in time: a subject valued as of D uses only sales before D (the comparables, the index and
-size elasticity fitted before D's quarter, and the sales its range is calibrated on), and its row
-never depends on the other subjects or dates of the call. :func:`comparables` and
-:func:`valuation` are the same appraisal's schedule and values, for the accessor.
-"""
+"""A valuation as one computed object: :func:`appraise` checks everything, gathers the evidence
+once and values every subject point in time; the :class:`Appraisal` holds per subject the
+estimate, range, confidence and schedule, and every view draws it without computing again."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
@@ -25,10 +17,8 @@ from propertykit.frames._comparables import ValuationSearch
 from propertykit.frames._evidence import (
     Evidence,
     Subjects,
-    check_subjects,
     default_as_of,
     gather_evidence,
-    read_as_of,
     read_subjects,
 )
 from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start
@@ -41,9 +31,7 @@ from propertykit.frames._valuation import (
     confidence,
     value_subjects,
 )
-from propertykit.frames._valuation import (
-    DISCLOSURE as DISCLOSURE,
-)
+from propertykit.frames._valuation_checks import Day, check_subjects, read_as_of
 
 #: Columns of :meth:`Appraisal.values`, in order.
 VALUATION_COLUMNS = (
@@ -185,7 +173,7 @@ class Appraisal:
         own = np.flatnonzero((self.evidence.property_id == named) & (self.evidence.day < day))
         if named is not None and len(own):
             last = own[np.argmax(self.evidence.day[own])]
-            known = self.knowledge.at(int(quarter_start(np.array([day]))[0]))
+            known = self.knowledge.on(day)
             factor = float(
                 np.exp(
                     known.log_level(np.array([day])) - known.log_level(self.evidence.day[[last]])
@@ -209,10 +197,10 @@ class Appraisal:
         columns = ["source", "value", "detail", "lower", "upper", "date", "price", "factor"]
         return pd.DataFrame(rows, columns=columns)
 
-    @cached_property
+    @property
     def homes(self) -> pd.DataFrame:
         """The frame's homes, one row per ``propertyId`` (made once, for every schedule)."""
-        return self.frame.drop_duplicates("propertyId").set_index("propertyId")
+        return self.evidence.homes
 
     @cached_property
     def _described(self) -> tuple[pd.Index, dict[str, np.ndarray]]:
@@ -233,10 +221,11 @@ class Appraisal:
             )
 
     def _details(self, position: int) -> dict[str, Any]:
-        subjects, evidence = self.subjects, self.evidence
-        code = int(subjects.kind[position])
+        subjects, code = self.subjects, int(self.subjects.kind[position])
         given = subjects.kind_text[position] if subjects.kind_text is not None else None
-        kind = str(evidence.kinds[code]) if code >= 0 else (None if given is None else str(given))
+        kind = (
+            str(self.evidence.kinds[code]) if code >= 0 else None if given is None else str(given)
+        )
         beds = subjects.beds[position]
         return {
             "lat": _known(subjects.lat[position]),
@@ -257,7 +246,7 @@ def appraise(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
 ) -> Appraisal:
     """Value subjects on the frame's sales, point in time: every check first, then the evidence
     gathered once.
@@ -302,25 +291,23 @@ def appraise(
     if not isinstance(search, ValuationSearch):
         raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
     every = subjects is None
-    if subjects is None:  # (a table without propertyId is refused by check_subjects)
-        named = df["propertyId"] if "propertyId" in df.columns else pd.Series([], dtype=object)
-        asked: list[Subject] = list(named.dropna().drop_duplicates())
+    asked: list[Subject] = []  # (a table without propertyId is refused by check_subjects)
+    if subjects is None and "propertyId" in df.columns:
+        asked = list(df["propertyId"].dropna().drop_duplicates())
     elif isinstance(subjects, (str, Mapping)):
         asked = [subjects]
-    else:
+    elif subjects is not None:
         asked = list(subjects)
     checked = check_subjects(df, asked)
     days = read_as_of(as_of, len(checked), today=today)
     evidence = gather_evidence(df)
     latest, why = default_as_of(evidence, today=today) if days is None else (0, None)
-    read = read_subjects(
-        df, checked, evidence, np.full(len(checked), latest) if days is None else days
-    )
+    read = read_subjects(evidence, checked, np.full(len(checked), latest) if days is None else days)
     left_out = dict(evidence.left_out)
     if every and int((~read.usable).sum()):
         left_out["properties without coordinates or floor area"] = int((~read.usable).sum())
         keep = np.flatnonzero(read.usable)
-        read = read_subjects(df, [checked[i] for i in keep], evidence, read.as_of[keep])
+        read = read_subjects(evidence, [checked[i] for i in keep], read.as_of[keep])
     knowledge = Knowledge(evidence, search.index)
     valued = value_subjects(evidence, read, search, knowledge)
     starts = quarter_start(read.as_of)
@@ -368,7 +355,7 @@ def comparables(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
     **fields: Any,
 ) -> pd.DataFrame:
     """A subject's comparable sales: exactly those its estimate rests on, best first
@@ -387,10 +374,8 @@ def comparables(
         raise InvalidInput(
             f"subject must be a propertyId or a mapping, got {type(subject).__name__}"
         )
-    found = appraise(
-        df, [subject], as_of=as_of, search=ValuationSearch.given(search, fields), today=today
-    )
-    return found.schedule(0)
+    chosen = ValuationSearch.given(search, fields)
+    return appraise(df, [subject], as_of=as_of, search=chosen, today=today).schedule(0)
 
 
 def valuation(
@@ -399,7 +384,7 @@ def valuation(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
     **fields: Any,
 ) -> pd.DataFrame:
     """An estimate, an 80 % range and a confidence per subject (``appraise(...).values``; the

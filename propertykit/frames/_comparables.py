@@ -1,26 +1,5 @@
-"""What a valuation searches for, and the comparable sales found for every subject at once.
-
-:class:`ValuationSearch` is the search as one frozen value (radius, months, limit,
-min_comparables, index) that refuses an impossible combination when it is made. A subject's
-comparables are the frame's sales that
-
-- were sold strictly before its valuation date and at most ``months`` months before it;
-- are of the same ``propertyType`` (as recorded for that sale);
-- have a floor area from two-thirds to one and a half times the subject's (a ratio between
-  1/1.5 and 1.5; their price per m² is brought to the subject's size);
-- have at most one bedroom more or fewer, when both are known;
-- lie within a radius that widens, 250 m, 500 m, 1 km, 2 km, 4 km, 8 km, until at least
-  ``min_comparables`` are found (or exactly ``radius_m`` when it is given).
-
-Each gets a ``weight``: nearer (``exp(-(d / radius)²)``), more recent (halved every two years),
-closer in size (``exp(-(log area ratio / 0.35)²)``), 0.7 for another number of bedrooms, and
-three times for the subject's own earlier sale. A home sold more than once in the window counts
-once, by its sale of the highest weight; the ``limit`` of the highest weight are kept.
-
-Neighbours are found for all subjects at once with a :class:`shapely.STRtree` over the sales'
-points, projected to metres (Lambert azimuthal equal-area about a fixed point in Great Britain,
-so no sale moves another's distance); the distance kept is the great-circle one.
-"""
+"""What a valuation searches for (:class:`ValuationSearch`), and the comparable sales found for
+every subject at once (the criteria and weights: ``docs/valuation.md``)."""
 
 from __future__ import annotations
 
@@ -172,24 +151,8 @@ class Matches:
 
 
 def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSearch) -> Matches:
-    """Every subject's comparables at once, the best ``limit`` each, grouped by subject.
-
-    Each subject's comparables depend only on its own description and date and on the sales
-    before that date: never on the other subjects asked with it.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000))
-    >>> evidence = gather_evidence(df)
-    >>> days = np.array([20089, 20089])  # 1 January 2025
-    >>> subjects = read_subjects(df, ["PK00000010", "PK00000011"], evidence, days)
-    >>> found = find_comparables(evidence, subjects, ValuationSearch())
-    >>> sorted(set(found.subject.tolist())), found.radius.tolist()  # the second is thin
-    ([0], [8000.0, 8000.0])
-    """
+    """Every subject's comparables at once, the best ``limit`` each, grouped by subject; each
+    depends only on its own description and date, never on the other subjects."""
     import shapely
 
     months, least, limit = search.months, search.min_comparables, search.limit
@@ -229,24 +192,16 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
         kept = np.isin(who, pending[done])
         found.append((who[kept], sale[kept], distance[kept]))
         pending = pending[~done]
-    who = np.concatenate([item[0] for item in found])
-    sale = np.concatenate([item[1] for item in found])
-    distance = np.concatenate([item[2] for item in found])
+    who, sale, distance = (np.concatenate(parts) for parts in zip(*found, strict=True))
     weight = _weights(evidence, subjects, who, sale, distance, radius[who])
     # a home counts once, by its best sale; ties broken by the sale's date, then its price
-    order = np.lexsort(
-        (evidence.price[sale], evidence.day[sale], -weight, evidence.home[sale], who)
-    )
-    who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
-    home = evidence.home[sale]
-    once = np.ones(len(who), dtype=bool)
-    once[1:] = (who[1:] != who[:-1]) | (home[1:] != home[:-1])
-    who, sale, distance, weight = who[once], sale[once], distance[once], weight[once]
-    order = np.lexsort((evidence.price[sale], evidence.day[sale], -weight, who))
-    who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
-    first = np.searchsorted(who, who)  # each subject's first row
-    best = (np.arange(len(who)) - first) < limit
-    return Matches(who[best], sale[best], distance[best], weight[best], radius)
+    ties = (evidence.price[sale], evidence.day[sale], -weight)
+    at = np.lexsort((*ties, evidence.home[sale], who))
+    home = evidence.home[sale[at]]
+    at = at[(np.diff(who[at], prepend=-1) != 0) | (np.diff(home, prepend=-1) != 0)]
+    at = at[np.lexsort((*(tie[at] for tie in ties), who[at]))]
+    at = at[(np.arange(len(at)) - np.searchsorted(who[at], who[at])) < limit]  # the best each
+    return Matches(who[at], sale[at], distance[at], weight[at], radius)
 
 
 def _weights(

@@ -1,22 +1,5 @@
-"""The estimate from a subject's comparables, and the 80 % range calibrated on the frame's sales.
-
-For every subject at once: each comparable's price per m² is brought to the valuation date by the
-index (``time_adjustment``) and to the subject's floor area by the size elasticity
-(``size_adjustment``), both as known before the date's quarter
-(:mod:`~propertykit.frames._point_in_time`); one that lies more than :data:`CLIP` (in logs) from
-the weighted median is pulled back to that distance (``clipped``), so an outlier sale pulls no
-further. The estimate is the subject's floor area times the weighted geometric mean of these
-``used`` prices per m²: a reader can recompute it from the schedule with a calculator. With
-fewer than ``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
-
-The range is split conformal prediction: each sale of the frame in the quarters before the date's
-quarter is valued blind, as of its own day, on the sales before it (its own quarter's index and
-elasticity), once for the call (:class:`Calibration`); its error, in units of its comparables'
-spread, is ranked, and the ⌈(n + 1) · 0.8⌉-th smallest of the ``n`` errors of the latest whole
-quarters holding at least :data:`CALIBRATION_SALES` (at most five years) scales every spread.
-With fewer than :data:`LEAST_CALIBRATION` the range is *not calibrated*: the normal quantile, and
-said.
-"""
+"""The estimate from every subject's comparables, and its 80 % range, calibrated by the conformal
+rank on the frame's own earlier sales valued blind (the method: ``docs/valuation.md``)."""
 
 from __future__ import annotations
 
@@ -78,20 +61,9 @@ def value_subjects(
     *,
     notes_wanted: bool = True,
 ) -> Valued:
-    """Every subject's estimate, from its comparables, as known before its date.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000, realism="real"))
-    >>> evidence = gather_evidence(df)
-    >>> subjects = read_subjects(df, ["PK00000042"], evidence, np.array([20089]))
-    >>> valued = value_subjects(evidence, subjects, ValuationSearch(), Knowledge(evidence, None))
-    >>> bool(np.isclose(valued.estimate[0], subjects.area[0] * np.exp(valued.share @ valued.used)))
-    True
-    """
+    """Every subject's estimate, from its comparables, as known before its date: each comparable's
+    £/m² brought to the date and the subject's size, clipped to :data:`CLIP` of the weighted
+    median; the estimate is the area times their weighted geometric mean."""
     matches = find_comparables(evidence, subjects, search)
     size = len(subjects.as_of)
     who, sale, weight = matches.subject, matches.sale, matches.weight
@@ -227,30 +199,8 @@ def _quarters_before(start: int) -> list[int]:
     return quarters
 
 
-def round_headline(value: float) -> float:
-    """A headline figure as a valuer writes it: three significant figures, never finer than
-    1,000 (give it in pounds). ``nan`` stays ``nan``.
-
-    Examples
-    --------
-    >>> round_headline(291_235.0), round_headline(85_449.0), round_headline(1_234_567.0)
-    (291000.0, 85000.0, 1230000.0)
-    """
-    if not np.isfinite(value) or value == 0:
-        return float(value)
-    step = max(1_000.0, 10.0 ** (math.floor(math.log10(abs(value))) - 2))
-    return float(round(value / step) * step)
-
-
 def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one):
-    :data:`CONFIDENCE_RULE`.
-
-    Examples
-    --------
-    >>> confidence(np.array([100.0, 100, 100, np.nan]), np.array([120.0, 160, 300, np.nan]))
-    array(['high', 'medium', 'low', None], dtype=object)
-    """
+    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one)."""
     ratio = upper / lower
     high, medium = CONFIDENCE_LIMITS
     said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
@@ -261,14 +211,7 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 def basis_of(
     default_why: str | None, search: ValuationSearch, *, calibrated: bool
 ) -> dict[str, Any]:
-    """The date and why (``default_why`` when no date was given), the method in one paragraph,
-    the disclosure.
-
-    Examples
-    --------
-    >>> basis_of(None, ValuationSearch(), calibrated=False)["as_of_why"]
-    'the date asked for'
-    """
+    """The date and why (``default_why`` when no date was given), the method, the disclosure."""
     why = default_why if default_why is not None else "the date asked for"
     index = (
         "the price index given"
@@ -302,14 +245,7 @@ def basis_of(
 
 
 def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
-    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
-    row's is.
-
-    Examples
-    --------
-    >>> band_summary({}, np.zeros(0))["how"]
-    'nothing was valued'
-    """
+    """``attrs["band"]``: the latest date's quarter's; ``calibrated`` only when every row's is."""
     if not bands:
         return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
                 "how": "nothing was valued"}  # fmt: skip

@@ -1,18 +1,14 @@
-"""The refusals a valuation makes before any work: its date and a subject described by hand.
-
-Both are pure (no frame, no request), so the CLI and the form call them before anything is
-fetched or charged: :func:`check_as_of` refuses a date that cannot be read or lies after today;
-:func:`check_subject` refuses a subject no home can be (latitude 95, latitude and longitude
-swapped, 1,100 m² typed for 1,100 sq ft, a type the frame does not hold).
-"""
+"""The refusals a valuation makes before any work: its dates and its subjects (pure, no request,
+so the CLI and the form run them before anything is fetched or charged)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
+import numpy as np
 import pandas as pd
 
 from propertykit.errors import InvalidInput
@@ -23,13 +19,10 @@ SUBJECT_FIELDS = ("lat", "lng", "floorAreaSqM", "propertyType")
 FLOOR_AREA_SQM = (10.0, 2_000.0)
 _SQFT_PER_SQM = 10.7639
 _GREAT_BRITAIN = ((49.8, 60.9), (-8.7, 1.8))  # latitude, longitude
+Day: TypeAlias = str | date | datetime | pd.Timestamp
 
 
-def check_as_of(
-    as_of: str | date | datetime | pd.Timestamp | None,
-    *,
-    today: str | date | datetime | pd.Timestamp | None = None,
-) -> pd.Timestamp | None:
+def check_as_of(as_of: Day | None, *, today: Day | None = None) -> pd.Timestamp | None:
     """A valuation date read and checked: ``None`` stays ``None`` (the default date).
 
     Parameters
@@ -83,6 +76,28 @@ def _day(value: Any, name: str) -> pd.Timestamp:
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     return stamp.normalize()
+
+
+def read_as_of(as_of: Any, count: int, *, today: Day | None = None) -> np.ndarray | None:
+    """One valuation day per subject (days since 1970): one date for all, or one each; ``None``
+    for the default date."""
+    if as_of is None:
+        return None
+    many = not isinstance(as_of, (str, date, datetime, pd.Timestamp, np.datetime64))
+    try:
+        values = list(as_of) if many else [as_of]
+    except TypeError:
+        raise InvalidInput(f"as_of must be a date or dates, got {as_of!r}") from None
+    if many and len(values) != count:
+        raise InvalidInput(
+            f"as_of holds {len(values)} dates for {count} subjects: "
+            "give one date, or one per subject"
+        )
+    now = check_as_of(today) if today is not None else None
+    read = {value: check_as_of(value, today=now) for value in dict.fromkeys(values)}
+    days = pd.DatetimeIndex([read[value] for value in values]).to_numpy()
+    picked = days.astype("datetime64[D]").astype(np.int64)
+    return picked if many else np.full(count, picked[0], dtype=np.int64)
 
 
 def check_subject(
@@ -147,15 +162,14 @@ Great Britain): give lat first
             f"lat {lat} and lng {lng} look swapped (swapped, they fall in Great Britain): "
             "give lat first"
         )
-    area = _number(subject, "floorAreaSqM")
-    low, high = FLOOR_AREA_SQM
+    area, (low, high) = _number(subject, "floorAreaSqM"), FLOOR_AREA_SQM
+    feet = area / _SQFT_PER_SQM
     if not low <= area <= high:
-        hint = (
-            f" (square feet typed by mistake? {area:,.0f} sq ft is {area / _SQFT_PER_SQM:,.1f} m²)"
-            if area > high and low <= area / _SQFT_PER_SQM <= high
-            else ""
+        hint = f" (square feet typed by mistake? {area:,.0f} sq ft is {feet:,.1f} m²)"
+        fits = area > high and low <= feet <= high
+        raise InvalidInput(
+            f"floorAreaSqM {area:,.1f} is outside {low:,.0f}-{high:,.0f} m²{hint if fits else ''}"
         )
-        raise InvalidInput(f"floorAreaSqM {area:,.1f} is outside {low:,.0f}-{high:,.0f} m²{hint}")
     kind = str(subject["propertyType"])
     if types is not None and kind not in set(types):
         raise InvalidInput(
@@ -164,27 +178,21 @@ Great Britain): give lat first
         )
     biggest = (largest or {}).get(kind)
     if biggest is not None and area > 2 * biggest:
-        feet = area / _SQFT_PER_SQM
         hint = f"; square feet typed by mistake? {area:,.0f} sq ft is {feet:,.1f} m²"
         raise InvalidInput(
             f"floorAreaSqM {area:,.1f} is over twice the largest {kind} this frame holds "
             f"({biggest:,.1f} m²){hint if feet <= biggest else ''}"
         )
-    beds = subject.get("beds")
-    if not _missing(beds):
-        number = _number(subject, "beds")
-        if not (number == int(number) and 0 <= number <= 50):
-            raise InvalidInput(f"beds must be a whole number from 0 to 50, got {beds!r}")
-        beds = int(number)
-    else:
-        beds = None
-    named = subject.get("propertyId")
+    beds, named = subject.get("beds"), subject.get("propertyId")
+    whole = None if _missing(beds) else _number(subject, "beds")
+    if whole is not None and not (whole == int(whole) and 0 <= whole <= 50):
+        raise InvalidInput(f"beds must be a whole number from 0 to 50, got {beds!r}")
     return {
         "lat": lat,
         "lng": lng,
         "floorAreaSqM": area,
         "propertyType": kind,
-        "beds": beds,
+        "beds": None if whole is None else int(whole),
         "propertyId": None if _missing(named) else str(named),
     }
 
@@ -207,3 +215,43 @@ def _number(subject: Mapping[str, Any], name: str) -> float:
 def _in_britain(lat: float, lng: float) -> bool:
     (south, north), (west, east) = _GREAT_BRITAIN
     return south <= lat <= north and west <= lng <= east
+
+
+def check_subjects(
+    df: pd.DataFrame, subjects: Sequence[str | Mapping[str, Any]]
+) -> list[str | dict[str, Any]]:
+    """Every subject checked before any work: an id of ``df``, or a mapping :func:`check_subject`
+    passes against the types (and their largest floor areas) ``df`` holds."""
+    if "saleHistory" not in df.columns or "propertyId" not in df.columns:
+        raise InvalidInput(
+            "a valuation needs the property frame (pk.frame of the records), with "
+            "propertyId and saleHistory"
+        )
+    types = set(df["propertyType"].dropna().astype(str)) if "propertyType" in df.columns else None
+    largest = None
+    if {"propertyType", "floorAreaSqM"} <= set(df.columns) and any(
+        isinstance(subject, Mapping) for subject in subjects
+    ):
+        area = pd.to_numeric(df["floorAreaSqM"], errors="coerce")
+        found = area.groupby(df["propertyType"].astype("object"), observed=True).max().dropna()
+        largest = {str(name): float(value) for name, value in found.items()}
+    checked: list[str | dict[str, Any]] = []
+    for position, subject in enumerate(subjects, 1):
+        if isinstance(subject, str):
+            checked.append(subject)
+            continue
+        if not isinstance(subject, Mapping):
+            raise InvalidInput(
+                f"subject {position} must be a propertyId or a mapping, "
+                f"got {type(subject).__name__}"
+            )
+        try:
+            checked.append(check_subject(subject, types=types, largest=largest))
+        except InvalidInput as error:
+            raise InvalidInput(f"subject {position}: {error}") from None
+    ids = pd.Index([item for item in checked if isinstance(item, str)], dtype=object)
+    unknown = ids[~ids.isin(df["propertyId"].dropna().unique())]
+    if len(unknown):
+        shown = ", ".join(map(repr, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
+        raise InvalidInput(f"{len(unknown)} subject(s) are not a propertyId of this frame: {shown}")
+    return checked
