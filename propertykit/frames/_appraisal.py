@@ -15,10 +15,13 @@ import pandas as pd
 from propertykit.errors import InvalidInput
 from propertykit.frames._comparables import ValuationSearch
 from propertykit.frames._evidence import (
+    Day,
     Evidence,
     Subjects,
+    check_subjects,
     default_as_of,
     gather_evidence,
+    read_as_of,
     read_subjects,
 )
 from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start
@@ -31,7 +34,6 @@ from propertykit.frames._valuation import (
     confidence,
     value_subjects,
 )
-from propertykit.frames._valuation_checks import Day, check_subjects, read_as_of
 
 #: Columns of :meth:`Appraisal.values`, in order.
 VALUATION_COLUMNS = (
@@ -174,11 +176,8 @@ class Appraisal:
         if named is not None and len(own):
             last = own[np.argmax(self.evidence.day[own])]
             known = self.knowledge.on(day)
-            factor = float(
-                np.exp(
-                    known.log_level(np.array([day])) - known.log_level(self.evidence.day[[last]])
-                )[0]
-            )
+            moved = known.log_level(np.array([day, self.evidence.day[last]]))
+            factor = float(np.exp(moved[0] - moved[1]))
             price = float(self.evidence.price[last])
             rows.append(
                 {"source": "own last sale, brought forward by the index", "value": price * factor,
@@ -256,21 +255,15 @@ def appraise(
     df
         The property frame (:func:`propertykit.frame`).
     subjects
-        A ``propertyId`` of ``df``, a mapping (``lat``, ``lng``, ``floorAreaSqM``,
-        ``propertyType``, optionally ``beds`` and ``propertyId``), or a sequence of them;
-        ``None``: every property of ``df`` with coordinates and a floor area.
+        A ``propertyId`` of ``df``, a mapping (as :func:`check_subject` takes), or a sequence of
+        them; ``None``: every property of ``df`` with coordinates and a floor area.
     as_of
         One date for all, or one per subject, never after ``today``; ``None``: the day after the
-        frame's latest sale (the last day its evidence reaches; ``basis`` says so).
+        frame's latest sale (``basis`` says so).
     search
-        What to search for (:class:`~propertykit.frames._comparables.ValuationSearch`);
-        ``None``: the defaults.
+        What to search for (:class:`ValuationSearch`; ``None``: the defaults).
     today
         The day it is (``None``: the real date).
-
-    Returns
-    -------
-    Appraisal
 
     Raises
     ------

@@ -100,15 +100,12 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
             raise InvalidInput(
                 f"give search= or the search's fields ({', '.join(fields)}), not both"
             )
-        if search is not None:
-            return search
         names = [item.name for item in dataclasses.fields(cls)]
-        unknown = sorted(set(fields) - set(names))
-        if unknown:
+        if unknown := sorted(set(fields) - set(names)):
             raise InvalidInput(
                 f"unknown search field(s) {', '.join(unknown)}: a search takes {', '.join(names)}"
             )
-        return cls(**fields)
+        return search if search is not None else cls(**fields)
 
     def describe(self) -> str:
         """The criteria in plain words."""

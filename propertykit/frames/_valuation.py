@@ -48,8 +48,7 @@ class Valued:
     estimate: np.ndarray  # per subject (NaN without comparables)
     spread: np.ndarray  # per subject: the range's unscaled half-width in logs
     count: np.ndarray  # per subject
-    notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
-    # comparables, or when not wanted)
+    notes: np.ndarray  # per subject: how prices were brought to the date (None: not wanted)
     size_notes: np.ndarray  # per subject: how £/m² was brought to its floor area (likewise)
 
 
@@ -68,8 +67,7 @@ def value_subjects(
     size = len(subjects.as_of)
     who, sale, weight = matches.subject, matches.sale, matches.weight
     moved, sized = np.zeros(len(who)), np.zeros(len(who))
-    notes = np.full(size, None, dtype=object)
-    size_notes = np.full(size, None, dtype=object)
+    notes, size_notes = np.full(size, None, dtype=object), np.full(size, None, dtype=object)
     starts = quarter_start(subjects.as_of)
     for start in np.unique(starts[who]) if len(who) else []:
         known = knowledge.at(int(start))
@@ -143,16 +141,9 @@ class Calibration:
         evidence = self.evidence
         begun = quarter_start(evidence.day)
         chosen = np.flatnonzero(np.isin(begun, missing))
-        sales = Subjects(
-            property_id=evidence.property_id[chosen],
-            as_of=evidence.day[chosen],
-            lat=evidence.lat[chosen],
-            lng=evidence.lng[chosen],
-            area=evidence.area[chosen],
-            beds=evidence.beds[chosen],
-            kind=evidence.kind[chosen],
-            usable=np.ones(len(chosen), dtype=bool),
-        )
+        named = ("property_id", "lat", "lng", "area", "beds", "kind")  # each sale as a subject
+        read = {name: getattr(evidence, name)[chosen] for name in named}
+        sales = Subjects(as_of=evidence.day[chosen], usable=np.ones(len(chosen), bool), **read)
         valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
         fine = valued.count >= self.search.min_comparables
         error = np.abs(np.log(evidence.price[chosen] / valued.estimate)) / valued.spread
@@ -192,11 +183,9 @@ class Calibration:
 
 def _quarters_before(start: int) -> list[int]:
     """The first days of the quarters before the one starting on ``start``, latest first."""
-    quarters, day = [], start
-    for _ in range(_LOOKBACK_QUARTERS):
-        day = int(quarter_start(np.array([day - 1]))[0])
-        quarters.append(day)
-    return quarters
+    month = np.datetime64(start, "D").astype("datetime64[M]").astype(np.int64)
+    before = (month - 3 * np.arange(1, _LOOKBACK_QUARTERS + 1)).astype("datetime64[M]")
+    return [int(day) for day in before.astype("datetime64[D]").astype(np.int64)]
 
 
 def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -212,12 +201,8 @@ def basis_of(
     default_why: str | None, search: ValuationSearch, *, calibrated: bool
 ) -> dict[str, Any]:
     """The date and why (``default_why`` when no date was given), the method, the disclosure."""
-    why = default_why if default_why is not None else "the date asked for"
-    index = (
-        "the price index given"
-        if search.index is not None
-        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
-    )
+    index = "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    index = index if search.index is None else "the price index given"
     band = (
         "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
         "earlier sales, each valued blind on the sales before it, fell inside."
@@ -236,12 +221,9 @@ def basis_of(
         + band
         + " Only sales made before the valuation date are used."
     )
-    return {
-        "as_of_default": default_why is not None,
-        "as_of_why": why,
-        "method": method,
-        "disclosure": DISCLOSURE,
-    }
+    why = default_why if default_why is not None else "the date asked for"
+    return {"as_of_default": default_why is not None, "as_of_why": why, "method": method,
+            "disclosure": DISCLOSURE}  # fmt: skip
 
 
 def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
@@ -250,12 +232,8 @@ def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[s
         return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
                 "how": "nothing was valued"}  # fmt: skip
     latest = bands[int(starts.max())]
-    every = all(band["calibrated"] for band in bands.values())
-    how = latest["how"] + (
-        ""
-        if len(bands) == 1
-        else f" (for the latest date; {len(bands)} quarters in all, "
-        "each calibrated on its own earlier sales: the column calibrated says per row)"
-    )
-    return {"coverage": COVERAGE, "scale": latest["scale"],
-            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip
+    many = (f" (for the latest date; {len(bands)} quarters in all, each calibrated on its own "
+            "earlier sales: the column calibrated says per row)")  # fmt: skip
+    return {"coverage": COVERAGE, "scale": latest["scale"], "calibrated_on":
+            latest["calibrated_on"], "calibrated": all(b["calibrated"] for b in bands.values()),
+            "how": latest["how"] + (many if len(bands) > 1 else "")}  # fmt: skip
