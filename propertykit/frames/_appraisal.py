@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -122,10 +121,12 @@ class Appraisal:
             },
             columns=list(COMPARABLE_COLUMNS),
         )
-        ids, columns = self._described
-        where = ids.get_indexer(table["propertyId"].to_numpy(dtype=object))
-        for name, column in columns.items():
-            table[name] = column[where] if name != "newBuild" else column[evidence.row[sale]]
+        homes, sales = evidence.homes, evidence.sales
+        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
+            if column in homes.columns:
+                table[name] = homes[column].iloc[evidence.place[sale]].astype(object).to_numpy()
+        if "newBuild" in sales.columns:
+            table["newBuild"] = sales["newBuild"].iloc[evidence.row[sale]].astype(object).to_numpy()
         row = self.values.iloc[position]
         table.attrs = {
             "subject": subjects.property_id[position],
@@ -145,18 +146,14 @@ class Appraisal:
         ``floorAreaSqM``, ``beds``, ``tenure``, ``newBuild``, ``yearBuilt``, ``epc``, ``lat``,
         ``lng`` (``None`` where unknown)."""
         self._check(position)
-        subjects = self.subjects
-        named = subjects.property_id[position]
-        homes = self.homes
-        described: dict[str, Any] = {"propertyId": named} | {name: None for name in _DETAILS}
+        named, homes = self.subjects.property_id[position], self.homes
+        described: dict[str, Any] = {"propertyId": named} | dict.fromkeys(_DETAILS)
         if isinstance(named, str) and named in homes.index:
             home = homes.loc[named]
             for name, column in _DETAILS.items():
-                if column in homes.columns and not pd.isna(home[column]):
-                    value = home[column]
+                if column in homes.columns and not pd.isna(value := home[column]):
                     described[name] = value.item() if hasattr(value, "item") else value
-        described |= {k: v for k, v in self._details(position).items() if v is not None}
-        return described
+        return described | {k: v for k, v in self._details(position).items() if v is not None}
 
     def reconciliation(self, position: int = 0) -> pd.DataFrame:
         """Side by side, where they exist: the comparables' estimate (and range), the subject's
@@ -200,17 +197,6 @@ class Appraisal:
     def homes(self) -> pd.DataFrame:
         """The frame's homes, one row per ``propertyId`` (made once, for every schedule)."""
         return self.evidence.homes
-
-    @cached_property
-    def _described(self) -> tuple[pd.Index, dict[str, np.ndarray]]:
-        """The homes' ids, and the columns a schedule describes its sales by (made once)."""
-        homes, columns = self.homes, {}
-        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
-            if column in homes.columns:
-                columns[name] = homes[column].astype("object").to_numpy()
-        if "newBuild" in self.evidence.sales.columns:
-            columns["newBuild"] = self.evidence.sales["newBuild"].astype("object").to_numpy()
-        return pd.Index(homes.index.to_numpy(dtype=object), dtype=object), columns
 
     def _check(self, position: int) -> None:
         if not isinstance(position, (int, np.integer)) or not 0 <= position < len(self.values):

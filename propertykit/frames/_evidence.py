@@ -264,6 +264,7 @@ class Evidence:
     row: np.ndarray  # each kept sale's row in ``sales``
     home: np.ndarray  # each kept sale's home (a code)
     homes: pd.DataFrame  # the frame's homes, one row per ``propertyId``
+    place: np.ndarray  # each kept sale's row in ``homes``
     left_out: dict[str, int]
 
 
@@ -318,7 +319,7 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     return Evidence(
         property_id, day[keep], price[keep], codes.astype(np.int64), area[keep], beds[keep],
         lat[keep], lng[keep], pd.Index(kinds), sales, day, np.flatnonzero(keep),
-        pd.factorize(property_id)[0].astype(np.int64), homes, left_out,
+        pd.factorize(property_id)[0].astype(np.int64), homes, where[keep], left_out,
     )  # fmt: skip
 
 
