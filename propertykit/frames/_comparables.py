@@ -89,8 +89,19 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
                 "estimate could ever rest on enough comparables; raise limit to at least "
                 f"{self.min_comparables} or lower min_comparables"
             )
-        if self.index is not None:
-            _check_index(self.index)
+        index = self.index
+        if index is not None and (
+            not isinstance(index, pd.DataFrame) or not {"period", "index"} <= set(index.columns)
+        ):
+            raise InvalidInput(
+                "index must be a price index table with the columns period and index "
+                "(as df.pk.price_index() returns)"
+            )
+        if index is not None and (len(index) == 0 or not pd.PeriodIndex(index["period"]).is_unique):
+            raise InvalidInput(
+                "index must hold one index (each period once): pass one group's rows of a "
+                "price index made with by="
+            )
 
     @classmethod
     def given(cls, search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
@@ -123,19 +134,6 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
         )
 
 
-def _check_index(index: Any) -> None:
-    if not isinstance(index, pd.DataFrame) or not {"period", "index"} <= set(index.columns):
-        raise InvalidInput(
-            "index must be a price index table with the columns period and index "
-            "(as df.pk.price_index() returns)"
-        )
-    if len(index) == 0 or not pd.PeriodIndex(index["period"]).is_unique:
-        raise InvalidInput(
-            "index must hold one index (each period once): pass one group's rows of a "
-            "price index made with by="
-        )
-
-
 @dataclass
 class Matches:
     """Comparable sales found, one item per (subject, sale), grouped by subject, best first."""
@@ -154,7 +152,9 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
 
     months, least, limit = search.months, search.min_comparables, search.limit
     count = len(subjects.as_of)
-    starts = _months_before(subjects.as_of, months)
+    moments = pd.DatetimeIndex(subjects.as_of.astype("datetime64[D]").astype("datetime64[ns]"))
+    shifted = (moments - pd.DateOffset(months=months)).to_numpy()  # calendar months before
+    starts = np.asarray(shifted.astype("datetime64[D]").astype(np.int64))
     radii = (float(search.radius_m),) if search.radius_m is not None else RADII_M
     radius = np.full(count, np.nan)
     pending = np.flatnonzero(subjects.usable & (subjects.kind >= 0))
@@ -218,13 +218,6 @@ def _weights(
     own = evidence.property_id[sale] == subjects.property_id[who]
     weighted: np.ndarray = np.where(own, weight * _OWN_SALE, weight)
     return weighted
-
-
-def _months_before(days: np.ndarray, months: int) -> np.ndarray:
-    """The day ``months`` calendar months before each day (days since 1970)."""
-    moments = pd.DatetimeIndex(days.astype("datetime64[D]").astype("datetime64[ns]"))
-    shifted = moments - pd.DateOffset(months=months)
-    return np.asarray(shifted.to_numpy().astype("datetime64[D]").astype(np.int64))
 
 
 def _great_circle(lat: np.ndarray, lng: np.ndarray, sale: np.ndarray, evidence: Evidence) -> Any:

@@ -129,7 +129,11 @@ class Calibration:
 
     def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
         """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
-        wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
+        firsts = np.unique(starts)  # each date's quarter, and the quarters before it, latest first
+        months = firsts.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
+        back = (months[:, None] - 3 * np.arange(1, _LOOKBACK_QUARTERS + 1)).astype("datetime64[M]")
+        before = back.astype("datetime64[D]").astype(np.int64).tolist()
+        wanted = dict(zip(firsts.tolist(), before, strict=True))
         # the latest quarter of every date at once (one search), more only where too few
         self._value_blind(sorted({quarters[0] for quarters in wanted.values()}))
         return {start: self._band(quarters) for start, quarters in wanted.items()}
@@ -179,13 +183,6 @@ class Calibration:
             "the normal 80 % quantile of the comparables' spread, not checked on data"
         )
         return {"scale": _Z80, "calibrated_on": count, "calibrated": False, "how": how}
-
-
-def _quarters_before(start: int) -> list[int]:
-    """The first days of the quarters before the one starting on ``start``, latest first."""
-    month = np.datetime64(start, "D").astype("datetime64[M]").astype(np.int64)
-    before = (month - 3 * np.arange(1, _LOOKBACK_QUARTERS + 1)).astype("datetime64[M]")
-    return [int(day) for day in before.astype("datetime64[D]").astype(np.int64)]
 
 
 def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
