@@ -55,26 +55,14 @@ _DETAILS = {  # the subject described: its field -> the frame's column
     "newBuild": "tags.newBuild", "yearBuilt": "yearBuilt", "epc": "epc.currentEnergyRating",
     "lat": "spatial.lat", "lng": "spatial.lng",
 }  # fmt: skip
-_DAY = np.timedelta64(1, "D")
-_EPOCH = np.datetime64(0, "D")
 Subject = str | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class Appraisal:
-    """One valuation, computed once: ``values`` (one row per subject), the ``search``, the
-    ``basis`` (the date and why, the method, the disclosure), and per subject its
-    :meth:`schedule`, :meth:`subject` and :meth:`reconciliation`.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000, realism="real"))
-    >>> appraisal = appraise(df, ["PK00000042"], as_of="2025-01-01")
-    >>> appraisal.values["propertyId"].tolist(), appraisal.basis["as_of_default"]
-    (['PK00000042'], False)
-    """
+    """One valuation, computed once (by :func:`appraise`): ``values`` (one row per subject), the
+    ``search``, the ``basis`` (the date and why, the method, the disclosure), and per subject its
+    :meth:`schedule`, :meth:`subject` and :meth:`reconciliation`."""
 
     values: pd.DataFrame
     search: ValuationSearch
@@ -103,7 +91,7 @@ class Appraisal:
         table = pd.DataFrame(
             {
                 "propertyId": evidence.property_id[sale],
-                "date": (evidence.day[sale] * _DAY + _EPOCH).astype("datetime64[us]"),
+                "date": evidence.day[sale].astype("datetime64[D]").astype("datetime64[us]"),
                 "price": price,
                 "adjusted_price": price * time,
                 "time_adjustment": time,
@@ -299,7 +287,7 @@ def appraise(
     values = pd.DataFrame(
         {
             "propertyId": pd.array(read.property_id, dtype="string"),
-            "as_of": (read.as_of * _DAY + _EPOCH).astype("datetime64[us]"),
+            "as_of": read.as_of.astype("datetime64[D]").astype("datetime64[us]"),
             "estimate": estimate,
             "lower": lower,
             "upper": upper,

@@ -105,8 +105,7 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
 
     @classmethod
     def given(cls, search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
-        """The search given as one value or by its fields' names (as the accessor passes them),
-        not both; an unknown name is refused, naming those it takes."""
+        """The search given as one value or by its fields' names (as the accessor passes them)."""
         if search is not None and fields:
             raise InvalidInput(
                 f"give search= or the search's fields ({', '.join(fields)}), not both"
@@ -146,8 +145,7 @@ class Matches:
 
 
 def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSearch) -> Matches:
-    """Every subject's comparables at once, the best ``limit`` each, grouped by subject; each
-    depends only on its own description and date, never on the other subjects."""
+    """Every subject's best ``limit`` comparables at once (none depends on another subject)."""
     import shapely
 
     months, least, limit = search.months, search.min_comparables, search.limit

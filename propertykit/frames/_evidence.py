@@ -76,8 +76,7 @@ def _day(value: Any, name: str) -> pd.Timestamp:
 
 
 def read_as_of(as_of: Any, count: int, *, today: Day | None = None) -> np.ndarray | None:
-    """One valuation day per subject (days since 1970): one date for all, or one each; ``None``
-    for the default date."""
+    """One valuation day per subject (one date for all, or one each); ``None``: the default."""
     if as_of is None:
         return None
     many = not isinstance(as_of, (str, date, datetime, pd.Timestamp, np.datetime64))
@@ -209,8 +208,7 @@ def _in_britain(lat: float, lng: float) -> bool:
 def check_subjects(
     df: pd.DataFrame, subjects: Sequence[str | Mapping[str, Any]]
 ) -> list[str | dict[str, Any]]:
-    """Every subject checked before any work: an id of ``df``, or a mapping :func:`check_subject`
-    passes against the types (and their largest floor areas) ``df`` holds."""
+    """Every subject checked before any work: an id of ``df``, or a mapping against its types."""
     if "saleHistory" not in df.columns or "propertyId" not in df.columns:
         raise InvalidInput(
             "a valuation needs the property frame (pk.frame of the records), with "
@@ -284,8 +282,7 @@ class Subjects:
 
 
 def gather_evidence(df: pd.DataFrame) -> Evidence:
-    """The frame's sales with their home's location, size, bedrooms and type (the sale's own type
-    when recorded); those that cannot be compared left out and counted."""
+    """The frame's sales with their home's place, size, beds and type; the rest counted out."""
     from propertykit.frames._tables import explode_sales
 
     sales = explode_sales(df)
@@ -334,8 +331,7 @@ def _take(homes: pd.DataFrame, column: str, where: np.ndarray) -> np.ndarray:
 def read_subjects(
     evidence: Evidence, subjects: Sequence[str | Mapping[str, Any]], as_of: np.ndarray
 ) -> Subjects:
-    """Subjects as arrays: ids looked up in the frame's homes, mappings (checked already) read;
-    ``as_of`` one day per subject."""
+    """Subjects as arrays: ids looked up in the frame's homes, mappings (checked) read."""
     homes = evidence.homes
     named = np.array([isinstance(subject, str) for subject in subjects], dtype=bool)
     given: list[Mapping[str, Any]] = [
@@ -361,8 +357,7 @@ def read_subjects(
 
 
 def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int, str]:
-    """The valuation day when none is given (days since 1970), and why: the day after the frame's
-    latest sale (the last day its evidence reaches), never after today."""
+    """The day after the frame's latest sale (never after today) when no date is given, and why."""
     given = check_as_of(today) if today is not None else None
     now = given if given is not None else pd.Timestamp.now().normalize()
     now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))

@@ -158,8 +158,7 @@ def _checked(
 
 
 def _not_alone(effects: list[np.ndarray]) -> np.ndarray:
-    """Sales that share each of their cells with another (a few passes: one dropped can leave
-    another alone)."""
+    """Sales that share each of their cells with another (a few passes)."""
     keep = np.ones(len(effects[0]), dtype=bool)
     for _ in range(3):
         before = int(keep.sum())

@@ -60,9 +60,7 @@ def value_subjects(
     *,
     notes_wanted: bool = True,
 ) -> Valued:
-    """Every subject's estimate, from its comparables, as known before its date: each comparable's
-    £/m² brought to the date and the subject's size, clipped to :data:`CLIP` of the weighted
-    median; the estimate is the area times their weighted geometric mean."""
+    """Every subject's estimate from its comparables, as known before its date."""
     matches = find_comparables(evidence, subjects, search)
     size = len(subjects.as_of)
     who, sale, weight = matches.subject, matches.sale, matches.weight
@@ -102,8 +100,7 @@ def value_subjects(
 def _weighted_quantiles(
     group: np.ndarray, values: np.ndarray, weights: np.ndarray, levels: tuple[float, ...], size: int
 ) -> list[np.ndarray]:
-    """Per group, the first value whose cumulative weight share reaches each level (NaN for a
-    group without values)."""
+    """Per group, the first value whose cumulative weight share reaches each level (or NaN)."""
     order = np.lexsort((values, group))
     group, values, weights = group[order], values[order], weights[order]
     total = np.bincount(group, weights, size)
