@@ -28,9 +28,8 @@ def quarter_start(days: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Known:
-    """The index and the size elasticity fitted on the sales before ``start`` (a day)."""
+    """The index and the size elasticity fitted on the sales before a quarter's first day."""
 
-    start: int
     index_days: np.ndarray  # the first day of each period of the index, ascending
     index_levels: np.ndarray  # log levels
     index_text: str  # which index, in plain words
@@ -67,7 +66,7 @@ class Knowledge:
 
     def _fit(self, start: int) -> Known:
         days, levels, text, merged = self._index(start)
-        known = Known(start, days, levels, text, merged)
+        known = Known(days, levels, text, merged)
         evidence = self.evidence
         years = round(_ELASTICITY_YEARS * 365.25)
         before = (evidence.day < start) & (evidence.day >= start - years)
