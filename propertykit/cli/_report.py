@@ -1,17 +1,6 @@
-"""``propertykit report``: fetch properties and write a self-contained HTML or PDF report.
-
-Against the service ``pk.Client()`` finds (profile, address and key from the environment, see
-:func:`propertykit.client._profile.resolve_service`); against a local sandbox, which costs nothing,
-only with ``--sandbox`` or ``--sample``, and then the terminal says so. Nothing missing ever falls
-back to the sandbox: it is a one-line error and nothing is written.
-``--out report.pdf`` prints it on A4 (the ``export`` extra and an installed Chromium);
-``--tiles`` puts street tiles under its maps, fetched once now and kept in the file.
-``--subject ID`` adds the comparable evidence for one property (its value range, the schedule of
-comparables, their map, the basis); a subject not among ``--ids`` is looked up with its
-neighbourhood (``client.neighbourhood``: homes of its type and a similar floor area within
-``--radius`` metres), whose sales are the evidence. Every input (ids, dates, radius, months,
-limit) is checked before anything is sent; a subject that cannot be valued stops after its own
-record and says what it spent.
+"""``propertykit report``: fetch properties and write a self-contained HTML or PDF report, with
+``--subject``'s comparable evidence (fetched with its neighbourhood unless among ``--ids``). Every
+input is checked before anything is sent; nothing missing ever falls back to the sandbox.
 """
 
 from __future__ import annotations
@@ -80,12 +69,8 @@ class Service:
 def open_service(
     *, use_sandbox: bool, seed: int = 0, realism: str = "textbook", **client_options: object
 ) -> Iterator[Service]:
-    """The service ``pk.Client()`` finds, or a fresh local sandbox when asked (and said so).
-
-    A service that cannot be found is a :class:`~propertykit.errors.ConfigError` that says how
-    to name it, or to pass ``--sandbox``; it never falls back to the sandbox. ``realism`` picks
-    the sandbox's world (``"real"``: addresses with real geography, to match).
-    """
+    """The service ``pk.Client()`` finds (never falling back), or a fresh local sandbox of
+    ``realism`` when asked (and said so)."""
     if not use_sandbox:
         try:
             client = Client(**client_options)  # type: ignore[arg-type]
@@ -102,11 +87,7 @@ def open_service(
 
 
 def fetch_frame(client: Client, ids_text: str) -> pd.DataFrame:
-    """Look up pasted ids of either kind (location or ``<provider>::<id>``) as one frame.
-
-    Ids that returned no record are in ``df.attrs["missing_ids"]`` (the command prints them
-    instead of a warning per lookup).
-    """
+    """Pasted ids of either kind as one frame; those without a record in attrs["missing_ids"]."""
     parsed = parse_ids(ids_text)
     if parsed.invalid:
         problems = "; ".join(reason for _, reason in parsed.invalid[:3])
@@ -121,13 +102,12 @@ def fetch_frame(client: Client, ids_text: str) -> pd.DataFrame:
         if parsed.source_ids:
             frames.append(client.sources(parsed.source_ids))
     missing = tuple(i for f in frames for i in f.attrs.get("missing_ids", ()))
-    if len(frames) == 1:
-        combined = frames[0]
-    else:
-        combined = pd.concat(frames, ignore_index=True)
-        combined.attrs = dict(frames[0].attrs)
-        combined = combined.drop_duplicates("propertyId", ignore_index=True)
-    combined.attrs["missing_ids"] = missing
+    combined = frames[0]
+    if len(frames) > 1:  # a home named by both kinds of id is one home
+        combined = pd.concat(frames, ignore_index=True).drop_duplicates(
+            "propertyId", ignore_index=True
+        )
+    combined.attrs = {**frames[0].attrs, "missing_ids": missing}
     return combined
 
 
@@ -155,27 +135,18 @@ def say_missing(df: pd.DataFrame) -> None:
 def fetch_subject(
     client: Client, df: pd.DataFrame | None, given: str, radius_m: float
 ) -> tuple[pd.DataFrame, str]:
-    """The frame with the subject and its neighbourhood in it, and the subject's ``propertyId``.
-
-    A subject the frame holds costs nothing more; otherwise ``client.neighbourhood``. A subject
-    that cannot be valued (no record, no floor area, ...) ends the command, saying what it spent.
-    """
-    if (found := held_in(df, given)) is not None:
-        assert df is not None
-        return df, found
+    """``df`` with the subject's neighbourhood, and its ``propertyId``; a subject that cannot be
+    valued ends the command, saying what it spent."""
     nearby = client.neighbourhood(given, radius_m=radius_m)
-    said = nearby.attrs["neighbourhood"]
-    if said["stopped"] is not None:
-        usage = client.usage
-        spent = (
-            f"{plural(usage.requests_sent, 'request')} sent, {usage.billable_requests:,} billable"
+    said, usage = nearby.attrs["neighbourhood"], client.usage
+    spent = f"{plural(usage.requests_sent, 'request')} sent, {usage.billable_requests:,} billable"
+    if said["stopped"] == "no record":
+        raise PropertyKitError(
+            f"--subject {given} returned no record ({spent}): the service looks a home up "
+            "by its location id or <provider>::<id>; a propertyId is found only among "
+            "--ids or --sample. No report written"
         )
-        if said["stopped"] == "no record":
-            raise PropertyKitError(
-                f"--subject {given} returned no record ({spent}): the service looks a home up "
-                "by its location id or <provider>::<id>; a propertyId is found only among "
-                "--ids or --sample. No report written"
-            )
+    if said["stopped"] is not None:
         raise PropertyKitError(
             f"--subject {given} ({said['propertyId']}) has {said['stopped']}, so it cannot be "
             f"valued from comparable sales ({spent}; nothing more fetched). No report written"
@@ -192,8 +163,7 @@ def fetch_subject(
 
 
 def checked(args: argparse.Namespace) -> tuple[pd.Timestamp | None, ValuationSearch]:
-    """Every input of a valuation, checked before the service is even opened: the date, the
-    subject's id, the search (radius, months, limit)."""
+    """Every input of a valuation (date, subject's id, search), checked before anything opens."""
     if args.sample is not None and args.sample < 1:
         raise InvalidInput("--sample needs a positive number of properties")
     if args.ids is None and args.sample is None and args.subject is None:
@@ -204,11 +174,8 @@ def checked(args: argparse.Namespace) -> tuple[pd.Timestamp | None, ValuationSea
         raise InvalidInput(f"--as-of: {exc}") from None
     if args.subject is not None:
         check_subject_id(args.subject)
-    radius = args.radius
-    if radius is None and args.subject is not None and args.ids is None and args.sample is None:
-        radius = DEFAULT_RADIUS_M
     try:
-        search = ValuationSearch(radius_m=radius, months=args.months, limit=args.limit)
+        search = ValuationSearch(radius_m=args.radius, months=args.months, limit=args.limit)
     except InvalidInput as exc:  # in the command's words
         raise InvalidInput(str(exc).replace("radius_m", "--radius")) from None
     return as_of, search
@@ -225,29 +192,20 @@ def run(args: argparse.Namespace) -> int:
             df = fetch_frame(svc.client, "\n".join(args.ids))
         if df is not None:
             say_missing(df)
-        subject = None
-        if args.subject is not None:
-            radius = search.radius_m or DEFAULT_RADIUS_M
-            if held_in(df, args.subject.strip()) is None:  # searched within what is fetched
-                search = dataclasses.replace(search, radius_m=radius)
+        subject = None if args.subject is None else held_in(df, args.subject.strip())
+        if args.subject is not None and subject is None:  # searched within what is fetched
+            search = dataclasses.replace(search, radius_m=search.radius_m or DEFAULT_RADIUS_M)
+            radius = float(search.radius_m or DEFAULT_RADIUS_M)
             df, subject = fetch_subject(svc.client, df, args.subject.strip(), radius)
         assert df is not None
         if df.empty:
             raise InvalidInput("No id returned a record: no report written")
         path = write_report(
-            df,
-            Path(args.out),
-            title=args.title,
-            usage=svc.client.usage,
-            source=svc.source,
-            tiles=args.tiles,
-            attribution=args.attribution,
-            subject=subject,
-            as_of=as_of,
+            df, Path(args.out), title=args.title, usage=svc.client.usage, source=svc.source,
+            tiles=args.tiles, attribution=args.attribution, subject=subject, as_of=as_of,
             search=search,
-        )
-        size_mb = path.stat().st_size / 1e6
+        )  # fmt: skip
         count = plural(len(df), "property", "properties")
-        print(f"Report: {path.resolve()} ({size_mb:.1f} MB, {count})")
+        print(f"Report: {path.resolve()} ({path.stat().st_size / 1e6:.1f} MB, {count})")
         print(f"Usage: {svc.client.usage}")
     return 0

@@ -1,17 +1,9 @@
-"""``client.neighbourhood(subject)``: a home and the homes around it whose sales are its evidence.
-
-One call, used by ``propertykit report --subject`` and the valuation form: the subject's record
-(by location id or ``<provider>::<id>`` source id), then, only when it can be valued (a
-location, a property type and a floor area), the homes within ``radius_m`` of it of its type
-and a similar floor area (:func:`homes_like`), by the area query's point and radius and the
-condition groups of the service's SDK, every page. Everything is checked before anything is
-sent; a subject that turns out not to be valuable stops after its own record, which is kept
-and said in ``df.attrs["neighbourhood"]``: nothing paid for is lost, nothing more is spent.
+"""``client.neighbourhood(subject)``: a home and the homes like it around it, whose sales are its
+evidence (for ``propertykit report --subject`` and the valuation form); the subject's id checks.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -30,38 +22,6 @@ _NEEDED = {
     "propertyType": "no property type",
     "floorAreaSqM": "no floor area",
 }
-
-
-def homes_like(
-    property_type: object, floor_area: object, *, ratio: float = 1.5
-) -> list[dict[str, Any]] | None:
-    """Condition groups for homes like a subject: its type, a floor area within ``ratio``.
-
-    What a subject's comparable sales can come from, so that fetching its neighbourhood pays
-    only for homes that could be compared with it; ``None`` (no filter) when the type or the
-    floor area is not known.
-
-    Examples
-    --------
-    >>> homes_like("flat", 60.0)[0]["groups"][0]["conditions"][0]
-    {'field': 'propertyType', 'comparator': 'eq', 'value': 'flat'}
-    >>> homes_like(None, 60.0) is None
-    True
-    """
-    if not isinstance(property_type, str) or not property_type:
-        return None
-    try:
-        area = float(floor_area)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    if not (math.isfinite(area) and area > 0):
-        return None
-    conditions = [
-        {"field": "propertyType", "comparator": "eq", "value": property_type},
-        {"field": "floorAreaSqM", "comparator": "gte", "value": round(area / ratio, 1)},
-        {"field": "floorAreaSqM", "comparator": "lte", "value": round(area * ratio, 1)},
-    ]
-    return [{"operator": "AND", "groups": [{"conditions": conditions}]}]
 
 
 def check_subject_id(subject: object) -> tuple[list[str], list[str]]:
@@ -90,7 +50,13 @@ got 2
 
 def held_in(df: pd.DataFrame | None, given: str) -> str | None:
     """The ``propertyId`` of the home of ``df`` that ``given`` names (its propertyId or
-    locationId), or ``None``: what the CLI and the form value without fetching anything."""
+    locationId), or ``None``: what the CLI and the form value without fetching anything.
+
+    Examples
+    --------
+    >>> held_in(pd.DataFrame({"propertyId": ["PK1"], "locationId": ["L1"]}), "L1")
+    'PK1'
+    """
     for column in ("propertyId", "locationId"):
         if df is not None and column in df.columns:
             found = df.loc[df[column] == given, "propertyId"]
@@ -99,23 +65,17 @@ def held_in(df: pd.DataFrame | None, given: str) -> str | None:
     return None
 
 
-def not_valuable(own: pd.DataFrame) -> str | None:
-    """Why a subject's record cannot be valued from comparables (``None``: it can): a field
-    missing, or a record no valuation takes (:func:`~propertykit.frames.check_subject`: a floor
-    area outside 10-2,000 m², a place off the globe)."""
+def _not_valuable(own: pd.DataFrame) -> str | None:
+    """Why a subject's record cannot be valued (a field missing, or one no valuation takes)."""
     if own.empty:
         return "no record"
     first = own.iloc[0]
     for field, why in _NEEDED.items():
-        value = first.get(field)
-        if value is None or pd.isna(value):
+        if first.get(field) is None or pd.isna(first.get(field)):
             return why
-    place = {
-        "lat": first["spatial.lat"],
-        "lng": first["spatial.lng"],
-        "floorAreaSqM": first["floorAreaSqM"],
-        "propertyType": str(first["propertyType"]),
-    }
+    place = {"lat": first["spatial.lat"], "lng": first["spatial.lng"],
+             "floorAreaSqM": first["floorAreaSqM"],
+             "propertyType": str(first["propertyType"])}  # fmt: skip
     try:
         check_subject(place)
     except InvalidInput as exc:
@@ -138,31 +98,25 @@ class NeighbourhoodMixin:
         Parameters
         ----------
         subject
-            One location id or ``<provider>::<id>`` source id (what the service looks a home
-            up by), checked before anything is sent.
+            One location id or ``<provider>::<id>`` source id.
         radius_m
-            How far about the subject to fetch, in metres (above 0, at most 8,000, as
-            :class:`~propertykit.frames.ValuationSearch` takes it).
+            How far about the subject to fetch, in metres (above 0, at most 8,000).
         max_results
             Most neighbours to fetch (all of them when ``None``).
 
         Returns
         -------
         pandas.DataFrame
-            The subject's record first, then its neighbours: homes of its property type with a
-            floor area within 1.5 times its own, within ``radius_m`` (their sales are its
-            evidence). ``df.attrs["neighbourhood"]`` says what was done: ``subject`` (as
-            given), ``propertyId`` (the subject's, ``None`` without a record), ``radius_m``,
-            ``fetched`` (neighbours fetched) and ``stopped`` (``None``, or why nothing more
-            was fetched after the subject's record: ``"no record"``, ``"no location"``, ``"no
-            property type"``, ``"no floor area"``, or a record no valuation takes, such as a
-            floor area over 2,000 m²).
+            The subject's record, then the homes of its type with a floor area within 1.5 times
+            its own within ``radius_m``. ``attrs["neighbourhood"]``: ``subject``,
+            ``propertyId``, ``radius_m``, ``fetched`` and ``stopped`` (``None``, or why nothing
+            more was fetched after the subject's record: ``"no record"``, ``"no floor area"``,
+            ...).
 
         Raises
         ------
         InvalidInput
-            ``subject`` is not exactly one well-formed id, or the radius is out of range:
-            nothing is sent.
+            Not exactly one well-formed id, or a radius out of range: nothing is sent.
 
         Examples
         --------
@@ -183,17 +137,23 @@ class NeighbourhoodMixin:
             "propertyId": None if own.empty else str(own["propertyId"].iloc[0]),
             "radius_m": radius,
             "fetched": 0,
-            "stopped": not_valuable(own),
+            "stopped": _not_valuable(own),
         }
         if said["stopped"] is not None:
             own.attrs["neighbourhood"] = said
             return own
         first = own.iloc[0]
-        area = {"type": "point", "coordinates": [float(first["spatial.lng"]),
-                float(first["spatial.lat"])], "radius": radius}  # fmt: skip
-        like = homes_like(first["propertyType"], first["floorAreaSqM"])
+        area, point = float(first["floorAreaSqM"]), [first["spatial.lng"], first["spatial.lat"]]
+        like = [  # its type, a floor area within 1.5 times its own: homes it can be compared with
+            {"field": "propertyType", "comparator": "eq", "value": str(first["propertyType"])},
+            {"field": "floorAreaSqM", "comparator": "gte", "value": round(area / 1.5, 1)},
+            {"field": "floorAreaSqM", "comparator": "lte", "value": round(area * 1.5, 1)},
+        ]
         nearby = client.query(
-            area, page_size=NEIGHBOURHOOD_PAGE, max_results=max_results, query=like
+            {"type": "point", "coordinates": [float(v) for v in point], "radius": radius},
+            page_size=NEIGHBOURHOOD_PAGE,
+            max_results=max_results,
+            query=[{"operator": "AND", "groups": [{"conditions": like}]}],
         )
         nearby = nearby[nearby["propertyId"] != said["propertyId"]]
         said["fetched"] = len(nearby)

@@ -1,14 +1,6 @@
-"""Comparable evidence, seen: the subject on a map among its comparables, and the same
-:class:`~propertykit.frames.Appraisal` as HTML a reader can follow with a calculator.
-
-:func:`comparable_evidence` appraises one subject (:func:`propertykit.frames.appraise`, the
-evidence gathered once), in pounds whatever unit the frame was served in; every view draws that
-appraisal and computes nothing again. :func:`comparables_map` (``df.pk.comparables_map``) draws
-the subject marked, its comparables coloured by the £ per m² used, the circle that was searched,
-on the bundled outline or street tiles (:mod:`~propertykit.views._basemap`).
-:func:`evidence_html` (:mod:`~propertykit.views._valuation_page`) is the report's and the form's
-"Comparable evidence": the value, the subject, the numbered schedule, the reconciliation, the
-basis and the disclosure, every text from the data escaped.
+"""Comparable evidence, seen: one subject appraised once (:func:`comparable_evidence`, what
+every view draws) and its map among its comparables (:func:`comparables_map`); the page is
+:mod:`~propertykit.views._valuation_page`.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from propertykit.views import _context as context
 from propertykit.views import _figures as shared
 from propertykit.views._context import Extent
 from propertykit.views._figures import TEMPLATE
-from propertykit.views._valuation_page import distance_text
+from propertykit.views._valuation_page import distance_text, subject_name
 from propertykit.views._valuation_page import evidence_html as evidence_html
 from propertykit.views._valuation_page import value_range_text as value_range_text
 
@@ -53,16 +45,10 @@ def comparable_evidence(
 
     Parameters
     ----------
-    df
-        The property frame.
-    subject
-        A ``propertyId`` of ``df``, or a mapping (``lat``, ``lng``, ``floorAreaSqM``,
-        ``propertyType``, optionally ``beds`` and ``propertyId``).
-    as_of
-        The valuation date (``None``: the day after the latest sale; the basis says so).
-    search, **fields
-        A :class:`~propertykit.frames.ValuationSearch`, or its fields (``radius_m``,
-        ``months``, ``limit``, ``min_comparables``, ``index``).
+    df, subject, as_of, search
+        As for :func:`propertykit.frames.appraise` (one subject).
+    **fields
+        The search's fields instead of ``search`` (``radius_m``, ``months``, ...).
 
     Examples
     --------
@@ -97,26 +83,18 @@ def comparables_map(
 
     Parameters
     ----------
-    df
-        The property frame.
-    subject
-        A ``propertyId`` of ``df`` or a mapping describing a property (as for
-        :func:`propertykit.frames.comparables`).
+    df, subject, **search
+        As for :func:`comparable_evidence` (``as_of``, ``search`` or its fields).
     basemap, tiles, attribution, fetch
         As for :func:`propertykit.views._maps.property_map` (``"outline"`` works offline).
     appraisal
-        The subject's appraisal, already made by :func:`comparable_evidence` (then nothing is
-        computed again and ``search`` is unused).
-    **search
-        ``as_of``, ``search``, or the search's fields (``radius_m``, ``months``, ``limit``,
-        ``min_comparables``, ``index``), as for :func:`comparable_evidence`.
+        The subject's appraisal from :func:`comparable_evidence`: nothing is computed again.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        The searched circle, the comparables coloured by the £ per m² the estimate uses (one
-        marker per property, coloured by its best-weighted sale, every sale in its hover text),
-        and the subject as a red star, north up with a scale bar.
+        The searched circle, one marker per comparable property coloured by the £ per m² used
+        (every sale in its hover), the subject as a red star; north up, with a scale bar.
 
     Examples
     --------
@@ -130,54 +108,34 @@ def comparables_map(
     found = appraisal or comparable_evidence(df, subject, **search)
     table, described = found.schedule(0), found.subject(0)
     radius, as_of = float(table.attrs["radius_m"]), pd.Timestamp(table.attrs["as_of"])
-    home_lng, home_lat = float(described["lng"]), float(described["lat"])
-    name = str(described.get("address") or described.get("propertyId") or "the subject")
+    x, y = float(described["lng"]), float(described["lat"])
+    name, within = html.escape(subject_name(described)), distance_text(radius)
     chosen = ground.resolve_basemap(basemap, fetch)
     chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
-    circle_lng, circle_lat = _circle(home_lng, home_lat, radius)
+    circle_lng, circle_lat = _circle(x, y, radius)
     lng, lat = _locations(df, table)
-    extent = context.fit_extent(
-        np.concatenate([circle_lng, lng, [home_lng]]),
-        np.concatenate([circle_lat, lat, [home_lat]]),
-        pad=0.04,
-    )
-    figure = go.Figure()
-    if chosen == "outline":
-        figure.add_traces(ground.outline_traces(extent))
-    figure.add_trace(
-        go.Scatter(
-            x=circle_lng.round(6), y=circle_lat.round(6), mode="lines", hoverinfo="skip",
-            name=f"Searched within {distance_text(radius)}",
-            line={"color": "#555555", "width": 1.5, "dash": "dash"},
-        )
-    )  # fmt: skip
+    extent = context.fit_extent(np.r_[circle_lng, lng, x], np.r_[circle_lat, lat, y], pad=0.04)
     homes = _by_property(table, lng, lat)
-    figure.add_trace(
-        go.Scatter(
-            x=homes["lng"].round(6), y=homes["lat"].round(6), mode="markers",
-            text=homes["hover"], hovertemplate="%{text}<extra></extra>",
-            name=COLOUR_TITLE,
-            marker={"size": 11, "color": homes["colour"].to_numpy(dtype=float),
-                    "colorscale": "Viridis", "line": {"color": "white", "width": 1},
-                    "colorbar": {"title": {"text": "£ per m²"}, "tickformat": ",.0f"}},
-        )
-    )  # fmt: skip
-    figure.add_trace(
-        go.Scatter(
-            x=[round(home_lng, 6)], y=[round(home_lat, 6)], mode="markers", name="Subject",
-            text=[html.escape(name)], hovertemplate="Subject: %{text}<extra></extra>",
-            marker={"symbol": "star", "size": 18, "color": SUBJECT_COLOUR,
-                    "line": {"color": "white", "width": 1.5}},
-        )
-    )  # fmt: skip
+    figure = go.Figure(ground.outline_traces(extent) if chosen == "outline" else None)
+    figure.add_traces([
+        go.Scatter(x=circle_lng.round(6), y=circle_lat.round(6), mode="lines", hoverinfo="skip",
+                   name=f"Searched within {within}",
+                   line={"color": "#555555", "width": 1.5, "dash": "dash"}),
+        go.Scatter(x=homes["lng"].round(6), y=homes["lat"].round(6), mode="markers",
+                   text=homes["hover"], hovertemplate="%{text}<extra></extra>", name=COLOUR_TITLE,
+                   marker={"size": 11, "color": homes["colour"].to_numpy(dtype=float),
+                           "colorscale": "Viridis", "line": {"color": "white", "width": 1},
+                           "colorbar": {"title": {"text": "£ per m²"}, "tickformat": ",.0f"}}),
+        go.Scatter(x=[round(x, 6)], y=[round(y, 6)], mode="markers", name="Subject", text=[name],
+                   hovertemplate="Subject: %{text}<extra></extra>",
+                   marker={"symbol": "star", "size": 18, "color": SUBJECT_COLOUR,
+                           "line": {"color": "white", "width": 1.5}}),
+    ])  # fmt: skip
     _frame(figure, extent, sea=chosen == "outline")
-    count = len(table)
     figure.update_layout(
         template=TEMPLATE,
-        title=(
-            f"Comparable sales of {html.escape(name)}<br><sup>{count:,} sold within "
-            f"{distance_text(radius)} before {as_of:%d %B %Y}; colour: £ per m² used</sup>"
-        ),
+        title=f"Comparable sales of {name}<br><sup>{len(table):,} sold within {within} before "
+        f"{as_of:%d %B %Y}; colour: £ per m² used</sup>",
         height=MAP_HEIGHT,
         margin={"l": 10, "r": 10, "t": 60, "b": 60},
         legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top"},
@@ -190,8 +148,7 @@ def comparables_map(
 
 
 def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:
-    """One marker per property (a home sold twice is one place): coloured by its best-weighted
-    sale (the table is best first), every sale of it in the hover text, escaped."""
+    """One marker per property, coloured by its best-weighted sale, every sale in its hover."""
     lines = [
         f"Sold {d:%b %Y} for £{p:,.0f}: £{q:,.0f} per m² used"
         for d, p, q in zip(table["date"], table["price"], table["used_price_per_sqm"], strict=True)
@@ -203,9 +160,7 @@ def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.Da
          "away": table["distance_m"]}
     )  # fmt: skip
     grouped = rows.groupby("propertyId", sort=False)
-    homes = grouped.agg(lng=("lng", "first"), lat=("lat", "first"), colour=("colour", "first"),
-                        address=("address", "first"), away=("away", "first"))  # fmt: skip
-    sold = grouped["line"].agg("<br>".join)
+    homes, sold = grouped.first(), grouped["line"].agg("<br>".join)
     homes["hover"] = [
         f"{html.escape(address)} ({away:,.0f} m away)<br>{sales}"
         for address, away, sales in zip(homes["address"], homes["away"], sold, strict=True)
@@ -215,9 +170,10 @@ def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.Da
 
 def _locations(df: pd.DataFrame, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
-    lng = table["propertyId"].map(pd.to_numeric(homes["spatial.lng"], errors="coerce"))
-    lat = table["propertyId"].map(pd.to_numeric(homes["spatial.lat"], errors="coerce"))
-    return lng.to_numpy(dtype=float), lat.to_numpy(dtype=float)
+    return tuple(
+        table["propertyId"].map(pd.to_numeric(homes[f"spatial.{axis}"], errors="coerce"))
+        .to_numpy(dtype=float) for axis in ("lng", "lat")
+    )  # fmt: skip
 
 
 def _circle(lng: float, lat: float, radius_m: float, points: int = 96) -> tuple[np.ndarray, ...]:

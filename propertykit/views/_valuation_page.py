@@ -1,14 +1,6 @@
 """One appraisal as HTML a client can follow with a calculator: the value, the property, the
-numbered schedule of comparables, the reconciliation, the basis and the disclosure.
-
-Drawn from an :class:`~propertykit.frames.Appraisal` (prices in pounds, see
-:func:`propertykit.views.comparable_evidence`); nothing is computed again. Headline figures are
-rounded to three significant figures (to £1,000 above £100,000); a low-confidence value is given
-as its range, not as a figure; "8 in 10" is said only of a range calibrated on the frame's own
-earlier sales, with how many. The schedule shows, per comparable, what its £ per m² used is made
-of (price ÷ floor area, the time and size adjustments, any pulling back) and its weight, so that
-the estimate is the subject's floor area times the weighted geometric mean of that column. Every
-text from the data is escaped; wide tables scroll inside their own box (``pk-scroll``).
+numbered schedule of comparables, the reconciliation, the basis and the disclosure (every text
+from the data escaped; wide tables scroll in their own box). The rules are in docs/valuation.md.
 """
 
 from __future__ import annotations
@@ -48,24 +40,22 @@ DESCRIBED = {
     "beds": "Bedrooms", "tenure": "Tenure", "newBuild": "New build", "epc": "EPC rating",
     "yearBuilt": "Year built",
 }  # fmt: skip
+#: A reconciliation's source -> how the report names it.
+SOURCES = {
+    "comparables": "This valuation (comparable sales)",
+    "own last sale, brought forward by the index": "The property's own last sale, brought forward",
+    "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
+}
 
 
 def distance_text(metres: float) -> str:
-    """``2 km``, ``750 m``.
-
-    Examples
-    --------
-    >>> distance_text(8000), distance_text(750)
-    ('8 km', '750 m')
-    """
+    """``2 km``, ``750 m``."""
     return f"{metres / 1000:g} km" if metres >= 1000 else f"{metres:,.0f} m"
 
 
 def rounded(pounds: float) -> str:
     """A headline figure: three significant figures, in pounds.
 
-    Examples
-    --------
     >>> rounded(254_651), rounded(1_234_567), rounded(95_432)
     ('£255,000', '£1,230,000', '£95,400')
     """
@@ -75,16 +65,11 @@ def rounded(pounds: float) -> str:
     return f"£{round(pounds / step) * step:,.0f}"
 
 
-def _name(appraisal: Appraisal, position: int) -> str:
-    described = appraisal.subject(position)
-    return str(described.get("address") or described.get("propertyId") or "the subject")
-
-
 def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
     """The value in one plain sentence: a figure and its range, only a range when confidence is
     low, or why there is none and what to change."""
     row = appraisal.values.iloc[position]
-    name, when = _name(appraisal, position), f"{pd.Timestamp(row['as_of']):%d %B %Y}"
+    name, when = subject_name(appraisal.subject(position)), f"{pd.Timestamp(row['as_of']):%d %B %Y}"
     used, needed = int(row["comparables"]), appraisal.search.min_comparables
     if bool(row["thin"]) or pd.isna(row["estimate"]):
         if used == 0 and str(row["method"]) != "too few comparables":
@@ -128,87 +113,86 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     >>> page.count("<h3>"), "No estimate" in page, "RICS Red Book" in page
     (4, True, True)
     """
-    basis = appraisal.basis
     value = html.escape(value_range_text(appraisal, position))
-    parts = [
-        STYLE,
-        '<div class="pk-val">',
-        f'<p class="value-range"><strong>{value}</strong></p>' if with_range else "",
-        f'<p class="disclosure">This is {html.escape(basis["disclosure"])}.</p>',
-        "<h3>The property</h3>",
-        _described(appraisal.subject(position)),
-        "<h3>Comparable sales</h3>",
-        _schedule(appraisal, position),
-        "<h3>Reconciliation</h3>",
-        _reconciliation(appraisal, position),
-        "<h3>Basis</h3>",
-        _basis(appraisal, position),
-        "</div>",
-    ]
-    return "".join(parts)
+    head = f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
+    disclosure = f'<p class="disclosure">This is {html.escape(appraisal.basis["disclosure"])}.</p>'
+    sections = {
+        "The property": _described(appraisal.subject(position)),
+        "Comparable sales": _schedule(appraisal, position),
+        "Reconciliation": _reconciliation(appraisal, position),
+        "Basis": _basis(appraisal, position),
+    }
+    body = "".join(f"<h3>{heading}</h3>{text}" for heading, text in sections.items())
+    return f'{STYLE}<div class="pk-val">{head}{disclosure}{body}</div>'
+
+
+def subject_name(described: dict[str, Any]) -> str:
+    """How the subject is named: its address, else its id."""
+    return str(described.get("address") or described.get("propertyId") or "the subject")
 
 
 def _described(subject: dict[str, Any]) -> str:
-    cells = []
+    rows = []
     for field, name in DESCRIBED.items():
         value = subject.get(field)
-        if field == "floorAreaSqM" and value is not None:
-            value = f"{float(value):,.1f} m²"
-        elif field == "newBuild" and value is not None:
-            value = "yes" if bool(value) else "no"
-        shown = "not recorded" if value is None else str(value)
-        cells.append(f"<tr><th>{name}</th><td>{html.escape(shown)}</td></tr>")
-    return f"<table>{''.join(cells)}</table>"
+        shown = (
+            "not recorded" if value is None
+            else f"{float(value):,.1f} m²" if field == "floorAreaSqM"
+            else _text(value, yes_no=field == "newBuild")
+        )  # fmt: skip
+        rows.append(f"<tr><th>{name}</th><td>{html.escape(shown)}</td></tr>")
+    return f"<table>{''.join(rows)}</table>"
+
+
+def _text(value: object, *, yes_no: bool = False) -> str:
+    """A cell: "—" when not known, a flag as yes or no."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "—"
+    return ("yes" if bool(value) else "no") if yes_no else str(value)
 
 
 def _percent(factor: float) -> str:
     return f"{(factor - 1) * 100:+.1f} %".replace("-", MINUS)
 
 
+def _row(cells: list[str], tag: str = "td") -> str:
+    """A schedule row, escaped, numbers right-aligned (class ``n``)."""
+    shown = (f'<{tag} class="{"n" if n else ""}">{html.escape(c)}</{tag}>'
+             for c, (_, n) in zip(cells, SCHEDULE, strict=True))  # fmt: skip
+    return f"<tr>{''.join(shown)}</tr>"
+
+
 def _schedule(appraisal: Appraisal, position: int) -> str:
     table = appraisal.schedule(position)
     if not len(table):
         return "<p>No comparable sales were found.</p>"
-    head = "".join(f'<th class="{"n" if n else ""}">{html.escape(t)}</th>' for t, n in SCHEDULE)
-    rows, tenths = [], _tenths(table["weight"].to_numpy(dtype=float))
-    for number, sale in enumerate(table.itertuples(index=False), start=1):
-        cells = [
+    tenths = _tenths(table["weight"].to_numpy(dtype=float))
+    rows = [
+        _row([
             str(number),
             short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId),
             f"{sale.date:%d %b %Y}".replace(" ", NBSP),
             _text(sale.propertyType),
             _text(getattr(sale, "tenure", None)),
-            _yes_no(getattr(sale, "newBuild", None)),
+            _text(getattr(sale, "newBuild", None), yes_no=True),
             f"{sale.floorAreaSqM:,.1f}",
             f"{sale.price:,.0f}",
             _percent(sale.time_adjustment),
             _percent(sale.size_adjustment),
             f"{sale.used_price_per_sqm:,.0f}{' *' if sale.clipped else ''}",
             f"{tenths[number - 1] / 10:.1f} %",
-        ]
-        rows.append(
-            "<tr>"
-            + "".join(
-                f'<td class="{"n" if n else ""}">{html.escape(c)}</td>'
-                for c, (_, n) in zip(cells, SCHEDULE, strict=True)
-            )
-            + "</tr>"
-        )
+        ])
+        for number, sale in enumerate(table.itertuples(index=False), start=1)
+    ]  # fmt: skip
+    head = _row([title for title, _ in SCHEDULE], "th")
     return (
-        f'<div class="pk-scroll"><table class="comparables"><tr>{head}</tr>{"".join(rows)}'
+        f'<div class="pk-scroll"><table class="comparables">{head}{"".join(rows)}'
         f"</table></div>{_arithmetic(appraisal, position, table)}"
     )
 
 
 def _tenths(weights: np.ndarray) -> list[int]:
-    """Weights in tenths of a per cent that add up to exactly 100.0 % (largest remainders), so
-    that a reader multiplying each £/m² to the power of its weight shown gets the estimate.
-
-    Examples
-    --------
-    >>> _tenths(np.array([1, 1, 1]) / 3)
-    [334, 333, 333]
-    """
+    """Weights in tenths of a per cent adding up to exactly 100.0 % (largest remainders)."""
     exact = weights / weights.sum() * 1000
     tenths = np.floor(exact).astype(int)
     short = 1000 - int(tenths.sum())
@@ -216,36 +200,32 @@ def _tenths(weights: np.ndarray) -> list[int]:
     return [int(t) for t in tenths]
 
 
+def _paragraphs(said: list[str]) -> str:
+    return "".join(f"<p>{html.escape(text)}</p>" for text in said)
+
+
 def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str:
     """How the schedule makes the estimate, in words a calculator follows."""
-    area = float(appraisal.subject(position)["floorAreaSqM"])
     said = [
         f"£/m² used = price ÷ floor area {TIMES} (1 + time adj.) {TIMES} (1 + size adj.); time "
-        "adj. brings "
-        "the price to the valuation date, size adj. to the subject's floor area."
+        "adj. brings the price to the valuation date, size adj. to the subject's floor area."
     ]
     if bool(table["clipped"].any()):
         said.append("* pulled back towards the weighted median before weighting (see Method).")
-    row = appraisal.values.iloc[position]
+    row, area = appraisal.values.iloc[position], appraisal.subject(position)["floorAreaSqM"]
     if not bool(row["thin"]):
         said.append(
             f"Weighted geometric mean of £/m² used (each to the power of its weight, "
-            f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {area:,.1f} m² = "
-            f"£{row['estimate']:,.0f}, the estimate before rounding."
+            f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {float(area):,.1f}"
+            f" m² = £{row['estimate']:,.0f}, the estimate before rounding."
         )
-    return "".join(f"<p>{html.escape(text)}</p>" for text in said)
+    return _paragraphs(said)
 
 
 def _reconciliation(appraisal: Appraisal, position: int) -> str:
     table = appraisal.reconciliation(position)
     if not len(table):
         return "<p>Nothing to set beside it: no estimate, no earlier sale, no service figure.</p>"
-    names = {
-        "comparables": "This valuation (comparable sales)",
-        "own last sale, brought forward by the index": "The property's own last sale, "
-        "brought forward",
-        "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
-    }
     rows = []
     for item in table.itertuples(index=False):
         detail, value = str(item.detail), rounded(item.value)
@@ -258,7 +238,7 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
                 f"{sold}; not brought forward: {detail}")  # fmt: skip
             value = value if moved else "—"
         rows.append(
-            f"<tr><th>{html.escape(names.get(item.source, str(item.source)))}</th>"
+            f"<tr><th>{html.escape(SOURCES.get(item.source, str(item.source)))}</th>"
             f'<td class="n">{html.escape(value)}</td><td>{html.escape(detail)}</td></tr>'
         )
     head = '<tr><th>Source</th><th class="n">Value</th><th>How</th></tr>'
@@ -266,29 +246,17 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
 
 
 def _basis(appraisal: Appraisal, position: int) -> str:
-    row, basis = appraisal.values.iloc[position], appraisal.basis
-    band = appraisal.values.attrs.get("band") or {}
+    row, basis, attrs = appraisal.values.iloc[position], appraisal.basis, appraisal.values.attrs
     said = [
         f"Valuation date: {pd.Timestamp(row['as_of']):%d %B %Y}, {basis['as_of_why']}.",
         f"Method: {basis['method']}",
         f"Index: {row['index']}.",
         f"Size: {row['size']}.",
-        f"Range: {band.get('how', 'not set')}.",
-        f"Confidence: {appraisal.values.attrs.get('confidence_rule', '')}.",
-    ]
-    left_out = appraisal.values.attrs.get("left_out") or {}
-    said.extend(f"{n:,} {why} could not be compared and were left out." for why, n in
-                left_out.items() if n)  # fmt: skip
-    said.append(
+        f"Range: {(attrs.get('band') or {}).get('how', 'not set')}.",
+        f"Confidence: {attrs.get('confidence_rule', '')}.",
+        *(f"{n:,} {why} could not be compared and were left out."
+          for why, n in (attrs.get("left_out") or {}).items() if n),
         "Floor areas are the ones recorded now: a home extended since it was sold is compared "
-        "at its present size."
-    )
-    return "".join(f"<p>{html.escape(text)}</p>" for text in said)
-
-
-def _text(value: object) -> str:
-    return "—" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
-
-
-def _yes_no(value: object) -> str:
-    return "—" if value is None or pd.isna(value) else ("yes" if bool(value) else "no")
+        "at its present size.",
+    ]  # fmt: skip
+    return _paragraphs(said)

@@ -1,13 +1,5 @@
-"""The valuation form: pick a property, see its value, the schedule of comparables and their map.
-
-A property is picked from a frame the form was given (``ValuationForm(client, frame=df)``: its
-sales are then the evidence, and nothing is fetched), or named by an id in the box: a location
-id, a ``<provider>::<id>`` source id, or a ``propertyId`` of the frame. A property the frame does
-not hold is fetched with its neighbourhood (``client.neighbourhood``: homes of its type and a
-similar floor area within the radius), whose sales are its evidence, searched within that
-radius. Every input is checked before anything is sent. What is shown comes from one
-:class:`~propertykit.frames.Appraisal` (:func:`propertykit.views.comparable_evidence`); errors
-appear as plain words, and clear what an earlier valuation showed.
+"""The valuation form: pick a property (of the frame given, or by id: fetched with its
+neighbourhood), see its value, the schedule of comparables and their map, from one appraisal.
 """
 
 from __future__ import annotations
@@ -25,18 +17,7 @@ from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural
 from propertykit.views import comparable_evidence, comparables_map, evidence_html, value_range_text
 from propertykit.widgets import _messages as words
-from propertykit.widgets._messages import describe_error
-from propertykit.widgets._parts import (
-    Form,
-    column,
-    figure_output,
-    fill,
-    hint,
-    label,
-    paragraph,
-    row,
-    text_output,
-)
+from propertykit.widgets import _parts as ui
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -58,7 +39,7 @@ ONE_ID = "Nothing was sent: type one id, such as L00000042 or rightmove::123"
 MOST_LISTED = 2000
 
 
-class ValuationForm(Form):
+class ValuationForm(ui.Form):
     """Value one property from its comparable sales: the value, the schedule and a map.
 
     Parameters
@@ -74,13 +55,9 @@ class ValuationForm(Form):
     ----------
     subject, picker, as_of, radius, months, value_button, message, status, range, table, tabs
         The widgets, for driving the form from code.
-    value
-        The frame the last valuation's evidence came from (``None`` before one, or after a
-        failure).
-    appraisal
-        The last valuation (:class:`~propertykit.frames.Appraisal`, in pounds), or ``None``.
-    figure
-        The last valuation's map.
+    value, appraisal, figure
+        The last valuation's frame, :class:`~propertykit.frames.Appraisal` (in pounds) and map;
+        ``None`` before one, or after a failure.
 
     Examples
     --------
@@ -100,57 +77,44 @@ class ValuationForm(Form):
         self.value: pd.DataFrame | None = None
         self.appraisal: Appraisal | None = None
         self.figure: go.Figure | None = None
-        self._build(radius_m)
-
-    def _build(self, radius_m: float) -> None:
-        self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=fill())
+        self.subject = widgets.Text(placeholder="L00000042 or rightmove::123", layout=ui.fill())
         choices: list[tuple[str, str | None]] = [("(none)", None)]
-        listed_note = ""
+        homes = pd.DataFrame({"propertyId": []})
         if self.frame is not None and "propertyId" in self.frame.columns:
             homes = self.frame.drop_duplicates("propertyId")
             names = homes.get("address.displayAddress", homes["propertyId"])
-            for pid, name in zip(homes["propertyId"], names, strict=True):
-                if isinstance(pid, str) and len(choices) <= MOST_LISTED:
-                    choices.append((f"{name if isinstance(name, str) else pid} ({pid})", pid))
-            if len(homes) > MOST_LISTED:
-                listed_note = (
-                    f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; "
-                    "type the id of any other."
-                )
-        self.picker = widgets.Dropdown(options=choices, value=None, layout=fill())
+            choices += [(f"{name if isinstance(name, str) else pid} ({pid})", pid)
+                        for pid, name in zip(homes["propertyId"], names, strict=True)
+                        if isinstance(pid, str)][:MOST_LISTED]  # fmt: skip
+        listed_note = (
+            f"The list holds the first {MOST_LISTED:,} of {len(homes):,} properties; type the id "
+            "of any other."
+            if len(homes) > MOST_LISTED
+            else ""
+        )
+        self.picker = widgets.Dropdown(options=choices, value=None, layout=ui.fill())
         self.picker.layout.display = None if len(choices) > 1 else "none"
-        self.picker_note = hint(listed_note)
-        self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=fill())
-        self.radius = widgets.FloatText(value=radius_m, layout=fill())
-        self.months = widgets.IntText(value=24, layout=fill())
+        self.picker_note = ui.hint(listed_note)
+        self.as_of = widgets.Text(placeholder="YYYY-MM-DD", layout=ui.fill())
+        self.radius = widgets.FloatText(value=radius_m, layout=ui.fill())
+        self.months = widgets.IntText(value=24, layout=ui.fill())
         self.value_button = widgets.Button(
             description="Value", button_style="primary", icon="calculator"
         )
         self.message, self.status, self.range = widgets.HTML(), widgets.HTML(), widgets.HTML()
-        self.table = widgets.HTML(layout=fill())
+        self.table = widgets.HTML(layout=ui.fill())
         self.map_output = widgets.Output()
         self.tabs = widgets.Tab(
             children=[self.table, self.map_output], titles=("Comparables", "Map")
         )
         self.results = widgets.VBox([self.range, self.tabs], layout=widgets.Layout(display="none"))
-        inputs = row(
-            [
-                column(
-                    [
-                        label("Property"),
-                        self.subject,
-                        self.picker,
-                        hint(SUBJECT_HINT),
-                        self.picker_note,
-                    ],
-                    basis="320px",
-                    grow=2,
-                ),
-                column([label("Valuation date"), self.as_of, hint(AS_OF_HINT)], basis="180px"),
-                column([label("Radius (m)"), self.radius, hint(RADIUS_HINT)], basis="150px"),
-                column([label("Months"), self.months, hint(MONTHS_HINT)], basis="120px"),
-            ]
-        )
+        inputs = ui.row([
+            ui.column([ui.label("Property"), self.subject, self.picker, ui.hint(SUBJECT_HINT),
+                       self.picker_note], basis="320px", grow=2),
+            ui.column([ui.label("Valuation date"), self.as_of, ui.hint(AS_OF_HINT)], basis="180px"),
+            ui.column([ui.label("Radius (m)"), self.radius, ui.hint(RADIUS_HINT)], basis="150px"),
+            ui.column([ui.label("Months"), self.months, ui.hint(MONTHS_HINT)], basis="120px"),
+        ])  # fmt: skip
         self.widget = widgets.VBox([inputs, self.value_button, self.message, self.status,
                                     self.results])  # fmt: skip
         self.value_button.on_click(lambda _button: self.value_subject())
@@ -205,41 +169,30 @@ class ValuationForm(Form):
                 figure = comparables_map(df, pid, appraisal=appraisal, basemap="auto")
         except Exception as exc:
             logger.debug("valuation failed", exc_info=True)
-            return self._failed(describe_error(exc))
+            return self._failed(words.describe_error(exc))
         finally:
             self.value_button.disabled = False
         self.value, self.appraisal, self.figure = df, appraisal, figure
-        self._show(appraisal, figure)
-        self._say(*self._outcome(appraisal, self._cost(sent, hits)))
+        self.range.value = ui.paragraph(value_range_text(appraisal), kind="info")
+        self.table.value = evidence_html(appraisal, with_range=False)
+        try:
+            self.map_output.outputs = (ui.figure_output(figure),)
+        except Exception as exc:  # a map that cannot be drawn never hides the table
+            self.map_output.outputs = (ui.text_output(words.describe_error(exc)),)
+        self.results.layout.display = None
+        count, cost = int(appraisal.values["comparables"].iloc[0]), self._cost(sent, hits)
+        if bool(appraisal.values["thin"].iloc[0]):  # the range says how many of how many, and why
+            self._say(f"Too few comparable sales for an estimate ({cost}): see below.", "warn")
+        else:
+            self._say(f"Valued from {plural(count, 'comparable sale')} ({cost}).", "ok")
         return appraisal
 
     def _cost(self, sent: int, hits: int) -> str:
         usage = self.client.usage
         return words.describe_cost(usage.requests_sent - sent, usage.cache_hits - hits)
 
-    @staticmethod
-    def _outcome(appraisal: Appraisal, cost: str) -> tuple[str, str]:
-        """What to say of a valuation that ran (thin is the normal case: how many were found of
-        how many needed, and what to change, as the range says)."""
-        row = appraisal.values.iloc[0]
-        if bool(row["thin"]):
-            return f"Too few comparable sales for an estimate ({cost}): see below.", "warn"
-        return f"Valued from {plural(int(row['comparables']), 'comparable sale')} ({cost}).", "ok"
-
-    # -- showing ----------------------------------------------------------------------------
-
-    def _show(self, appraisal: Appraisal, figure: go.Figure) -> None:
-        self.range.value = paragraph(value_range_text(appraisal), kind="info")
-        self.table.value = evidence_html(appraisal, with_range=False)
-        try:
-            self.map_output.outputs = (figure_output(figure),)
-        except Exception as exc:  # a map that cannot be drawn never hides the table
-            self.map_output.outputs = (text_output(describe_error(exc)),)
-        self.results.layout.display = None
-
     def _failed(self, text: str) -> Appraisal | None:
-        """Say what failed, and clear what an earlier valuation showed (it is not this one);
-        ``None``, what :meth:`value_subject` then returns."""
+        """Say what failed and clear what an earlier valuation showed; ``None``."""
         self.value = self.appraisal = self.figure = None
         self.range.value = self.table.value = ""
         self.map_output.outputs = ()
@@ -248,5 +201,5 @@ class ValuationForm(Form):
         return None
 
     def _say(self, text: str, kind: str = "info") -> None:
-        self.message.value = paragraph(text, kind=kind)
+        self.message.value = ui.paragraph(text, kind=kind)
         self._refresh_status()
