@@ -109,3 +109,16 @@ def test_dir_of_the_package_shows_the_public_names_and_the_quiet_old_ones_only()
     assert {"NotCached", "MissingIdsWarning", "PartialResult"} <= set(shown)  # quiet old names
     for name in shown:
         assert getattr(pk, name) is not None, name
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_dir_of_a_layer_is_its_all_and_its_dunders(layer: str) -> None:
+    if layer == "dask":
+        pytest.importorskip("dask")  # the optional extra
+    package = importlib.import_module(f"propertykit.{layer}")
+    shown = dir(package)
+    assert {name for name in shown if not name.startswith("__")} == set(package.__all__)
+    for leaked in ("annotations", "public_dir", "_bulk_cache", "_replay", "_tables", "Any"):
+        assert leaked not in shown, leaked
+    for name in shown:  # each still reachable, as before
+        assert hasattr(package, name), name

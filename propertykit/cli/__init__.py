@@ -9,6 +9,9 @@ packages' public names; the sandbox.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.cli._dispatch import main
 
 __all__ = ["main"]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -11,6 +11,7 @@ typed DataFrames), ``deeds``, and core. Never ``views``, ``widgets`` or ``cli``.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.client._bulk import DryRun
 from propertykit.client._client import Client
 from propertykit.client._ids import ParsedIds, parse_ids, validate_ids
@@ -37,3 +38,5 @@ __all__ = [
     "parse_ids",
     "validate_ids",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -16,14 +16,14 @@ made, and what was read is kept for the next re-run (the route, measured, is in
    rule of :func:`~propertykit.client._envelope.paging`: ``success: false``, no ``result`` list,
    or a page with more after it sends that batch down the normal path, which refuses or follows
    it exactly as before. Otherwise the frame is made from that read, and each batch's share of
-   it kept beside its answer (:func:`~propertykit.wire.keep_beside`).
+   it kept beside its answer (:func:`~propertykit.wire.keep_as_read`).
 3. Else (some batches missing or expired, or a paged first page) the batches run through
    :func:`~propertykit.client._bulk.run_batches`: a usable single cached page is decoded and read
    as the normal path reads it, the rest go the normal path (:mod:`propertykit.client._lookups`),
    so budgets, single flight, retries and ``.partial`` are unchanged. The frame is made from the
    records, read once, and each batch that came in one page keeps its share of that read
-   (:func:`~propertykit.wire.keep_fetched`: beside the answer just cached; its body is not read
-   again), so the first re-run parses nothing.
+   (:func:`~propertykit.wire.keep_as_read`: beside the answer just cached, named by the stamp
+   its storage noted as it wrote it; nothing is read back), so the first re-run parses nothing.
 
 Each batch served from the cache counts one cache hit in ``client.usage``, as the normal path
 counts it.
@@ -51,14 +51,13 @@ from propertykit.frames import (
     frame_and_shares,
     frame_from_read,
     read_for_keeping,
-    read_records_for_keeping,
+    records_frame_and_shares,
 )
 from propertykit.jsonio import Record, loads, paused_gc
 from propertykit.wire import (
     CachedForms,
     cached_forms,
-    keep_beside,
-    keep_fetched,
+    keep_as_read,
 )
 
 if TYPE_CHECKING:
@@ -194,18 +193,20 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
                 found = [envelope.get("result") for envelope in read.envelopes]
                 lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
                 df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
+                _keep_as_read(session, wanted, cached, set(range(len(batches))), set(), shares)
                 _served_from_cache(transport, lookup, bar)
-                _keep_as_read(session, wanted, cached, shares)
                 return df
             for i in odd:  # rare: a paged or unusable first page; the normal path reads them
                 del ready[i]
         single: set[int] = set()  # batches that came in one page
+        fetched: set[int] = set()  # batches fetched now (the others: their cached page read)
         served: dict[int, int] = {}  # records per batch
 
         def fetch_or_replay(batch: Batch) -> list[Record]:
             body = ready.get(batch.index)
             page = single_page(body) if body is not None else None
             if page is None:
+                fetched.add(batch.index)
                 records = lookup.fetch(context.lookups, batch, single)
             else:
                 transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
@@ -219,8 +220,8 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
             batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
         )
     lengths = [served[batch.index] for batch in batches]
-    df, shares = frame_and_shares(read_records_for_keeping(records), lengths, money_unit=money_unit)
-    _keep_fetched(transport, wanted, cached.kept, single, shares)
+    df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit)
+    _keep_as_read(session, wanted, cached, single, fetched, shares)
     return df
 
 
@@ -230,44 +231,28 @@ def _served_from_cache(transport: Any, lookup: _Lookup, bar: Any) -> None:
     bar.update(len(lookup.batches))
 
 
-def _keep_fetched(
-    transport: Any,
-    wanted: list[tuple[str, Mapping[str, Any]]],
-    kept: list[memoryview | None],
-    single: set[int],
-    shares: list[bytes | None],
-) -> None:
-    """After the normal path: keep each whole single-page batch's share of the records as read,
-    beside the answer cached for it, so the first re-run parses nothing. Best effort: a share
-    that cannot be kept is simply not kept (the next re-run reads that body)."""
-    entries = [
-        (request, share)
-        for i, (request, share, already) in enumerate(zip(wanted, shares, kept, strict=True))
-        if i in single and share is not None and already is None
-    ]
-    try:
-        keep_fetched(transport.session, entries, format_name(), offline=transport.offline)
-    except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
-        logger.debug("batches not kept as read: %s", type(exc).__name__)
-
-
 def _keep_as_read(
     session: Any,
     wanted: list[tuple[str, Mapping[str, Any]]],
     cached: CachedForms,
+    single: set[int],
+    fetched: set[int],
     shares: list[bytes | None],
 ) -> None:
-    """Keep each batch's share beside its cached answer, for the next re-run (only for the
-    batches not kept already)."""
+    """Keep each whole single-page batch's share of the records as read beside the answer it
+    was read from (the cached one, or the one just fetched and stored: ``fetched``), for the
+    next re-run; not the batches kept already. Best effort: a share that cannot be kept is
+    simply not kept (the next re-run reads that body)."""
     entries = [
-        (request, answer, share)
-        for request, answer, share, already in zip(
-            wanted, cached.answers, shares, cached.kept, strict=True
-        )
-        if answer is not None and share is not None and already is None
+        (request, None if i in fetched else cached.answers[i], share)
+        for i, (request, share) in enumerate(zip(wanted, shares, strict=True))
+        if i in single
+        and share is not None
+        and cached.kept[i] is None
+        and (i in fetched or cached.answers[i] is not None)
     ]
     try:
-        keep_beside(session, entries, format_name())
+        keep_as_read(session, entries, format_name())
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost
         logger.debug("batches not kept as read: %s", type(exc).__name__)
 

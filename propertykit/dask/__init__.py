@@ -25,6 +25,8 @@ May import: ``client``, ``frames``, ``views`` and core (a top layer, beside ``cl
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
+
 try:
     import dask.dataframe  # noqa: F401
 except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
@@ -43,3 +45,5 @@ __all__ = [
     "to_parquet",
     "unpack_extra_fields",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -10,6 +10,7 @@ May import: ``wire`` (the one session, retry settings) and core. Never ``client`
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.deeds._decisions import RetryPolicy, read_delivery_status, read_money_state
 from propertykit.deeds._earlier import EarlierPurchase, find_earlier_purchase
 from propertykit.deeds._flow import buy_title_deed, check_title_number, purchase_status
@@ -35,3 +36,5 @@ __all__ = [
     "read_delivery_status",
     "read_money_state",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from propertykit.config import MONEY_STATES as MONEY_STATES
+from propertykit.config import MONEY_STATES
 from propertykit.wire import RetrySettings, backoff_delay
 
 #: Transport failures where the request certainly never reached the service.

@@ -24,6 +24,13 @@ May import: core only. Knows record shapes, never HTTP, plots or maps.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
+from propertykit.errors import (
+    EpcTrendWarning,
+    FewPairsWarning,
+    MinorUnitsWarning,
+    UnparsedValuesWarning,
+)
 from propertykit.frames._appraisal import (
     COMPARABLE_COLUMNS,
     VALUATION_COLUMNS,
@@ -36,14 +43,15 @@ from propertykit.frames._appraisal import (
 # The stored-form names below are the warm replay's plumbing, for the client layer only:
 # imported here, since no layer imports past another's __init__, but not public names (not in
 # __all__).
-from propertykit.frames._coercion import UnparsedValuesWarning, unparsed_table
+from propertykit.frames._coercion import unparsed_table
 from propertykit.frames._comparables import ValuationSearch
 from propertykit.frames._epc_profile import EpcProfile, epc_profile
-from propertykit.frames._epc_trend import EPC_TREND_MIN_COUNT, EpcTrendWarning, epc_trend
+from propertykit.frames._epc_trend import EPC_TREND_MIN_COUNT, epc_trend
 from propertykit.frames._evidence import check_as_of, check_subject
 from propertykit.frames._gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames._money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
-from propertykit.frames._price_index import FewPairsWarning, price_index
+from propertykit.frames._price_index import price_index
+from propertykit.frames._schema import EPC_RATINGS, TAX_BANDS
 from propertykit.frames._schema import KINDS as KINDS  # the record's leaves and their kinds
 from propertykit.frames._size_elasticity import SizeElasticity, fit_size_elasticity
 from propertykit.frames._stored_form import BodiesRead as BodiesRead
@@ -52,15 +60,12 @@ from propertykit.frames._stored_form import format_name as format_name
 from propertykit.frames._stored_form import frame_and_shares as frame_and_shares
 from propertykit.frames._stored_form import frame_from_read as frame_from_read
 from propertykit.frames._stored_form import read_for_keeping as read_for_keeping
-from propertykit.frames._stored_form import read_records_for_keeping as read_records_for_keeping
+from propertykit.frames._stored_form import records_frame_and_shares as records_frame_and_shares
 from propertykit.frames._tables import (
     COLUMNS,
     EPC_COLUMNS,
-    EPC_RATINGS,
     PENCE_MEDIAN_THRESHOLD,
     SALES_COLUMNS,
-    TAX_BANDS,
-    MinorUnitsWarning,
     epc_table,
     explode_sales,
     frame,
@@ -104,3 +109,5 @@ __all__ = [
     "unparsed_table",
     "valuation",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

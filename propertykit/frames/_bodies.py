@@ -230,8 +230,8 @@ def _joined_parts(parts: list[dict[str, pa.Array]], *, decoded: bool = False) ->
     columns = {
         name: joined([p.get(name, pa.nulls(len(p["propertyId"]))) for p in parts]) for name in names
     }
-    columns["saleHistory"] = in_sale_order(columns["saleHistory"])
     extras = ordered({name: a for name, a in columns.items() if name not in RECORD_TYPE.names})
+    columns["saleHistory"] = in_sale_order(columns["saleHistory"])  # _extras asked once, above
     if not decoded and {n[:i] for n in extras for i, c in enumerate(n) if c == "."} & extras.keys():
         raise TypeError("a field read whole here and by its fields there")  # as one, decoded
     known = [columns[name] for name in RECORD_TYPE.names]

@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from propertykit.errors import UnparsedValuesWarning as UnparsedValuesWarning
-from propertykit.errors import outside_stacklevel
+from propertykit.errors import UnparsedValuesWarning, outside_stacklevel
 
 #: Columns of :func:`unparsed_table`.
 UNPARSED_COLUMNS = ("propertyId", "column", "value")

@@ -28,8 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from propertykit.errors import EpcTrendWarning as EpcTrendWarning
-from propertykit.errors import InvalidInput, outside_stacklevel
+from propertykit.errors import EpcTrendWarning, InvalidInput, outside_stacklevel
 from propertykit.frames._schema import EPC_RATINGS
 from propertykit.frames._tables import epc_table
 from propertykit.text import listed

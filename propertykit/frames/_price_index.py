@@ -49,8 +49,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from propertykit.errors import FewPairsWarning as FewPairsWarning
-from propertykit.errors import InvalidInput, outside_stacklevel
+from propertykit.errors import FewPairsWarning, InvalidInput, outside_stacklevel
 from propertykit.frames._pair_weights import (
     dispersion_growth,
     huber_weights,

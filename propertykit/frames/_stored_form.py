@@ -1,7 +1,7 @@
 """Response bodies as read into Arrow, kept per body so a warm re-run need not parse them again.
 
 ``pk.frame(bodies)`` reads the bodies (:func:`read_for_keeping`: Arrow's JSON reader, or the
-lenient route; :func:`read_records_for_keeping` for records a fetch decoded) and then types the
+lenient route; :func:`records_frame_and_shares` for records a fetch decoded) and then types the
 columns (:func:`frame_from_read`). The first half is most of
 the time, and its result depends on nothing but the bodies, so the client keeps it beside each
 cached response (:mod:`propertykit.wire._derived_cache`): :func:`encode_shares` gives each body's
@@ -86,12 +86,18 @@ def read_for_keeping(
     return BodiesRead(records, boundaries, sink, tuple(left_out), tuple(envelopes))
 
 
-def read_records_for_keeping(records: Sequence[Any]) -> BodiesRead:
-    """Records already decoded, read as ``pk.frame(records)`` reads them: the frame of the read
-    is that frame, and its shares (:func:`encode_shares`) keep exactly it."""
+def records_frame_and_shares(
+    records: Sequence[Any],
+    lengths: Sequence[int],
+    *,
+    money_unit: Literal["major", "minor"] | None = None,
+) -> tuple[pd.DataFrame, list[bytes | None]]:
+    """Records already decoded (a fetch's), read as ``pk.frame(records)`` reads them, and framed
+    as :func:`frame_and_shares` frames a read: the frame is that frame, and the shares keep
+    exactly it."""
     sink: Sink = []
     struct, boundaries = read_records(list(records), sink)
-    return BodiesRead(struct, boundaries, sink)
+    return frame_and_shares(BodiesRead(struct, boundaries, sink), lengths, money_unit=money_unit)
 
 
 def frame_from_read(

@@ -27,10 +27,8 @@ import pyarrow.compute as pc
 
 from propertykit.errors import (
     InvalidInput,
+    MinorUnitsWarning,
     outside_stacklevel,
-)
-from propertykit.errors import (
-    MinorUnitsWarning as MinorUnitsWarning,
 )
 from propertykit.frames._bodies import read_bodies
 from propertykit.frames._coercion import Sink, Unparsed, report
@@ -44,12 +42,6 @@ from propertykit.frames._schema import (
     RECORD_TYPE,
     SALE_FIELDS,
     SALE_TYPE,
-)
-from propertykit.frames._schema import (
-    EPC_RATINGS as EPC_RATINGS,
-)
-from propertykit.frames._schema import (
-    TAX_BANDS as TAX_BANDS,
 )
 
 #: A median sale price above this (5 million in major units) is taken as a sign of minor units.

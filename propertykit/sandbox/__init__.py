@@ -113,6 +113,7 @@ Faults
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.sandbox._address_book import TypedAddress, typed_addresses, world_addresses
 from propertykit.sandbox._control import Sandbox, serve
 from propertykit.sandbox._data import generate_record, generate_records
@@ -133,3 +134,5 @@ __all__ = [
     "typed_addresses",
     "world_addresses",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

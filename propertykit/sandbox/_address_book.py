@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
 
 #: How clients shorten street types (and sub-building words).
 ABBREVIATIONS = {"Street": "St", "Road": "Rd", "Avenue": "Ave", "Gardens": "Gdns", "Lane": "Ln",
@@ -232,7 +233,7 @@ def _row(world: _World, draws: random.Random, index: int, kind: str) -> TypedAdd
     text, said = _write(draws, fields, kind)
     found = world.matching(said)
     if len(found) == 1:
-        return TypedAddress(text, data.location_id(found[0]), kind, index)
+        return TypedAddress(text, sandbox_ids.location_id(found[0]), kind, index)
     return TypedAddress(text, "ambiguous", kind, index, _ids(found))
 
 
@@ -244,4 +245,4 @@ def _same_place(address: Mapping[str, Any], said: Mapping[str, Any]) -> bool:
 
 
 def _ids(indexes: list[int]) -> tuple[str, ...]:
-    return tuple(data.location_id(i) for i in sorted(set(indexes)))
+    return tuple(sandbox_ids.location_id(i) for i in sorted(set(indexes)))

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
 from propertykit.sandbox._profiles import PROFILES, SandboxProfile
 from propertykit.sandbox._search import AddressIndex
 
@@ -64,7 +65,7 @@ def suggestion(index: int, address: dict[str, Any]) -> dict[str, str]:
     ('L00000003', '4')
     """
     found = {
-        "locationId": data.location_id(index),
+        "locationId": sandbox_ids.location_id(index),
         "displayAddress": address["displayAddress"],
         "postcode": address["postcode"],
         "town": address["town"],
@@ -110,16 +111,16 @@ class Catalogue:
 
     def by_location_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         """Records for the known ids, once each, in the order asked; unknown ids are skipped."""
-        indexes = [data.index_from_location_id(value) for value in ids]
+        indexes = [sandbox_ids.index_from_location_id(value) for value in ids]
         return [self.record(i) for i in dict.fromkeys(indexes) if i is not None and self._known(i)]
 
     def by_source_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         """Distinct records the source ids resolve to, in order of first mention."""
-        indexes = [data.index_from_source_id(value) for value in ids]
+        indexes = [sandbox_ids.index_from_source_id(value) for value in ids]
         return [self.record(i) for i in dict.fromkeys(indexes) if i is not None and self._known(i)]
 
     def title_index(self, title_number: str) -> int | None:
-        index = data.index_from_title_number(title_number, self.seed)
+        index = sandbox_ids.index_from_title_number(title_number, self.seed)
         return index if self._known(index) else None
 
     def search(

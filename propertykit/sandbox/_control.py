@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from types import TracebackType
 
-from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
 from propertykit.sandbox._catalogue import Catalogue
 from propertykit.sandbox._price_index import REALISMS
 from propertykit.sandbox._profiles import get_profile
@@ -29,7 +29,7 @@ Now = datetime | Callable[[], datetime] | None
 
 @lru_cache(maxsize=4)
 def _title_numbers(seed: int, n_properties: int) -> tuple[str, ...]:
-    return tuple(data.title_number(i, seed) for i in range(n_properties))
+    return tuple(sandbox_ids.title_number(i, seed) for i in range(n_properties))
 
 
 def _non_negative(name: str, value: float) -> None:
@@ -146,12 +146,12 @@ class Sandbox:
     @cached_property
     def location_ids(self) -> list[str]:
         """Every locationId, in index order."""
-        return [data.location_id(i) for i in range(self.n_properties)]
+        return [sandbox_ids.location_id(i) for i in range(self.n_properties)]
 
     @cached_property
     def source_ids(self) -> list[str]:
         """One source id (the rightmove one) per property, in index order."""
-        return [data.source_id(i, "rightmove") for i in range(self.n_properties)]
+        return [sandbox_ids.source_id(i, "rightmove") for i in range(self.n_properties)]
 
     @cached_property
     def title_numbers(self) -> list[str]:
@@ -160,7 +160,7 @@ class Sandbox:
 
     def source_ids_for(self, index: int) -> list[str]:
         """All (two to four) source ids that resolve to the property at ``index``."""
-        return data.source_ids_for(index)
+        return sandbox_ids.source_ids_for(index)
 
     def record(self, index: int) -> dict[str, object]:
         """The full record at ``index``, as the service would return it."""

@@ -24,31 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from propertykit.sandbox._epc_trend import draw_certificate
-from propertykit.sandbox._epc_trend import energy_rating as energy_rating
 from propertykit.sandbox._geography import home, record_rng, town_of, type_position
 from propertykit.sandbox._ids import (
-    PROVIDERS as PROVIDERS,
-)
-from propertykit.sandbox._ids import (
-    index_from_location_id as index_from_location_id,
-)
-from propertykit.sandbox._ids import (
-    index_from_source_id as index_from_source_id,
-)
-from propertykit.sandbox._ids import (
-    index_from_title_number as index_from_title_number,
-)
-from propertykit.sandbox._ids import (
-    location_id as location_id,
-)
-from propertykit.sandbox._ids import (
-    source_id as source_id,
-)
-from propertykit.sandbox._ids import (
-    source_ids_for as source_ids_for,
-)
-from propertykit.sandbox._ids import (
-    title_number as title_number,
+    location_id,
 )
 from propertykit.sandbox._price_index import REALISMS, sale_history
 from propertykit.sandbox._tables import (

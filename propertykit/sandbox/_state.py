@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from propertykit.config import MONEY_STATES as MONEY_STATES
+from propertykit.config import MONEY_STATES
 
 FAULT_KINDS = ("error", "reset", "slow", "truncate", "reset_after_charge", "slow_after_charge")
 FAULT_BODIES = ("object", "string", "text", "html", "empty")

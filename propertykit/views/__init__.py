@@ -14,6 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from propertykit._public import public_dir
 from propertykit.views import _accessor  # noqa: F401  (registers df.pk)
 
 if TYPE_CHECKING:
@@ -25,13 +26,13 @@ if TYPE_CHECKING:
     from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views._report import build_report, write_report
     from propertykit.views._static import use_system_browser
-    from propertykit.views._street import OSM_TILES, bake_tiles
+    from propertykit.views._street import bake_tiles
+    from propertykit.views._tile_source import OSM_TILES
     from propertykit.views._valuation import (
         comparable_evidence,
         comparables_map,
-        evidence_html,
-        value_range_text,
     )
+    from propertykit.views._valuation_page import evidence_html, value_range_text
     from propertykit.views._workbook import write_workbook
 
 #: public name -> the module that defines it (imported on first access)
@@ -49,12 +50,12 @@ _LAZY = {
     "build_report": "report",
     "write_report": "report",
     "use_system_browser": "static",
-    "OSM_TILES": "street",
+    "OSM_TILES": "tile_source",
     "bake_tiles": "street",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
-    "evidence_html": "valuation",
-    "value_range_text": "valuation",
+    "evidence_html": "valuation_page",
+    "value_range_text": "valuation_page",
     "write_workbook": "workbook",
 }
 
@@ -86,3 +87,6 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(f"propertykit.views._{_LAZY[name]}"), name)
     raise AttributeError(f"module 'propertykit.views' has no attribute {name!r}")
+
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -17,7 +17,7 @@
   outline otherwise (and always with ``PROPERTYKIT_OFFLINE`` set). The report uses the
   outline, or baked street tiles when given ``tiles=``. The question to the tile host is one
   tile, asked once per session through the default tile fetcher
-  (:func:`~propertykit.views._street.default_fetcher`; the views never open a connection),
+  (:func:`~propertykit.views._tile_source.default_fetcher`; the views never open a connection),
   bounded like every tile; it carries nothing of the data or the key.
 - ``"none"``: the data alone.
 """
@@ -37,7 +37,7 @@ from propertykit.config import ENV_OFFLINE, env_flag
 from propertykit.errors import InvalidInput
 from propertykit.views import _street as street
 from propertykit.views._context import Extent
-from propertykit.views._tile_source import tile_source
+from propertykit.views._tile_source import FetchTile, tile_source, tiles_answer
 
 Basemap = Literal["auto", "outline", "tiles", "none"]
 BASEMAPS = ("auto", "outline", "tiles", "none")
@@ -48,10 +48,10 @@ LAND, SEA, COAST = "#f2efe6", "#d5e6f3", "#7d9bb8"
 
 
 def resolve_basemap(
-    basemap: str, fetch: street.FetchTile | None = None
+    basemap: str, fetch: FetchTile | None = None
 ) -> Literal["outline", "tiles", "none"]:
     """The basemap to draw for a ``basemap=`` setting (``"auto"`` decided here, asking the tile
-    host through ``fetch``, default :func:`~propertykit.views._street.default_fetcher`)."""
+    host through ``fetch``, default :func:`~propertykit.views._tile_source.default_fetcher`)."""
     if basemap not in BASEMAPS:
         raise InvalidInput(f"basemap must be one of {', '.join(BASEMAPS)}; got {basemap!r}")
     if basemap == "auto":
@@ -61,7 +61,7 @@ def resolve_basemap(
 
 
 def street_route(
-    chosen: str, tiles: Any, attribution: str | None, fetch: street.FetchTile | None = None
+    chosen: str, tiles: Any, attribution: str | None, fetch: FetchTile | None = None
 ) -> tuple[Literal["outline", "tiles", "none"], street.StreetTiles | None]:
     """For a resolved basemap: the basemap to draw, and the street tiles to bake under it.
 
@@ -246,14 +246,14 @@ def live_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
-def _tiles_answer(fetch: street.FetchTile | None) -> bool:
+def _tiles_answer(fetch: FetchTile | None) -> bool:
     """Does the tile host answer (one tile, one second)? Asked once per session through the
     default fetcher; a fetcher handed over is asked each time."""
     if fetch is None:
         return _default_answers()
-    return street.tiles_answer(TILE_PROBE, seconds=1.0, fetch=fetch)
+    return tiles_answer(TILE_PROBE, seconds=1.0, fetch=fetch)
 
 
 @cache
 def _default_answers() -> bool:
-    return street.tiles_answer(TILE_PROBE, seconds=1.0)
+    return tiles_answer(TILE_PROBE, seconds=1.0)

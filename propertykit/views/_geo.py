@@ -15,11 +15,8 @@ import numpy as np
 import pandas as pd
 from pyproj import CRS
 
-from propertykit.errors import GeometryWarning as GeometryWarning
 from propertykit.errors import InvalidInput
-from propertykit.views._boundaries import WGS84 as WGS84
-from propertykit.views._boundaries import read_boundaries as read_boundaries
-from propertykit.views._boundaries import warn_unread
+from propertykit.views._boundaries import WGS84, read_boundaries, warn_unread
 from propertykit.views._columns import nested_as_json, nested_columns, require_columns
 
 _GeometryKind = Literal["point", "boundary"]

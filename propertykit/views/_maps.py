@@ -29,14 +29,13 @@ from propertykit.views import _figures as shared
 from propertykit.views import _layers as layers
 from propertykit.views._columns import require_columns
 from propertykit.views._context import Extent
-from propertykit.views._figures import EPC_COLOURS as EPC_COLOURS
 from propertykit.views._figures import TEMPLATE
 from propertykit.views._geo import to_geodataframe
 
 if TYPE_CHECKING:
     from xyzservices import TileProvider
 
-    from propertykit.views._street import FetchTile
+    from propertykit.views._tile_source import FetchTile
 
 MAP_HEIGHT = 600
 
@@ -89,7 +88,7 @@ def property_map(
         known).
     fetch
         The tile fetcher for tiles baked in and for ``"auto"``'s question to the tile host
-        (:class:`~propertykit.views._street.FetchTile`); default propertykit's cached one.
+        (:class:`~propertykit.views._tile_source.FetchTile`); default propertykit's cached one.
 
     Returns
     -------

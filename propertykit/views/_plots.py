@@ -25,8 +25,7 @@ import plotly.graph_objects as go
 from propertykit.errors import InvalidInput
 from propertykit.views import _figures as shared
 from propertykit.views._columns import require_columns
-from propertykit.views._figures import BANDS, MISSING_COLOUR, TEMPLATE
-from propertykit.views._figures import EPC_COLOURS as EPC_COLOURS
+from propertykit.views._figures import BANDS, EPC_COLOURS, MISSING_COLOUR, TEMPLATE
 
 _FREQUENCIES = {"year": "Y", "quarter": "Q", "month": "M"}
 _X_FORMATS = {"year": "%Y", "quarter": "%Y Q%q", "month": "%b %Y"}

@@ -37,12 +37,13 @@ from propertykit.views import _street as street
 from propertykit.views import _valuation as valuation
 from propertykit.views._epc_profile import epc_profile_html
 from propertykit.views._files import write_atomically
+from propertykit.views._valuation_page import evidence_html
 
 if TYPE_CHECKING:
     from xyzservices import TileProvider
 
     from propertykit.frames import Appraisal, ValuationSearch
-    from propertykit.views._street import FetchTile
+    from propertykit.views._tile_source import FetchTile
 
 #: The heading of the section a ``subject=`` adds.
 EVIDENCE = "Comparable evidence"
@@ -109,7 +110,7 @@ def build_report(
         When the report was built (default: now, UTC).
     tiles
         Street tiles under the maps: a ``.../{z}/{x}/{y}.png`` address template
-        (:data:`~propertykit.views._street.OSM_TILES` for OpenStreetMap's) or an xyzservices
+        (:data:`~propertykit.views._tile_source.OSM_TILES` for OpenStreetMap's) or an xyzservices
         ``TileProvider``. Fetched now, once per tile (cached on disk), each bounded in bytes,
         pixels and time, and embedded: the report names no tile address. ``None``: the bundled
         outline basemap. If tiles cannot be had (the server unreachable, too slow, or sending
@@ -118,7 +119,8 @@ def build_report(
     attribution
         The credit the tile server asks for (OpenStreetMap's and a provider's are known).
     fetch
-        The tile fetcher (:class:`~propertykit.views._street.FetchTile`); default propertykit's.
+        The tile fetcher (:class:`~propertykit.views._tile_source.FetchTile`); default
+        propertykit's.
     subject
         A property to value: a ``propertyId`` of ``df`` or a mapping (``lat``, ``lng``,
         ``floorAreaSqM``, ``propertyType``, optionally ``beds``). Adds a "Comparable evidence"
@@ -172,7 +174,7 @@ def build_report(
         )
         kind = "card"
         if heading == EVIDENCE and evidence is not None:
-            body, kind = valuation.evidence_html(evidence) + body, "card evidence"
+            body, kind = evidence_html(evidence) + body, "card evidence"
         charts.append(f'<section class="{kind}"><h2>{html.escape(heading)}</h2>{body}</section>')
     if not figures:
         charts.append(

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from propertykit.config import MAX_TILE_SIDE as MAX_TILE_SIDE
 from propertykit.config import PILLOW_FOR_TILES
 from propertykit.errors import (
     ConfigError,
@@ -47,42 +46,17 @@ from propertykit.errors import (
     outside_stacklevel,
 )
 from propertykit.views._tile_plan import (
-    MAX_TILES as MAX_TILES,
-)
-from propertykit.views._tile_plan import (
+    MAX_TILES,
     TARGET_WIDTH,
+    TilePlan,
     mercator_x,
     mercator_y,
-)
-from propertykit.views._tile_plan import (
-    TilePlan as TilePlan,
-)
-from propertykit.views._tile_plan import (
-    plan_tiles as plan_tiles,
+    plan_tiles,
 )
 from propertykit.views._tile_source import (
-    OSM_ATTRIBUTION as OSM_ATTRIBUTION,
-)
-from propertykit.views._tile_source import (
-    OSM_TILES as OSM_TILES,
-)
-from propertykit.views._tile_source import (
-    FetchTile as FetchTile,
-)
-from propertykit.views._tile_source import (
-    check_template as check_template,
-)
-from propertykit.views._tile_source import (
-    credit_for as credit_for,
-)
-from propertykit.views._tile_source import (
-    default_fetcher as default_fetcher,
-)
-from propertykit.views._tile_source import (
+    FetchTile,
+    default_fetcher,
     tile_source,
-)
-from propertykit.views._tile_source import (
-    tiles_answer as tiles_answer,
 )
 
 if TYPE_CHECKING:

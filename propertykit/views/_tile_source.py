@@ -26,7 +26,6 @@ from importlib.metadata import PackageNotFoundError, distribution
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from propertykit.config import MAX_TILE_SIDE as MAX_TILE_SIDE
 from propertykit.errors import ConfigError, InvalidInput, PropertyKitError
 
 if TYPE_CHECKING:

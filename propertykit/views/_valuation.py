@@ -20,12 +20,10 @@ from propertykit.views import _figures as shared
 from propertykit.views._context import Extent
 from propertykit.views._figures import TEMPLATE
 from propertykit.views._valuation_page import distance_text, subject_name
-from propertykit.views._valuation_page import evidence_html as evidence_html
-from propertykit.views._valuation_page import value_range_text as value_range_text
 
 if TYPE_CHECKING:
     from propertykit.frames import Appraisal, ValuationSearch
-    from propertykit.views._street import FetchTile
+    from propertykit.views._tile_source import FetchTile
 
 MAP_HEIGHT = 560
 SUBJECT_COLOUR = "#c0392b"

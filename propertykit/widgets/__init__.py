@@ -18,9 +18,12 @@ names. The plain logic (timing, messages) holds no ipywidgets, so it is tested w
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.widgets._lookup_form import LookupForm
 from propertykit.widgets._match_review import MatchReview
 from propertykit.widgets._purchase_form import PurchaseForm
 from propertykit.widgets._valuation_form import ValuationForm
 
 __all__ = ["LookupForm", "MatchReview", "PurchaseForm", "ValuationForm"]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

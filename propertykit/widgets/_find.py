@@ -18,6 +18,13 @@ from propertykit.client import check_area
 from propertykit.errors import InvalidInput
 from propertykit.frames import MINOR_PER_MAJOR
 from propertykit.widgets import _messages as words
+from propertykit.widgets._find_messages import (
+    NEGATIVE_PRICE,
+    POINT_PROBLEM,
+    PRICES_CROSSED,
+    describe_area,
+    describe_area_problem,
+)
 from propertykit.widgets._messages import describe_error
 from propertykit.widgets._parts import column, fill, fit_options, hint, label, paragraph, row
 
@@ -187,13 +194,13 @@ class FindPanel:
             check_area(self.area())
         except InvalidInput:
             if self.area_type.value == "point":
-                return words.POINT_PROBLEM
-            return words.describe_area_problem(self.area_type.value, self.area_value.value)
+                return POINT_PROBLEM
+            return describe_area_problem(self.area_type.value, self.area_value.value)
         low, high = self.price_min.value, self.price_max.value
         if low < 0 or high < 0:
-            return words.NEGATIVE_PRICE
+            return NEGATIVE_PRICE
         if high and low > high:
-            return words.PRICES_CROSSED
+            return PRICES_CROSSED
         return None
 
     def describe(self) -> str:
@@ -212,7 +219,7 @@ class FindPanel:
             "priceMin": round(self.price_min.value),
             "priceMax": round(self.price_max.value),
         }
-        return words.describe_area(self.area(), typed)
+        return describe_area(self.area(), typed)
 
     def find(self) -> int:
         """Ask the query endpoint (what the Find button does); returns how many were found."""

@@ -16,9 +16,10 @@ import propertykit.views  # noqa: F401  (registers the df.pk accessor)
 from propertykit.client import ParsedIds, parse_ids
 from propertykit.errors import DailyCapReached, InsufficientCredit
 from propertykit.frames import COLUMNS, frame
-from propertykit.text import short_address, visible
+from propertykit.text import plural, short_address, visible
 from propertykit.widgets import _messages as words
 from propertykit.widgets._find import FindPanel
+from propertykit.widgets._id_messages import EMPTY_IDS, describe_ids, describe_not_sent
 from propertykit.widgets._messages import describe_error
 from propertykit.widgets._parts import (
     Form,
@@ -32,7 +33,6 @@ from propertykit.widgets._parts import (
     row,
     text_output,
 )
-from propertykit.widgets._results_table import PREVIEW_ROWS as PREVIEW_ROWS
 from propertykit.widgets._results_table import table_html
 from propertykit.widgets._timing import Debouncer, RateWindow, Scheduler, start_timer
 
@@ -219,7 +219,7 @@ class LookupForm(Form):
 
     def _check_ids(self, text: str) -> ParsedIds:
         parsed = parse_ids(text)  # the client's own check, id by id
-        sentence, kind = words.describe_ids(parsed.location_ids, parsed.source_ids, parsed.invalid)
+        sentence, kind = describe_ids(parsed.location_ids, parsed.source_ids, parsed.invalid)
         self.ids_feedback.value = paragraph(sentence, kind=kind) if sentence else ""
         return parsed
 
@@ -304,10 +304,10 @@ class LookupForm(Form):
         """
         parsed = self._check_ids(self.ids.value)
         if parsed.invalid:
-            self._failed(words.describe_not_sent(parsed.invalid))
+            self._failed(describe_not_sent(parsed.invalid))
             return self.value
         if not parsed.count:
-            self._failed(words.EMPTY_IDS)
+            self._failed(EMPTY_IDS)
             return self.value
         attributes = list(self.attributes.value) or None
         batch = self.client.endpoints.batch_size
@@ -320,7 +320,7 @@ class LookupForm(Form):
         sent, hits = usage.requests_sent, usage.cache_hits
         records: list[dict[str, Any]] = []
         failure: BaseException | None = None
-        self._say(f"Fetching {words.plural(parsed.count, 'id')}…")
+        self._say(f"Fetching {plural(parsed.count, 'id')}…")
         self.fetch_button.disabled = True
         with self._progress(len(chunks)):
             for kind, chunk in chunks:
@@ -353,7 +353,7 @@ class LookupForm(Form):
                 why="this fetch found nothing",
             )
             return self.value
-        what = f"the fetch of {words.plural(len(records), 'property', 'properties')}"
+        what = f"the fetch of {plural(len(records), 'property', 'properties')}"
         notes = self._show(records, attributes, what=what)
         if failure is not None:
             self._say(
@@ -371,7 +371,7 @@ class LookupForm(Form):
         if not records:  # the earlier results stay, marked as earlier
             self._find_failed("this search found nothing")
             return words.describe_found(0, [], where=where), "warn"
-        what = f"the search that found {words.plural(len(records), 'property', 'properties')}"
+        what = f"the search that found {plural(len(records), 'property', 'properties')}"
         notes = self._show(records, None, what=f"{what} {where}")
         self._refresh_status()
         return words.describe_found(len(records), notes, where=where), "warn" if notes else "ok"

@@ -34,44 +34,7 @@ from propertykit.errors import (
     RateLimited,
     ServerError,
 )
-from propertykit.text import listed, visible
-from propertykit.text import plural as plural
-from propertykit.widgets._find_messages import (
-    AREA_EXAMPLES as AREA_EXAMPLES,
-)
-from propertykit.widgets._find_messages import (
-    AREA_NAMES as AREA_NAMES,
-)
-from propertykit.widgets._find_messages import (
-    NEGATIVE_PRICE as NEGATIVE_PRICE,
-)
-from propertykit.widgets._find_messages import (
-    POINT_PROBLEM as POINT_PROBLEM,
-)
-from propertykit.widgets._find_messages import (
-    PRICES_CROSSED as PRICES_CROSSED,
-)
-from propertykit.widgets._find_messages import (
-    describe_area as describe_area,
-)
-from propertykit.widgets._find_messages import (
-    describe_area_problem as describe_area_problem,
-)
-from propertykit.widgets._id_messages import (
-    EMPTY_IDS as EMPTY_IDS,
-)
-from propertykit.widgets._id_messages import (
-    describe_ids as describe_ids,
-)
-from propertykit.widgets._id_messages import (
-    describe_not_sent as describe_not_sent,
-)
-from propertykit.widgets._id_messages import (
-    describe_refused_id as describe_refused_id,
-)
-from propertykit.widgets._id_messages import (
-    odd_characters as odd_characters,
-)
+from propertykit.text import listed, plural, visible
 
 #: What a purchase did to the account, in the words the forms use.
 CHARGED = "You were charged; the deed is being delivered"

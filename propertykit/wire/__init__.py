@@ -22,13 +22,13 @@ meaning, a record's shape or a purchase.
 
 from __future__ import annotations
 
+from propertykit._public import public_dir
 from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire._bulk_cache import (
     CachedForms,
     cached_bodies,
     cached_forms,
-    keep_beside,
-    keep_fetched,
+    keep_as_read,
     kept_values,
 )
 from propertykit.wire._cache_faults import raising_cache_unavailable
@@ -65,8 +65,7 @@ __all__ = [
     "describe_cache",
     "describe_cache_setting",
     "fetch_tile",
-    "keep_beside",
-    "keep_fetched",
+    "keep_as_read",
     "kept_values",
     "notes_for",
     "open_cache",
@@ -77,3 +76,5 @@ __all__ = [
     "remove_cache_file",
     "tile_cache_info",
 ]
+
+__dir__ = public_dir(globals())  # dir(layer): its __all__, not its imports

@@ -15,7 +15,7 @@ backends (:mod:`propertykit.wire._sqlite_storage`, :mod:`propertykit.wire._redis
 
 Any other backend (one passed as ``cache=``) answers ``None`` for every request: the normal path
 serves it. Values kept beside an answer (:mod:`propertykit.wire._derived_cache`) are read
-(:func:`kept_values`) and written (:func:`keep_beside`) here too.
+(:func:`kept_values`) and written (:func:`keep_as_read`) here too.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 import requests
 
-from propertykit.wire._derived_cache import Kept, pack_kept, read_kept, request_id
+from propertykit.wire._derived_cache import Kept, kept_for, pack_kept, request_id
 from propertykit.wire._stored_answer import StoredAnswer, read_answer, read_head
 
 Wanted = Sequence[tuple[str, Mapping[str, Any] | None]]
@@ -94,8 +94,7 @@ def kept_values(
     storage = _bulk_storage(session)
     if storage is None or not wanted:
         return [None] * len(wanted)
-    requests_kept = [request_id(url, params) for url, params in wanted]
-    kept = [read_kept(value) for value in storage.get_kept(requests_kept, form)]
+    kept = kept_for(storage, wanted, form)
     present = [i for i, found in enumerate(kept) if found is not None]
     values: list[memoryview | None] = [None] * len(wanted)
     if present and _cache_keys(session, [wanted[present[0]]]) != [_key(kept[present[0]])]:
@@ -147,49 +146,39 @@ def cached_forms(
     return CachedForms(kept, answers, bodies)
 
 
-def keep_fetched(
+def keep_as_read(
     session: requests.Session,
-    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], bytes]],
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer | None, bytes]],
     form: str,
-    *,
-    offline: bool,
 ) -> None:
-    """Keep a value for each ``((url, params), value)`` beside the answer the cache holds for
-    that GET now (just fetched), for the next re-run (:func:`kept_values`).
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the answer
+    it was made from, for the next re-run (:func:`kept_values`).
 
-    Only the entries' heads are read (key and stamp), never their bodies; a GET whose answer
-    is missing, not usable as it stands or stored before stamps gets nothing kept.
+    ``answer`` is the cached answer whose body was read (:func:`cached_forms`), or ``None`` for
+    one this session fetched and stored just now: that one is named by the stamp its storage
+    noted as it wrote it, so nothing is read back, and should another process store the same
+    GET in between, the value names the answer it replaced and is never used. An answer
+    stored before stamps, or not stored at all, gets nothing kept.
     """
     storage = _bulk_storage(session)
     if storage is None or not entries:
         return
-    keys = _cache_keys(session, [request for request, _ in entries])
-    now = datetime.now(UTC)
-    packed = []
-    for ((url, params), value), key, raw in zip(
-        entries, keys, storage.get_heads(keys), strict=True
-    ):
-        head = None if raw is None else read_head(raw)
-        if head is not None and head.stamp is not None and head.usable(now, offline=offline):
-            packed.append((request_id(url, params), key, pack_kept(key, head.stamp, value)))
-    if packed:
-        storage.keep(packed, form)
-
-
-def keep_beside(
-    session: requests.Session,
-    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
-    form: str,
-) -> None:
-    """Keep a value for each ``((url, params), answer, value)``, in ``form``, for the next
-    re-run (:func:`kept_values`). Answers stored before stamps existed are not kept beside."""
-    storage = _bulk_storage(session)
+    fetched = [request for request, answer, _ in entries if answer is None]
+    keys = iter(_cache_keys(session, fetched) if fetched else [])
+    named = []
+    for request, answer, value in entries:
+        if answer is None:
+            key = next(keys)
+            stamp = storage.written.pop(key, None)  # the stamp of this session's own write
+        else:
+            key, stamp = answer.key, answer.answer.head.stamp
+        if stamp is not None:
+            named.append((request, key, stamp, value))
     packed = [
-        (request_id(url, params), a.key, pack_kept(a.key, a.answer.head.stamp, value))
-        for (url, params), a, value in entries
-        if a.answer.head.stamp is not None
+        (request_id(*request), key, pack_kept(key, stamp, value))
+        for request, key, stamp, value in named
     ]
-    if storage is not None and packed:
+    if packed:
         storage.keep(packed, form)
 
 
@@ -205,7 +194,8 @@ def _bulk_storage(session: requests.Session) -> Any:
     if cache is None or settings is None or settings.disabled:
         return None
     storage = cache.responses
-    return storage if hasattr(storage, "get_heads") and hasattr(storage, "keep") else None
+    ours = all(hasattr(storage, name) for name in ("get_heads", "keep", "written"))
+    return storage if ours else None
 
 
 def _cache_keys(session: requests.Session, wanted: Wanted) -> list[str]:

@@ -2,9 +2,9 @@
 kept in a cache of their own.
 
 :func:`fetch_tile` is the fetch function maps use by default (named in propertykit's package
-metadata and found when a map asks, see :func:`propertykit.views._street.default_fetcher`; views
-never import ``wire``). This is the one place a tile is checked: the views draw the RGB image it
-hands them as it is. A tile server is a party outside, so every tile is bounded before it can
+metadata and found when a map asks, see :func:`propertykit.views._tile_source.default_fetcher`;
+views never import ``wire``). This is the one place a tile is checked: the views draw the RGB image
+it hands them as it is. A tile server is a party outside, so every tile is bounded before it can
 cost anything:
 
 - in bytes: the body is read in chunks and reading stops past :data:`MAX_TILE_BYTES`
@@ -53,19 +53,13 @@ from requests_cache import CachedSession
 
 from propertykit.config import (
     ENV_OFFLINE,
+    MAX_TILE_BYTES,
+    MAX_TILE_SIDE,
     PILLOW_FOR_TILES,
+    TILE_SECONDS,
     VERSION,
     cache_dir,
     env_flag,
-)
-from propertykit.config import (
-    MAX_TILE_BYTES as MAX_TILE_BYTES,
-)
-from propertykit.config import (
-    MAX_TILE_SIDE as MAX_TILE_SIDE,
-)
-from propertykit.config import (
-    TILE_SECONDS as TILE_SECONDS,
 )
 from propertykit.errors import BadResponse, ConfigError, NetworkError, NotCached, ResponseTooLarge
 from propertykit.wire._bounded import BoundedAdapter, CallLimits, DeadlinePassed, call_limits
@@ -95,7 +89,7 @@ _REFUSALS = {
 
 def fetch_tile(url: str, *, seconds: float | None = None, fresh: bool = False) -> Image.Image:
     """The tile at ``url``, checked and decoded to RGB: from the cache, else from the server
-    (then kept). It is a :class:`~propertykit.views._street.FetchTile`.
+    (then kept). It is a :class:`~propertykit.views._tile_source.FetchTile`.
 
     Parameters
     ----------

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import requests
@@ -73,7 +74,7 @@ from propertykit.wire._session import (
 from propertykit.wire._shared_budget import shared_budget_for
 from propertykit.wire._single_flight import single_flight_for
 from propertykit.wire._usage import Usage
-from propertykit.wire._write_failures import WriteFailures, noting_write_failures
+from propertykit.wire._write_failures import WriteFailures
 
 logger = logging.getLogger("propertykit")
 
@@ -261,7 +262,12 @@ class Transport:
             raise NotCached(f"Offline: {method} {path} is never answered from the cache")
         now = self.clock.monotonic
         limits = CallLimits(now() + self.retry.deadline, self.max_body_bytes, now)
-        with call_limits(limits), checking_bodies(check), self.write_failures.one_warning():
+        not_stored = partial(self._not_stored, endpoint)  # each attempt's failed cache writes
+        with (
+            call_limits(limits),
+            checking_bodies(check),
+            self.write_failures.one_warning(not_stored),
+        ):
             return self._send_with_retries(
                 method, path, endpoint, params, json_body, headers, billable, idempotent
             )
@@ -344,10 +350,7 @@ class Transport:
         is_read = method == "GET" or endpoint in _READ_POSTS
         try:
             budget = self.session.metered.budget
-            with (
-                one_attempt(endpoint, billable=billable, shared=is_read, budget=budget),
-                noting_write_failures(lambda cache, exc: self._not_stored(endpoint, cache, exc)),
-            ):
+            with one_attempt(endpoint, billable=billable, shared=is_read, budget=budget):
                 response = self.session.request(
                     method,
                     url,

@@ -2,10 +2,10 @@
 
 A cache backend of propertykit's (:mod:`propertykit.wire._sqlite_storage`,
 :mod:`propertykit.wire._redis_storage`) calls :func:`answer_not_stored` when a write fails (disk
-full, file size limit, Redis refusing it) instead of raising: the answer is still returned to
-the caller, since it was paid for. The transport notes each one for the request being sent
-(:func:`noting_write_failures`), counts it in ``usage``, and :class:`WriteFailures` gives one
-:class:`~propertykit.errors.CacheWriteWarning` per call saying how many were not stored.
+full, file size limit, Redis refusing it) instead of raising: the answer is still returned to the
+caller, since it was paid for. The transport notes each one for the call under way
+(:meth:`WriteFailures.one_warning`'s ``sink``), counts it in ``usage``, and :class:`WriteFailures`
+gives one :class:`~propertykit.errors.CacheWriteWarning` per call saying how many were not stored.
 """
 
 from __future__ import annotations
@@ -26,16 +26,6 @@ Sink = Callable[[str, BaseException], None]
 _SINK: contextvars.ContextVar[Sink | None] = contextvars.ContextVar(
     "propertykit_write_failures", default=None
 )
-
-
-@contextmanager
-def noting_write_failures(sink: Sink) -> Iterator[None]:
-    """Send the write failures of this thread's requests to ``sink`` meanwhile."""
-    token = _SINK.set(sink)
-    try:
-        yield
-    finally:
-        _SINK.reset(token)
 
 
 def answer_not_stored(cache: str, error: BaseException) -> None:
@@ -77,13 +67,18 @@ class WriteFailures:
             self._last = (cache, error)
 
     @contextmanager
-    def one_warning(self) -> Iterator[None]:
-        """Warn once, when the outermost of these ends, of the answers noted meanwhile."""
+    def one_warning(self, sink: Sink | None = None) -> Iterator[None]:
+        """Warn once, when the outermost of these ends, of the answers noted meanwhile; and
+        send the write failures of this thread's requests to ``sink`` meanwhile (as they
+        happen: the caller counts and notes them)."""
         with self._lock:
             self._depth += 1
+        token = _SINK.set(sink) if sink is not None else None
         try:
             yield
         finally:
+            if token is not None:
+                _SINK.reset(token)
             with self._lock:
                 self._depth -= 1
                 outermost, count, last = self._depth == 0, self._count, self._last

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from propertykit.cli import main
-from propertykit.sandbox._data import source_id
+from propertykit.sandbox._ids import source_id
 from propertykit.wire import describe_cache, open_sqlite_cache
 
 

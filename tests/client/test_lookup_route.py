@@ -12,6 +12,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -22,19 +23,26 @@ import pytest
 import propertykit as pk
 from propertykit.frames import _bodies as frames_bodies
 from propertykit.wire._derived_cache import FRAMES_TABLE
+from tests.hostile._servers import KEY, Seen, envelope, hostile, offset_of, records, send
 
 ROOT = Path(pk.__file__).parent
-#: The client and frames modules a lookup's data passes through.
+#: Every module of the layers a lookup passes through: the client, the frames and the wire.
 PATH = {
-    "client/_replay.py",
-    "client/_lookups.py",
-    "client/_bulk.py",
-    "client/_envelope.py",
-    "frames/_bodies.py",
-    "frames/_stored_form.py",
-    "frames/_tables.py",
-    "wire/_bulk_cache.py",
-    "wire/_transport.py",
+    path.relative_to(ROOT).as_posix()
+    for layer in ("client", "frames", "wire")
+    for path in (ROOT / layer).glob("*.py")
+}
+#: Modules a lookup enters more than twice yet, at most this often: the transport's helpers for
+#: one request (each a context manager entered and left, or asked again after the send), the
+#: cache storage under them, and the progress bar (opened by the replay, moved on by the batch
+#: runner, closed by the replay). Not the lookup's data: issue 47 leaves them as they are; a
+#: count may only go down.
+NOT_YET = {
+    "wire/_session.py": 7,
+    "wire/_sqlite_storage.py": 6,
+    "wire/_bounded.py": 4,
+    "wire/_metered.py": 4,
+    "client/_progress.py": 3,
 }
 
 
@@ -80,8 +88,13 @@ def _own(frame: FrameType) -> str | None:
     return Path(name).relative_to(ROOT).as_posix()
 
 
+def _over_twice(visits: Counter[str]) -> dict[str, int]:
+    """Modules entered more than twice, but those of :data:`NOT_YET` within their count."""
+    return {module: n for module, n in visits.items() if n > 2 and n > NOT_YET.get(module, 2)}
+
+
 @pytest.mark.timeout(120)
-def test_a_lookup_visits_each_client_and_frames_module_at_most_twice(
+def test_a_lookup_visits_each_module_of_its_layers_at_most_twice(
     fresh_sandbox, make_client, cache_file
 ):
     sb = fresh_sandbox
@@ -97,9 +110,59 @@ def test_a_lookup_visits_each_client_and_frames_module_at_most_twice(
             runs[label] = _visits(lambda client=client: client.properties(ids))
     for label, visits in runs.items():
         assert visits["client/_replay.py"] >= 1, label  # the route was seen at all
-        over = {module: n for module, n in visits.items() if n > 2}
+        assert _over_twice(visits) == {}, f"{label}: {dict(visits)}"
+    cold = runs["cold"]
+    assert cold["client/_envelope.py"] == 2  # checked once on arrival, read once
+    # looked up in the cache, then stored (and its stamp noted): never read back to keep
+    assert cold["wire/_stored_answer.py"] == 2
+    assert cold["wire/_bulk_cache.py"] == 2  # read once, kept once
+    assert cold["wire/_derived_cache.py"] == 2  # the same
+    assert runs["warm, kept form"]["wire/_stored_answer.py"] == 1  # the heads of the answers
+
+
+#: Pages of the paged lookup, and the modules that see the whole lookup rather than one page.
+PAGES = 3
+WHOLE = {"client/_replay.py", "client/_bulk.py", "wire/_bulk_cache.py", "wire/_derived_cache.py"}
+#: A warm re-run of a paged lookup reads the cached first page with Arrow (to find it paged),
+#: then the normal path decodes and reads every page: the frames' leftover fields are entered
+#: once more than twice. Not yet arranged (issue 47); may only go down.
+ODD_PAGES_NOT_YET = {"frames/_extras.py": 3}
+
+
+def _paging(handler: BaseHTTPRequestHandler, seen: list[Seen]) -> None:
+    """A lookup answered in pages of 2, the third page saying where the next starts as text."""
+    offset = offset_of(handler.path)
+    following: Any = offset + 2 if offset < 4 else str(offset + 2)
+    send(handler, 200, envelope(records(offset, 2), hasMore=True, nextOffset=following))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("ignore::propertykit.errors.MissingIdsWarning")
+def test_a_paged_lookup_visits_each_module_at_most_twice_and_stops_at_an_odd_offset(
+    cache_file,
+):
+    ids = [f"L{i}" for i in range(8)]
+    runs = {}
+    with hostile(_paging) as server:
+        for label in ("cold", "warm"):  # the fetching run, then a re-run from the cache
+            with pk.Client(KEY, server.url, cache=cache_file, progress=False) as client:
+                with pytest.warns(pk.errors.PagingWarning, match="nextOffset '6'") as caught:
+                    runs[label] = _visits(lambda client=client: client.properties(ids))
+                assert len([w for w in caught if w.category is pk.errors.PagingWarning]) == 1
+        assert [offset_of(seen.path) for seen in server.requests] == [0, 2, 4]  # once each
+    for label, visits in runs.items():
+        assert visits["client/_replay.py"] >= 1, label
+        # the whole lookup's modules at most twice; those a page passes through, twice a page
+        whole = {m: n for m, n in visits.items() if m.startswith("frames/") or m in WHOLE}
+        over = _over_twice(Counter(whole))
+        if label == "warm":  # the cached first pages read by Arrow, found paged, then decoded
+            over = {m: n for m, n in over.items() if n > ODD_PAGES_NOT_YET.get(m, 2)}
         assert over == {}, f"{label}: {dict(visits)}"
-    assert runs["cold"]["client/_envelope.py"] == 2  # checked once on arrival, read once
+        screened = int(label == "warm")  # the cached first pages screened by the paging rule
+        assert visits["client/_envelope.py"] == screened + 2 * PAGES, label  # each page: 2
+        visits["client/_envelope.py"] -= screened
+        per_page = {m: -(-n // PAGES) for m, n in visits.items() if m not in whole}
+        assert _over_twice(Counter(per_page)) == {}, f"{label}: {dict(visits)}"
 
 
 @pytest.mark.timeout(60)

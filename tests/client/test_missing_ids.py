@@ -82,7 +82,7 @@ def test_source_ids_with_no_record_are_warned(sandbox: Sandbox, make_client: Any
 def test_source_ids_naming_one_property_are_not_called_missing(
     sandbox: Sandbox, make_client: Any
 ) -> None:
-    from propertykit.sandbox._data import source_ids_for
+    from propertykit.sandbox._ids import source_ids_for
 
     client = make_client(sandbox)
     df, said = _looked_up(client.sources, source_ids_for(3))  # three ids, one property

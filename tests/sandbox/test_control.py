@@ -9,6 +9,7 @@ import requests
 
 from propertykit import sandbox
 from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
 
 from .conftest import NOON, Api
 
@@ -39,9 +40,9 @@ def test_wall_clock_is_the_default(api: Api) -> None:
 def test_id_lists_are_in_index_order(shared_api: Api) -> None:
     sb = shared_api.sb
     assert len(sb.location_ids) == len(sb.source_ids) == len(sb.title_numbers) == 5000
-    assert sb.location_ids[9] == data.location_id(9)
-    assert data.index_from_source_id(sb.source_ids[9]) == 9
-    assert data.index_from_title_number(sb.title_numbers[9], sb.seed) == 9
+    assert sb.location_ids[9] == sandbox_ids.location_id(9)
+    assert sandbox_ids.index_from_source_id(sb.source_ids[9]) == 9
+    assert sandbox_ids.index_from_title_number(sb.title_numbers[9], sb.seed) == 9
     assert sb.source_ids[9] in sb.source_ids_for(9)
 
 
@@ -53,7 +54,7 @@ def test_only_the_first_n_properties_exist() -> None:
             timeout=10,
         ).json()
         assert [r["locationId"] for r in body["result"]] == ["L00000009"]
-        title_11 = data.title_number(11, sb.seed)
+        title_11 = sandbox_ids.title_number(11, sb.seed)
         answer = requests.post(
             f"{sb.url}/v1/title-deeds/{title_11}/purchase",
             headers={"x-api-key": sb.api_key},

@@ -11,6 +11,8 @@ import pytest
 import shapely.geometry
 
 from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
+from propertykit.sandbox._epc_trend import energy_rating
 from propertykit.sandbox._tables import TOWNS
 
 RECORDS = data.generate_records(1500)
@@ -69,14 +71,14 @@ def test_every_field_of_the_spec_is_present() -> None:
      (54, "E"), (39, "E"), (38, "F"), (21, "F"), (20, "G"), (1, "G")],
 )  # fmt: skip
 def test_energy_rating_bands(efficiency: int, letter: str) -> None:
-    assert data.energy_rating(efficiency) == letter
+    assert energy_rating(efficiency) == letter
 
 
 def test_epc_letters_match_efficiency_and_potential_is_not_lower() -> None:
     epcs = [r["epc"] for r in _with("epc")]
     for epc in epcs:
-        assert epc["currentEnergyRating"] == data.energy_rating(epc["currentEnergyEfficiency"])
-        assert epc["potentialEnergyRating"] == data.energy_rating(epc["potentialEnergyEfficiency"])
+        assert epc["currentEnergyRating"] == energy_rating(epc["currentEnergyEfficiency"])
+        assert epc["potentialEnergyRating"] == energy_rating(epc["potentialEnergyEfficiency"])
         assert 1 <= epc["currentEnergyEfficiency"] <= epc["potentialEnergyEfficiency"] <= 100
     assert {e["currentEnergyRating"] for e in epcs} >= set("BCDEF")
 
@@ -197,10 +199,10 @@ def test_council_tax_bands_are_letters_a_to_h() -> None:
 
 def test_several_source_ids_resolve_to_each_property() -> None:
     for index in range(200):
-        ids = data.source_ids_for(index)
+        ids = sandbox_ids.source_ids_for(index)
         assert len(ids) >= 2
         assert len({i.split("::")[0] for i in ids}) == len(ids)
-        assert all(data.index_from_source_id(i) == index for i in ids)
+        assert all(sandbox_ids.index_from_source_id(i) == index for i in ids)
 
 
 @pytest.mark.parametrize(
@@ -208,15 +210,15 @@ def test_several_source_ids_resolve_to_each_property() -> None:
     ["rightmove::100000001", "zoopla::49999993", "epc::8200-0000-0000-000X", "nope", "::", "L1"],
 )
 def test_ids_that_are_not_ours_resolve_to_nothing(value: str) -> None:
-    assert data.index_from_source_id(value) is None
-    assert data.index_from_location_id(value) is None
-    assert data.index_from_title_number(value) is None
+    assert sandbox_ids.index_from_source_id(value) is None
+    assert sandbox_ids.index_from_location_id(value) is None
+    assert sandbox_ids.index_from_title_number(value) is None
 
 
 def test_location_ids_and_title_numbers_decode_to_their_index() -> None:
     for index in (0, 1, 42, 4999, 123_456):
-        assert data.index_from_location_id(data.location_id(index)) == index
-        title = data.title_number(index, seed=3)
+        assert sandbox_ids.index_from_location_id(sandbox_ids.location_id(index)) == index
+        title = sandbox_ids.title_number(index, seed=3)
         assert re.fullmatch(r"[A-Z]{1,3}[0-9]{6}", title)
-        assert data.index_from_title_number(title, seed=3) == index
-    assert RECORDS[42]["locationId"] == data.location_id(42)
+        assert sandbox_ids.index_from_title_number(title, seed=3) == index
+    assert RECORDS[42]["locationId"] == sandbox_ids.location_id(42)

@@ -7,6 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from propertykit.sandbox import _data as data
+from propertykit.sandbox import _ids as sandbox_ids
 
 from .conftest import Api
 
@@ -114,7 +115,7 @@ def test_malformed_source_id_is_400_json(shared_api: Api, bad: str) -> None:
 
 
 def test_well_formed_unknown_source_ids_are_absent(shared_api: Api) -> None:
-    unknown = ["rightmove::100000001", "foo::bar", data.source_id(10_000, "zoopla")]
+    unknown = ["rightmove::100000001", "foo::bar", sandbox_ids.source_id(10_000, "zoopla")]
     body = _sources(shared_api, [*unknown, shared_api.sb.source_ids[4]])
     assert [r["locationId"] for r in body["result"]] == [shared_api.sb.location_ids[4]]  # type: ignore[attr-defined]
 

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import propertykit as pk
-from propertykit.errors import InvalidInput
+from propertykit.errors import EpcTrendWarning, InvalidInput
 from propertykit.frames import UnparsedValuesWarning
-from propertykit.frames._epc_trend import EpcTrendWarning, epc_trend, trend_columns
+from propertykit.frames._epc_trend import epc_trend, trend_columns
 from propertykit.sandbox import generate_records
 from propertykit.sandbox._epc_trend import (
     REGION_DRIFT,

@@ -27,14 +27,9 @@ from propertykit.views import OSM_TILES, bake_tiles, property_map, write_report
 from propertykit.views import _street as street
 from propertykit.views._basemap import to_tiles
 from propertykit.views._context import Extent
-from propertykit.views._street import (
-    FETCHES_AT_ONCE,
-    MAX_TILES,
-    TARGET_WIDTH,
-    StreetTiles,
-    plan_tiles,
-    tiles_answer,
-)
+from propertykit.views._street import FETCHES_AT_ONCE, TARGET_WIDTH, StreetTiles
+from propertykit.views._tile_plan import MAX_TILES, plan_tiles
+from propertykit.views._tile_source import tiles_answer
 from tests.views.tile_server import CROSS, HOSTILE, TileServer, tile_colour
 
 pytestmark = pytest.mark.timeout(300)

@@ -18,9 +18,8 @@ from propertykit.views._valuation import (
     COLOUR_TITLE,
     comparable_evidence,
     comparables_map,
-    evidence_html,
 )
-from propertykit.views._valuation_page import rounded, value_range_text
+from propertykit.views._valuation_page import evidence_html, rounded, value_range_text
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 AS_OF = VALUED_AS_OF

@@ -14,7 +14,7 @@ import pytest
 from propertykit import Endpoints
 from propertykit.sandbox import RequestRecord, Sandbox
 from propertykit.widgets import LookupForm
-from propertykit.widgets._lookup_form import PREVIEW_ROWS
+from propertykit.widgets._results_table import PREVIEW_ROWS
 
 from .conftest import text_of
 

@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 
 import propertykit as pk
-from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE
+from propertykit.config import ENV_CACHE_DIR, ENV_OFFLINE, MAX_TILE_BYTES
 from propertykit.wire import fetch_tile
-from propertykit.wire._tiles import MAX_TILE_BYTES, tile_problem
+from propertykit.wire._tiles import tile_problem
 from tests.views.tile_server import BOMB_SIDE, HUGE_BYTES, TileServer, bomb_png, tile_png
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,7 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import shape
 
-from propertykit.views._geo import GeometryWarning, read_boundaries, to_geodataframe
+from propertykit.errors import GeometryWarning
+from propertykit.views._boundaries import read_boundaries
+from propertykit.views._geo import to_geodataframe
 from tests._hypothesis import examples
 
 RING = [[-0.12, 51.50], [-0.11, 51.50], [-0.11, 51.51], [-0.12, 51.51], [-0.12, 51.50]]

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from propertykit.errors import InvalidInput
-from propertykit.views._geo import GeometryWarning, to_geodataframe
+from propertykit.errors import GeometryWarning, InvalidInput
+from propertykit.views._geo import to_geodataframe
 
 
 def test_points_are_wgs84_with_x_longitude_and_y_latitude(properties: pd.DataFrame) -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.frames import frame
-from propertykit.views._plots import EPC_COLOURS, epc_chart, epc_price_chart, price_trend
+from propertykit.views._figures import EPC_COLOURS
+from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
 
 
 def sale(date: str, price: float, kind: str = "flat") -> dict[str, object]:

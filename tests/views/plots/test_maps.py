@@ -13,7 +13,8 @@ import pytest
 from propertykit.errors import InvalidInput, PropertyKitWarning
 from propertykit.views import _basemap as basemap
 from propertykit.views import _plots as plots
-from propertykit.views._maps import EPC_COLOURS, property_map
+from propertykit.views._figures import EPC_COLOURS
+from propertykit.views._maps import property_map
 from tests._system import NewProcess
 
 DATA = ("scatter", "scattergl")
