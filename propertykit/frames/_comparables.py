@@ -127,9 +127,10 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
         )
         return (
             f"sales of the same property type, sold in the {self.months} months before the "
-            "valuation date, with a floor area from two-thirds to one and a half times the "
-            f"subject's and at most one bedroom more or fewer, {where}; the {self.limit} with "
-            "the highest weight (nearer, more recent, closer in size) are kept"
+            "valuation date (the subject's own earlier sale at any age), with a floor area from "
+            "two-thirds to one and a half times the subject's and at most one bedroom more or "
+            f"fewer, {where}; the {self.limit} with the highest weight (nearer, more recent, "
+            "closer in size) are kept"
         )
 
 
@@ -164,6 +165,7 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
     pool = np.flatnonzero(
         (evidence.day >= starts[pending].min()) & (evidence.day < subjects.as_of[pending].max())
     )
+    earlier = _own_earlier(evidence, subjects, pending, starts)
     tree = shapely.STRtree(shapely.points(*_project(evidence.lat[pool], evidence.lng[pool])))
     where = np.full(count, None, dtype=object)
     where[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
@@ -172,10 +174,14 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
         if not len(pending):
             break
         asked, hit = tree.query(where[pending], predicate="dwithin", distance=searched * 1.1 + 50)
-        who, sale = pending[asked], pool[hit]
+        mine = np.isin(earlier[0], pending)
+        who = np.concatenate([pending[asked], earlier[0][mine]])
+        sale = np.concatenate([pool[hit], earlier[1][mine]])
         distance = _great_circle(subjects.lat[who], subjects.lng[who], sale, evidence)
         size = np.log(evidence.area[sale] / subjects.area[who])
-        fits = (evidence.day[sale] < subjects.as_of[who]) & (evidence.day[sale] >= starts[who])
+        own = evidence.property_id[sale] == subjects.property_id[who]
+        fits = (evidence.day[sale] >= starts[who]) | own
+        fits &= evidence.day[sale] < subjects.as_of[who]
         fits &= (evidence.kind[sale] == subjects.kind[who]) & (distance <= searched)
         fits &= np.abs(size) <= np.log(_AREA_RATIO)
         fits &= ~(np.abs(evidence.beds[sale] - subjects.beds[who]) > 1)  # NaN: unknown, fits
@@ -197,6 +203,19 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
     at = at[np.lexsort((*(tie[at] for tie in ties), who[at]))]
     at = at[(np.arange(len(at)) - np.searchsorted(who[at], who[at])) < limit]  # the best each
     return Matches(who[at], sale[at], distance[at], weight[at], radius)
+
+
+def _own_earlier(
+    evidence: Evidence, subjects: Subjects, pending: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each subject's own sales made before its window of ``months`` (those within it come from
+    the search), as (subject, sale) pairs."""
+    asked = pd.DataFrame({"who": pending, "id": subjects.property_id[pending]})
+    sold = pd.DataFrame({"sale": np.arange(len(evidence.day)), "id": evidence.property_id})
+    pairs = asked[asked["id"].notna()].merge(sold, on="id")
+    who, sale = pairs["who"].to_numpy(np.int64), pairs["sale"].to_numpy(np.int64)
+    before = evidence.day[sale] < starts[who]
+    return who[before], sale[before]
 
 
 def _weights(

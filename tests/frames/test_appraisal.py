@@ -128,7 +128,14 @@ def test_an_index_that_does_not_move_prices_says_they_were_taken_as_sold(df: pd.
     assert len(said) and said.str.startswith(TAKEN_AS_SOLD + ": the index given").all()
     merged = pd.DataFrame({"period": pd.period_range("1995", "2018", freq="Y"), "index": 100.0})
     merged["index"] = np.linspace(100, 300, len(merged))
-    moved = df.pk.valuation(["PK00000042"], as_of="2025-03-01", index=merged, months=12)
+    home = df.set_index("propertyId").loc["PK00000042"]
+    alike = {  # described by hand: no earlier sale of its own, which the index would move
+        "lat": home["spatial.lat"],
+        "lng": home["spatial.lng"],
+        "floorAreaSqM": home["floorAreaSqM"],
+        "propertyType": home["propertyType"],
+    }
+    moved = df.pk.valuation([alike], as_of="2025-03-01", index=merged, months=12)
     assert moved["index"].iloc[0].startswith(TAKEN_AS_SOLD)  # the index ends before the sales
 
 

@@ -57,7 +57,8 @@ def test_comparables_are_sold_strictly_before_as_of_and_fit_the_subject(
     found = df.pk.comparables(subject, as_of="2024-07-01", months=24)
     assert list(found.columns[: len(COMPARABLE_COLUMNS)]) == list(COMPARABLE_COLUMNS)
     assert len(found) >= 5
-    assert (found["date"] < "2024-07-01").all() and (found["date"] >= "2022-07-01").all()
+    others = found[~found["own_sale"]]  # the subject's own earlier sale counts at any age
+    assert (found["date"] < "2024-07-01").all() and (others["date"] >= "2022-07-01").all()
     assert (found["propertyType"] == home["propertyType"]).all()
     assert found["propertyId"].is_unique  # a home sold twice in the window counts once
     ratio = found["floorAreaSqM"] / home["floorAreaSqM"]
@@ -104,6 +105,24 @@ def test_the_subjects_own_earlier_sale_counts_and_is_flagged(df: pd.DataFrame) -
     assert len(own) >= 1 and (own["propertyId"] == name).all() and (own["distance_m"] == 0).all()
     at_the_sale = df.pk.comparables(name, as_of=last, months=600, radius_m=50)
     assert (at_the_sale["date"] < last).all()  # the sale on as_of itself is not evidence
+
+
+def test_the_subjects_own_earlier_sale_counts_at_any_age_others_only_within_months(
+    df: pd.DataFrame,
+) -> None:
+    sales = df.pk.sales().sort_values(["propertyId", "date"])
+    sales["before"] = sales.groupby("propertyId")["date"].shift()
+    sized = df.loc[df["floorAreaSqM"].notna() & df["spatial.lat"].notna(), "propertyId"]
+    old = sales[
+        sales["propertyId"].isin(sized)
+        & (sales["date"] >= "2020-01-01")
+        & (sales["date"] - sales["before"] > pd.Timedelta(days=5 * 365))
+    ].iloc[0]
+    found = df.pk.comparables(old["propertyId"], as_of=old["date"], months=24)
+    own = found[found["own_sale"]]
+    assert list(own["date"]) == [old["before"]]  # five years and more before: still evidence
+    others = found[~found["own_sale"]]
+    assert (others["date"] >= old["date"] - pd.DateOffset(months=24)).all()
 
 
 def test_a_subject_given_as_a_mapping(df: pd.DataFrame) -> None:
