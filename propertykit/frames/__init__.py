@@ -47,6 +47,7 @@ from propertykit.frames._coercion import unparsed_table
 from propertykit.frames._comparables import ValuationSearch
 from propertykit.frames._epc_profile import EpcProfile, epc_profile
 from propertykit.frames._epc_trend import EPC_TREND_MIN_COUNT, epc_trend
+from propertykit.frames._evidence import check_as_of, check_subject
 from propertykit.frames._gross_yield import RENT_PERIODS, gross_yield
 from propertykit.frames._money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
 from propertykit.frames._price_index import price_index
@@ -69,7 +70,6 @@ from propertykit.frames._tables import (
     explode_sales,
     frame,
 )
-from propertykit.frames._valuation_checks import check_as_of, check_subject
 
 __all__ = [
     "COLUMNS",

@@ -1,20 +1,11 @@
-"""A valuation as one computed object: :func:`appraise` checks everything, then gathers the
-evidence once and values every subject; the :class:`Appraisal` it returns holds, per subject,
-the estimate, its range and confidence and the exact schedule of comparables it rests on, and
-every view draws it without computing again.
-
-Point in time: a subject valued as of D uses only sales before D (the comparables, the index and
-size elasticity fitted before D's quarter, and the sales its range is calibrated on), and its row
-never depends on the other subjects or dates of the call. :func:`comparables` and
-:func:`valuation` are the same appraisal's schedule and values, for the accessor.
-"""
+"""A valuation as one computed object: :func:`appraise` checks everything, gathers the evidence
+once and values every subject point in time; the :class:`Appraisal` holds per subject the
+estimate, range, confidence and schedule, and every view draws it without computing again."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -23,6 +14,7 @@ import pandas as pd
 from propertykit.errors import InvalidInput
 from propertykit.frames._comparables import ValuationSearch
 from propertykit.frames._evidence import (
+    Day,
     Evidence,
     Subjects,
     check_subjects,
@@ -63,26 +55,14 @@ _DETAILS = {  # the subject described: its field -> the frame's column
     "newBuild": "tags.newBuild", "yearBuilt": "yearBuilt", "epc": "epc.currentEnergyRating",
     "lat": "spatial.lat", "lng": "spatial.lng",
 }  # fmt: skip
-_DAY = np.timedelta64(1, "D")
-_EPOCH = np.datetime64(0, "D")
 Subject = str | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class Appraisal:
-    """One valuation, computed once: ``values`` (one row per subject), the ``search``, the
-    ``basis`` (the date and why, the method, the disclosure), and per subject its
-    :meth:`schedule`, :meth:`subject` and :meth:`reconciliation`.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000, realism="real"))
-    >>> appraisal = appraise(df, ["PK00000042"], as_of="2025-01-01")
-    >>> appraisal.values["propertyId"].tolist(), appraisal.basis["as_of_default"]
-    (['PK00000042'], False)
-    """
+    """One valuation, computed once (by :func:`appraise`): ``values`` (one row per subject), the
+    ``search``, the ``basis`` (the date and why, the method, the disclosure), and per subject its
+    :meth:`schedule`, :meth:`subject` and :meth:`reconciliation`."""
 
     values: pd.DataFrame
     search: ValuationSearch
@@ -111,7 +91,7 @@ class Appraisal:
         table = pd.DataFrame(
             {
                 "propertyId": evidence.property_id[sale],
-                "date": (evidence.day[sale] * _DAY + _EPOCH).astype("datetime64[us]"),
+                "date": evidence.day[sale].astype("datetime64[D]").astype("datetime64[us]"),
                 "price": price,
                 "adjusted_price": price * time,
                 "time_adjustment": time,
@@ -129,10 +109,12 @@ class Appraisal:
             },
             columns=list(COMPARABLE_COLUMNS),
         )
-        ids, columns = self._described
-        where = ids.get_indexer(table["propertyId"].to_numpy(dtype=object))
-        for name, column in columns.items():
-            table[name] = column[where] if name != "newBuild" else column[evidence.row[sale]]
+        homes, sales = evidence.homes, evidence.sales
+        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
+            if column in homes.columns:
+                table[name] = homes[column].iloc[evidence.place[sale]].astype(object).to_numpy()
+        if "newBuild" in sales.columns:
+            table["newBuild"] = sales["newBuild"].iloc[evidence.row[sale]].astype(object).to_numpy()
         row = self.values.iloc[position]
         table.attrs = {
             "subject": subjects.property_id[position],
@@ -152,18 +134,14 @@ class Appraisal:
         ``floorAreaSqM``, ``beds``, ``tenure``, ``newBuild``, ``yearBuilt``, ``epc``, ``lat``,
         ``lng`` (``None`` where unknown)."""
         self._check(position)
-        subjects = self.subjects
-        named = subjects.property_id[position]
-        homes = self.homes
-        described: dict[str, Any] = {"propertyId": named} | {name: None for name in _DETAILS}
+        named, homes = self.subjects.property_id[position], self.homes
+        described: dict[str, Any] = {"propertyId": named} | dict.fromkeys(_DETAILS)
         if isinstance(named, str) and named in homes.index:
             home = homes.loc[named]
             for name, column in _DETAILS.items():
-                if column in homes.columns and not pd.isna(home[column]):
-                    value = home[column]
+                if column in homes.columns and not pd.isna(value := home[column]):
                     described[name] = value.item() if hasattr(value, "item") else value
-        described |= {k: v for k, v in self._details(position).items() if v is not None}
-        return described
+        return described | {k: v for k, v in self._details(position).items() if v is not None}
 
     def reconciliation(self, position: int = 0) -> pd.DataFrame:
         """Side by side, where they exist: the comparables' estimate (and range), the subject's
@@ -182,12 +160,9 @@ class Appraisal:
         own = np.flatnonzero((self.evidence.property_id == named) & (self.evidence.day < day))
         if named is not None and len(own):
             last = own[np.argmax(self.evidence.day[own])]
-            known = self.knowledge.at(int(quarter_start(np.array([day]))[0]))
-            factor = float(
-                np.exp(
-                    known.log_level(np.array([day])) - known.log_level(self.evidence.day[[last]])
-                )[0]
-            )
+            known = self.knowledge.on(day)
+            moved = known.log_level(np.array([day, self.evidence.day[last]]))
+            factor = float(np.exp(moved[0] - moved[1]))
             price = float(self.evidence.price[last])
             rows.append(
                 {"source": "own last sale, brought forward by the index", "value": price * factor,
@@ -206,21 +181,10 @@ class Appraisal:
         columns = ["source", "value", "detail", "lower", "upper", "date", "price", "factor"]
         return pd.DataFrame(rows, columns=columns)
 
-    @cached_property
+    @property
     def homes(self) -> pd.DataFrame:
         """The frame's homes, one row per ``propertyId`` (made once, for every schedule)."""
-        return self.frame.drop_duplicates("propertyId").set_index("propertyId")
-
-    @cached_property
-    def _described(self) -> tuple[pd.Index, dict[str, np.ndarray]]:
-        """The homes' ids, and the columns a schedule describes its sales by (made once)."""
-        homes, columns = self.homes, {}
-        for name, column in (("address", "address.displayAddress"), ("tenure", "tenure.type")):
-            if column in homes.columns:
-                columns[name] = homes[column].astype("object").to_numpy()
-        if "newBuild" in self.evidence.sales.columns:
-            columns["newBuild"] = self.evidence.sales["newBuild"].astype("object").to_numpy()
-        return pd.Index(homes.index.to_numpy(dtype=object), dtype=object), columns
+        return self.evidence.homes
 
     def _check(self, position: int) -> None:
         if not isinstance(position, (int, np.integer)) or not 0 <= position < len(self.values):
@@ -230,10 +194,11 @@ class Appraisal:
             )
 
     def _details(self, position: int) -> dict[str, Any]:
-        subjects, evidence = self.subjects, self.evidence
-        code = int(subjects.kind[position])
+        subjects, code = self.subjects, int(self.subjects.kind[position])
         given = subjects.kind_text[position] if subjects.kind_text is not None else None
-        kind = str(evidence.kinds[code]) if code >= 0 else (None if given is None else str(given))
+        kind = (
+            str(self.evidence.kinds[code]) if code >= 0 else None if given is None else str(given)
+        )
         beds = subjects.beds[position]
         return {
             "lat": _known(subjects.lat[position]),
@@ -254,7 +219,7 @@ def appraise(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
 ) -> Appraisal:
     """Value subjects on the frame's sales, point in time: every check first, then the evidence
     gathered once.
@@ -264,21 +229,15 @@ def appraise(
     df
         The property frame (:func:`propertykit.frame`).
     subjects
-        A ``propertyId`` of ``df``, a mapping (``lat``, ``lng``, ``floorAreaSqM``,
-        ``propertyType``, optionally ``beds`` and ``propertyId``), or a sequence of them;
-        ``None``: every property of ``df`` with coordinates and a floor area.
+        A ``propertyId`` of ``df``, a mapping (as :func:`check_subject` takes), or a sequence of
+        them; ``None``: every property of ``df`` with coordinates and a floor area.
     as_of
         One date for all, or one per subject, never after ``today``; ``None``: the day after the
-        frame's latest sale (the last day its evidence reaches; ``basis`` says so).
+        frame's latest sale (``basis`` says so).
     search
-        What to search for (:class:`~propertykit.frames._comparables.ValuationSearch`);
-        ``None``: the defaults.
+        What to search for (:class:`ValuationSearch`; ``None``: the defaults).
     today
         The day it is (``None``: the real date).
-
-    Returns
-    -------
-    Appraisal
 
     Raises
     ------
@@ -299,25 +258,23 @@ def appraise(
     if not isinstance(search, ValuationSearch):
         raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
     every = subjects is None
-    if subjects is None:  # (a table without propertyId is refused by check_subjects)
-        named = df["propertyId"] if "propertyId" in df.columns else pd.Series([], dtype=object)
-        asked: list[Subject] = list(named.dropna().drop_duplicates())
+    asked: list[Subject] = []  # (a table without propertyId is refused by check_subjects)
+    if subjects is None and "propertyId" in df.columns:
+        asked = list(df["propertyId"].dropna().drop_duplicates())
     elif isinstance(subjects, (str, Mapping)):
         asked = [subjects]
-    else:
+    elif subjects is not None:
         asked = list(subjects)
     checked = check_subjects(df, asked)
     days = read_as_of(as_of, len(checked), today=today)
     evidence = gather_evidence(df)
     latest, why = default_as_of(evidence, today=today) if days is None else (0, None)
-    read = read_subjects(
-        df, checked, evidence, np.full(len(checked), latest) if days is None else days
-    )
+    read = read_subjects(evidence, checked, np.full(len(checked), latest) if days is None else days)
     left_out = dict(evidence.left_out)
     if every and int((~read.usable).sum()):
         left_out["properties without coordinates or floor area"] = int((~read.usable).sum())
         keep = np.flatnonzero(read.usable)
-        read = read_subjects(df, [checked[i] for i in keep], evidence, read.as_of[keep])
+        read = read_subjects(evidence, [checked[i] for i in keep], read.as_of[keep])
     knowledge = Knowledge(evidence, search.index)
     valued = value_subjects(evidence, read, search, knowledge)
     starts = quarter_start(read.as_of)
@@ -330,7 +287,7 @@ def appraise(
     values = pd.DataFrame(
         {
             "propertyId": pd.array(read.property_id, dtype="string"),
-            "as_of": (read.as_of * _DAY + _EPOCH).astype("datetime64[us]"),
+            "as_of": read.as_of.astype("datetime64[D]").astype("datetime64[us]"),
             "estimate": estimate,
             "lower": lower,
             "upper": upper,
@@ -365,7 +322,7 @@ def comparables(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
     **fields: Any,
 ) -> pd.DataFrame:
     """A subject's comparable sales: exactly those its estimate rests on, best first
@@ -384,10 +341,8 @@ def comparables(
         raise InvalidInput(
             f"subject must be a propertyId or a mapping, got {type(subject).__name__}"
         )
-    found = appraise(
-        df, [subject], as_of=as_of, search=ValuationSearch.given(search, fields), today=today
-    )
-    return found.schedule(0)
+    chosen = ValuationSearch.given(search, fields)
+    return appraise(df, [subject], as_of=as_of, search=chosen, today=today).schedule(0)
 
 
 def valuation(
@@ -396,7 +351,7 @@ def valuation(
     *,
     as_of: Any = None,
     search: ValuationSearch | None = None,
-    today: str | date | datetime | pd.Timestamp | None = None,
+    today: Day | None = None,
     **fields: Any,
 ) -> pd.DataFrame:
     """An estimate, an 80 % range and a confidence per subject (``appraise(...).values``; the

@@ -1,28 +1,5 @@
-"""What a valuation searches for, and the comparable sales found for every subject at once.
-
-:class:`ValuationSearch` is the search as one frozen value (radius, months, limit,
-min_comparables, index) that refuses an impossible combination when it is made. A subject's
-comparables are the frame's sales that
-
-- were sold strictly before its valuation date and at most ``months`` months before it, or are
-  the subject's own earlier sale, at any age (brought to the date by the index like any other,
-  its weight halving with age as theirs does);
-- are of the same ``propertyType`` (as recorded for that sale);
-- have a floor area from two-thirds to one and a half times the subject's (a ratio between
-  1/1.5 and 1.5; their price per m² is brought to the subject's size);
-- have at most one bedroom more or fewer, when both are known;
-- lie within a radius that widens, 250 m, 500 m, 1 km, 2 km, 4 km, 8 km, until at least
-  ``min_comparables`` are found (or exactly ``radius_m`` when it is given).
-
-Each gets a ``weight``: nearer (``exp(-(d / radius)²)``), more recent (halved every two years),
-closer in size (``exp(-(log area ratio / 0.35)²)``), 0.7 for another number of bedrooms, and
-three times for the subject's own earlier sale. A home sold more than once in the window counts
-once, by its sale of the highest weight; the ``limit`` of the highest weight are kept.
-
-Neighbours are found for all subjects at once with a :class:`shapely.STRtree` over the sales'
-points, projected to metres (Lambert azimuthal equal-area about a fixed point in Great Britain,
-so no sale moves another's distance); the distance kept is the great-circle one.
-"""
+"""What a valuation searches for (:class:`ValuationSearch`), and the comparable sales found for
+every subject at once (the criteria and weights: ``docs/valuation.md``)."""
 
 from __future__ import annotations
 
@@ -112,26 +89,33 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
                 "estimate could ever rest on enough comparables; raise limit to at least "
                 f"{self.min_comparables} or lower min_comparables"
             )
-        if self.index is not None:
-            _check_index(self.index)
+        index = self.index
+        if index is not None and (
+            not isinstance(index, pd.DataFrame) or not {"period", "index"} <= set(index.columns)
+        ):
+            raise InvalidInput(
+                "index must be a price index table with the columns period and index "
+                "(as df.pk.price_index() returns)"
+            )
+        if index is not None and (len(index) == 0 or not pd.PeriodIndex(index["period"]).is_unique):
+            raise InvalidInput(
+                "index must hold one index (each period once): pass one group's rows of a "
+                "price index made with by="
+            )
 
     @classmethod
     def given(cls, search: ValuationSearch | None, fields: dict[str, Any]) -> ValuationSearch:
-        """The search given as one value or by its fields' names (as the accessor passes them),
-        not both; an unknown name is refused, naming those it takes."""
+        """The search given as one value or by its fields' names (as the accessor passes them)."""
         if search is not None and fields:
             raise InvalidInput(
                 f"give search= or the search's fields ({', '.join(fields)}), not both"
             )
-        if search is not None:
-            return search
         names = [item.name for item in dataclasses.fields(cls)]
-        unknown = sorted(set(fields) - set(names))
-        if unknown:
+        if unknown := sorted(set(fields) - set(names)):
             raise InvalidInput(
                 f"unknown search field(s) {', '.join(unknown)}: a search takes {', '.join(names)}"
             )
-        return cls(**fields)
+        return search if search is not None else cls(**fields)
 
     def describe(self) -> str:
         """The criteria in plain words."""
@@ -150,19 +134,6 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
         )
 
 
-def _check_index(index: Any) -> None:
-    if not isinstance(index, pd.DataFrame) or not {"period", "index"} <= set(index.columns):
-        raise InvalidInput(
-            "index must be a price index table with the columns period and index "
-            "(as df.pk.price_index() returns)"
-        )
-    if len(index) == 0 or not pd.PeriodIndex(index["period"]).is_unique:
-        raise InvalidInput(
-            "index must hold one index (each period once): pass one group's rows of a "
-            "price index made with by="
-        )
-
-
 @dataclass
 class Matches:
     """Comparable sales found, one item per (subject, sale), grouped by subject, best first."""
@@ -175,29 +146,14 @@ class Matches:
 
 
 def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSearch) -> Matches:
-    """Every subject's comparables at once, the best ``limit`` each, grouped by subject.
-
-    Each subject's comparables depend only on its own description and date and on the sales
-    before that date: never on the other subjects asked with it.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000))
-    >>> evidence = gather_evidence(df)
-    >>> days = np.array([20089, 20089])  # 1 January 2025
-    >>> subjects = read_subjects(df, ["PK00000010", "PK00000011"], evidence, days)
-    >>> found = find_comparables(evidence, subjects, ValuationSearch())
-    >>> sorted(set(found.subject.tolist())), found.radius.tolist()  # the second is thin
-    ([0], [8000.0, 8000.0])
-    """
+    """Every subject's best ``limit`` comparables at once (none depends on another subject)."""
     import shapely
 
     months, least, limit = search.months, search.min_comparables, search.limit
     count = len(subjects.as_of)
-    starts = _months_before(subjects.as_of, months)
+    moments = pd.DatetimeIndex(subjects.as_of.astype("datetime64[D]").astype("datetime64[ns]"))
+    shifted = (moments - pd.DateOffset(months=months)).to_numpy()  # calendar months before
+    starts = np.asarray(shifted.astype("datetime64[D]").astype(np.int64))
     radii = (float(search.radius_m),) if search.radius_m is not None else RADII_M
     radius = np.full(count, np.nan)
     pending = np.flatnonzero(subjects.usable & (subjects.kind >= 0))
@@ -237,24 +193,16 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
         kept = np.isin(who, pending[done])
         found.append((who[kept], sale[kept], distance[kept]))
         pending = pending[~done]
-    who = np.concatenate([item[0] for item in found])
-    sale = np.concatenate([item[1] for item in found])
-    distance = np.concatenate([item[2] for item in found])
+    who, sale, distance = (np.concatenate(parts) for parts in zip(*found, strict=True))
     weight = _weights(evidence, subjects, who, sale, distance, radius[who])
     # a home counts once, by its best sale; ties broken by the sale's date, then its price
-    order = np.lexsort(
-        (evidence.price[sale], evidence.day[sale], -weight, evidence.home[sale], who)
-    )
-    who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
-    home = evidence.home[sale]
-    once = np.ones(len(who), dtype=bool)
-    once[1:] = (who[1:] != who[:-1]) | (home[1:] != home[:-1])
-    who, sale, distance, weight = who[once], sale[once], distance[once], weight[once]
-    order = np.lexsort((evidence.price[sale], evidence.day[sale], -weight, who))
-    who, sale, distance, weight = who[order], sale[order], distance[order], weight[order]
-    first = np.searchsorted(who, who)  # each subject's first row
-    best = (np.arange(len(who)) - first) < limit
-    return Matches(who[best], sale[best], distance[best], weight[best], radius)
+    ties = (evidence.price[sale], evidence.day[sale], -weight)
+    at = np.lexsort((*ties, evidence.home[sale], who))
+    home = evidence.home[sale[at]]
+    at = at[(np.diff(who[at], prepend=-1) != 0) | (np.diff(home, prepend=-1) != 0)]
+    at = at[np.lexsort((*(tie[at] for tie in ties), who[at]))]
+    at = at[(np.arange(len(at)) - np.searchsorted(who[at], who[at])) < limit]  # the best each
+    return Matches(who[at], sale[at], distance[at], weight[at], radius)
 
 
 def _own_earlier(
@@ -287,13 +235,6 @@ def _weights(
     own = evidence.property_id[sale] == subjects.property_id[who]
     weighted: np.ndarray = np.where(own, weight * _OWN_SALE, weight)
     return weighted
-
-
-def _months_before(days: np.ndarray, months: int) -> np.ndarray:
-    """The day ``months`` calendar months before each day (days since 1970)."""
-    moments = pd.DatetimeIndex(days.astype("datetime64[D]").astype("datetime64[ns]"))
-    shifted = moments - pd.DateOffset(months=months)
-    return np.asarray(shifted.to_numpy().astype("datetime64[D]").astype(np.int64))
 
 
 def _great_circle(lat: np.ndarray, lng: np.ndarray, sale: np.ndarray, evidence: Evidence) -> Any:

@@ -1,24 +1,5 @@
-"""What was known before a valuation date: the index and the size elasticity, fitted per quarter.
-
-A valuation as of D uses only sales before D. The comparables are chosen among them
-(:mod:`~propertykit.frames._comparables`); the repeat-sales index that brings their prices to D,
-and the elasticity that brings their price per m² to the subject's size, are fitted on the sales
-made before the first day of D's quarter (:class:`Known`), once per quarter and kept
-(:class:`Knowledge`), so a call with many dates stays fast and no row depends on another.
-
-The index is the frame's own repeat-sales index (:func:`~propertykit.frames.price_index`),
-quarterly where no quarter had to be merged for lack of pairs, else yearly; an index the caller
-passes is used as given for every date. Where the index does not move a subject's comparables
-(their dates and D fall in one period, or one merged run, or the index is flat) the prices are
-*taken as sold*, and the valuation says so in the same words on every route
-(:func:`index_note`).
-
-Price per m² falls as homes get larger. The elasticity
-(:func:`~propertykit.frames._size_elasticity.fit_size_elasticity`) is fitted per property type on
-the ten years of sales before the quarter, their £/m² deflated by that index, within ~1 km cells
-(so a district of large homes does not pass for a size effect); its checks (too few sales, a
-slope of the wrong sign or too steep) fall back to the pooled slope or none, and say so.
-"""
+"""What was known before a valuation date: the repeat-sales index and the size elasticity, fitted
+once per quarter on the sales before its first day, and how every route says what they did."""
 
 from __future__ import annotations
 
@@ -31,36 +12,24 @@ import pandas as pd
 from propertykit.frames._evidence import Evidence
 from propertykit.frames._size_elasticity import fit_size_elasticity
 
-#: How a valuation says its comparables' prices were not moved by an index (every route).
-#: What every route says when comparables' floor areas were not adjusted.
+#: What every route says when comparables' floor areas, or prices, were not adjusted.
 NOT_SIZED = "floor areas not adjusted for size"
 TAKEN_AS_SOLD = "prices taken as sold"
 _ELASTICITY_YEARS = 10  # the sales an elasticity is fitted on: the years before the quarter
 _CELL_DEGREES = 0.01  # the location cells the elasticity is fitted within (~1 km)
-_EPOCH = np.datetime64(0, "D")
 
 
 def quarter_start(days: np.ndarray) -> np.ndarray:
-    """The first day of each day's calendar quarter (days since 1970).
-
-    Examples
-    --------
-    >>> quarter_start(np.array([20089, 20180])).tolist()  # 2025-01-01, 2025-04-02
-    [20089, 20179]
-    """
-    moments = (np.asarray(days, dtype=np.int64) * np.timedelta64(1, "D") + _EPOCH).astype(
-        "datetime64[M]"
-    )
-    months = moments.astype(np.int64)
-    first = (months - months % 3).astype("datetime64[M]").astype("datetime64[D]")
+    """The first day of each day's calendar quarter (days since 1970)."""
+    months = np.asarray(days, dtype=np.int64).astype("datetime64[D]").astype("datetime64[M]")
+    first = (months.astype(np.int64) // 3 * 3).astype("datetime64[M]").astype("datetime64[D]")
     return np.asarray(first.astype(np.int64))
 
 
 @dataclass
 class Known:
-    """The index and the size elasticity fitted on the sales before ``start`` (a day)."""
+    """The index and the size elasticity fitted on the sales before a quarter's first day."""
 
-    start: int
     index_days: np.ndarray  # the first day of each period of the index, ascending
     index_levels: np.ndarray  # log levels
     index_text: str  # which index, in plain words
@@ -84,7 +53,6 @@ class Knowledge:
         self.evidence = evidence
         self.index = index
         self.fitted: dict[int, Known] = {}
-        self._sale_days = _days(evidence.sales["date"])
 
     def at(self, start: int) -> Known:
         """What was known before the day ``start`` (the first day of a quarter)."""
@@ -92,9 +60,13 @@ class Knowledge:
             self.fitted[start] = self._fit(start)
         return self.fitted[start]
 
+    def on(self, day: int) -> Known:
+        """What was known before the quarter of ``day``."""
+        return self.at(int(quarter_start(np.array([day]))[0]))
+
     def _fit(self, start: int) -> Known:
         days, levels, text, merged = self._index(start)
-        known = Known(start, days, levels, text, merged)
+        known = Known(days, levels, text, merged)
         evidence = self.evidence
         years = round(_ELASTICITY_YEARS * 365.25)
         before = (evidence.day < start) & (evidence.day >= start - years)
@@ -119,7 +91,7 @@ class Knowledge:
         if self.index is not None:
             table, text, merged = self.index, "the index given", []
         else:
-            sales = self.evidence.sales[self._sale_days < start]
+            sales = self.evidence.sales[self.evidence.sale_day < start]
             table, text, merged = None, "", list[str]()
             for freq in ("quarter", "year"):
                 with warnings.catch_warnings():
@@ -148,14 +120,7 @@ class Knowledge:
 
 
 def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
-    """How a subject's comparables were brought to its date, in the words every route shows.
-
-    Examples
-    --------
-    >>> known = Known(0, np.zeros(0, dtype=np.int64), np.zeros(0), "no index")
-    >>> index_note(known, 20089, moved_at_all=False)
-    'prices taken as sold: no index could be fitted on the sales before the valuation date'
-    """
+    """How a subject's comparables were brought to its date, in the words every route shows."""
     if len(known.index_days) == 0:
         return f"{TAKEN_AS_SOLD}: no index could be fitted on the sales before the valuation date"
     if not moved_at_all:
@@ -178,16 +143,7 @@ def index_note(known: Known, as_of: int, *, moved_at_all: bool) -> str:
 
 
 def size_note(known: Known, kinds: pd.Index, kind: int) -> str:
-    """How a subject's comparables' £/m² were brought to its floor area, in the words every route
-    shows (the elasticity of its type as known before its date's quarter, and why).
-
-    Examples
-    --------
-    >>> known = Known(0, np.zeros(0, dtype=np.int64), np.zeros(0), "no index")
-    >>> known.elasticity, known.elasticity_notes = np.zeros(1), {"flat": "too few sales (12): 0"}
-    >>> size_note(known, pd.Index(["flat"]), 0)
-    'floor areas not adjusted for size: too few sales (12): 0'
-    """
+    """How a subject's comparables' £/m² were brought to its floor area (every route's words)."""
     if not 0 <= kind < len(known.elasticity):
         return f"{NOT_SIZED}: no sales of its type before the valuation date"
     slope = float(known.elasticity[kind])
@@ -205,10 +161,3 @@ def _cells(lat: np.ndarray, lng: np.ndarray) -> np.ndarray:
     row = np.floor(lat / _CELL_DEGREES).astype(np.int64)
     column = np.floor(lng / (_CELL_DEGREES * 1.6)).astype(np.int64)
     return row * 1_000_003 + column
-
-
-def _days(dates: pd.Series) -> np.ndarray:
-    moments = pd.to_datetime(dates)
-    if isinstance(moments.dtype, pd.DatetimeTZDtype):
-        moments = moments.dt.tz_convert("UTC").dt.tz_localize(None)
-    return np.asarray(moments.to_numpy().astype("datetime64[D]").astype(np.int64), dtype=np.int64)

@@ -1,22 +1,5 @@
-"""The estimate from a subject's comparables, and the 80 % range calibrated on the frame's sales.
-
-For every subject at once: each comparable's price per m² is brought to the valuation date by the
-index (``time_adjustment``) and to the subject's floor area by the size elasticity
-(``size_adjustment``), both as known before the date's quarter
-(:mod:`~propertykit.frames._point_in_time`); one that lies more than :data:`CLIP` (in logs) from
-the weighted median is pulled back to that distance (``clipped``), so an outlier sale pulls no
-further. The estimate is the subject's floor area times the weighted geometric mean of these
-``used`` prices per m²: a reader can recompute it from the schedule with a calculator. With
-fewer than ``min_comparables`` comparables the subject is *thin*: no estimate, never a guess.
-
-The range is split conformal prediction: each sale of the frame in the quarters before the date's
-quarter is valued blind, as of its own day, on the sales before it (its own quarter's index and
-elasticity), once for the call (:class:`Calibration`); its error, in units of its comparables'
-spread, is ranked, and the ⌈(n + 1) · 0.8⌉-th smallest of the ``n`` errors of the latest whole
-quarters holding at least :data:`CALIBRATION_SALES` (at most five years) scales every spread.
-With fewer than :data:`LEAST_CALIBRATION` the range is *not calibrated*: the normal quantile, and
-said.
-"""
+"""The estimate from every subject's comparables, and its 80 % range, calibrated by the conformal
+rank on the frame's own earlier sales valued blind (the method: ``docs/valuation.md``)."""
 
 from __future__ import annotations
 
@@ -65,8 +48,7 @@ class Valued:
     estimate: np.ndarray  # per subject (NaN without comparables)
     spread: np.ndarray  # per subject: the range's unscaled half-width in logs
     count: np.ndarray  # per subject
-    notes: np.ndarray  # per subject: how prices were brought to the date (object; None without
-    # comparables, or when not wanted)
+    notes: np.ndarray  # per subject: how prices were brought to the date (None: not wanted)
     size_notes: np.ndarray  # per subject: how £/m² was brought to its floor area (likewise)
 
 
@@ -78,26 +60,12 @@ def value_subjects(
     *,
     notes_wanted: bool = True,
 ) -> Valued:
-    """Every subject's estimate, from its comparables, as known before its date.
-
-    Examples
-    --------
-    >>> import propertykit as pk
-    >>> from propertykit.frames._evidence import gather_evidence, read_subjects
-    >>> from propertykit.sandbox import generate_records
-    >>> df = pk.frame(generate_records(2000, realism="real"))
-    >>> evidence = gather_evidence(df)
-    >>> subjects = read_subjects(df, ["PK00000042"], evidence, np.array([20089]))
-    >>> valued = value_subjects(evidence, subjects, ValuationSearch(), Knowledge(evidence, None))
-    >>> bool(np.isclose(valued.estimate[0], subjects.area[0] * np.exp(valued.share @ valued.used)))
-    True
-    """
+    """Every subject's estimate from its comparables, as known before its date."""
     matches = find_comparables(evidence, subjects, search)
     size = len(subjects.as_of)
     who, sale, weight = matches.subject, matches.sale, matches.weight
     moved, sized = np.zeros(len(who)), np.zeros(len(who))
-    notes = np.full(size, None, dtype=object)
-    size_notes = np.full(size, None, dtype=object)
+    notes, size_notes = np.full(size, None, dtype=object), np.full(size, None, dtype=object)
     starts = quarter_start(subjects.as_of)
     for start in np.unique(starts[who]) if len(who) else []:
         known = knowledge.at(int(start))
@@ -132,8 +100,7 @@ def value_subjects(
 def _weighted_quantiles(
     group: np.ndarray, values: np.ndarray, weights: np.ndarray, levels: tuple[float, ...], size: int
 ) -> list[np.ndarray]:
-    """Per group, the first value whose cumulative weight share reaches each level (NaN for a
-    group without values)."""
+    """Per group, the first value whose cumulative weight share reaches each level (or NaN)."""
     order = np.lexsort((values, group))
     group, values, weights = group[order], values[order], weights[order]
     total = np.bincount(group, weights, size)
@@ -159,7 +126,11 @@ class Calibration:
 
     def bands(self, starts: np.ndarray) -> dict[int, dict[str, Any]]:
         """The band (``scale``, ``calibrated_on``, ``calibrated``, ``how``) for each quarter."""
-        wanted = {int(start): _quarters_before(int(start)) for start in np.unique(starts)}
+        firsts = np.unique(starts)  # each date's quarter, and the quarters before it, latest first
+        months = firsts.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
+        back = (months[:, None] - 3 * np.arange(1, _LOOKBACK_QUARTERS + 1)).astype("datetime64[M]")
+        before = back.astype("datetime64[D]").astype(np.int64).tolist()
+        wanted = dict(zip(firsts.tolist(), before, strict=True))
         # the latest quarter of every date at once (one search), more only where too few
         self._value_blind(sorted({quarters[0] for quarters in wanted.values()}))
         return {start: self._band(quarters) for start, quarters in wanted.items()}
@@ -171,16 +142,9 @@ class Calibration:
         evidence = self.evidence
         begun = quarter_start(evidence.day)
         chosen = np.flatnonzero(np.isin(begun, missing))
-        sales = Subjects(
-            property_id=evidence.property_id[chosen],
-            as_of=evidence.day[chosen],
-            lat=evidence.lat[chosen],
-            lng=evidence.lng[chosen],
-            area=evidence.area[chosen],
-            beds=evidence.beds[chosen],
-            kind=evidence.kind[chosen],
-            usable=np.ones(len(chosen), dtype=bool),
-        )
+        named = ("property_id", "lat", "lng", "area", "beds", "kind")  # each sale as a subject
+        read = {name: getattr(evidence, name)[chosen] for name in named}
+        sales = Subjects(as_of=evidence.day[chosen], usable=np.ones(len(chosen), bool), **read)
         valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
         fine = valued.count >= self.search.min_comparables
         error = np.abs(np.log(evidence.price[chosen] / valued.estimate)) / valued.spread
@@ -218,39 +182,8 @@ class Calibration:
         return {"scale": _Z80, "calibrated_on": count, "calibrated": False, "how": how}
 
 
-def _quarters_before(start: int) -> list[int]:
-    """The first days of the quarters before the one starting on ``start``, latest first."""
-    quarters, day = [], start
-    for _ in range(_LOOKBACK_QUARTERS):
-        day = int(quarter_start(np.array([day - 1]))[0])
-        quarters.append(day)
-    return quarters
-
-
-def round_headline(value: float) -> float:
-    """A headline figure as a valuer writes it: three significant figures, never finer than
-    1,000 (give it in pounds). ``nan`` stays ``nan``.
-
-    Examples
-    --------
-    >>> round_headline(291_235.0), round_headline(85_449.0), round_headline(1_234_567.0)
-    (291000.0, 85000.0, 1230000.0)
-    """
-    if not np.isfinite(value) or value == 0:
-        return float(value)
-    step = max(1_000.0, 10.0 ** (math.floor(math.log10(abs(value))) - 2))
-    return float(round(value / step) * step)
-
-
 def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one):
-    :data:`CONFIDENCE_RULE`.
-
-    Examples
-    --------
-    >>> confidence(np.array([100.0, 100, 100, np.nan]), np.array([120.0, 160, 300, np.nan]))
-    array(['high', 'medium', 'low', None], dtype=object)
-    """
+    """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one)."""
     ratio = upper / lower
     high, medium = CONFIDENCE_LIMITS
     said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
@@ -261,20 +194,9 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 def basis_of(
     default_why: str | None, search: ValuationSearch, *, calibrated: bool
 ) -> dict[str, Any]:
-    """The date and why (``default_why`` when no date was given), the method in one paragraph,
-    the disclosure.
-
-    Examples
-    --------
-    >>> basis_of(None, ValuationSearch(), calibrated=False)["as_of_why"]
-    'the date asked for'
-    """
-    why = default_why if default_why is not None else "the date asked for"
-    index = (
-        "the price index given"
-        if search.index is not None
-        else "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
-    )
+    """The date and why (``default_why`` when no date was given), the method, the disclosure."""
+    index = "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    index = index if search.index is None else "the price index given"
     band = (
         "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
         "earlier sales, each valued blind on the sales before it, fell inside."
@@ -293,33 +215,19 @@ def basis_of(
         + band
         + " Only sales made before the valuation date are used."
     )
-    return {
-        "as_of_default": default_why is not None,
-        "as_of_why": why,
-        "method": method,
-        "disclosure": DISCLOSURE,
-    }
+    why = default_why if default_why is not None else "the date asked for"
+    return {"as_of_default": default_why is not None, "as_of_why": why, "method": method,
+            "disclosure": DISCLOSURE}  # fmt: skip
 
 
 def band_summary(bands: dict[int, dict[str, Any]], starts: np.ndarray) -> dict[str, Any]:
-    """``attrs["band"]``: the band of the latest date's quarter; ``calibrated`` only when every
-    row's is.
-
-    Examples
-    --------
-    >>> band_summary({}, np.zeros(0))["how"]
-    'nothing was valued'
-    """
+    """``attrs["band"]``: the latest date's quarter's; ``calibrated`` only when every row's is."""
     if not bands:
         return {"coverage": COVERAGE, "scale": None, "calibrated_on": 0, "calibrated": False,
                 "how": "nothing was valued"}  # fmt: skip
     latest = bands[int(starts.max())]
-    every = all(band["calibrated"] for band in bands.values())
-    how = latest["how"] + (
-        ""
-        if len(bands) == 1
-        else f" (for the latest date; {len(bands)} quarters in all, "
-        "each calibrated on its own earlier sales: the column calibrated says per row)"
-    )
-    return {"coverage": COVERAGE, "scale": latest["scale"],
-            "calibrated_on": latest["calibrated_on"], "calibrated": every, "how": how}  # fmt: skip
+    many = (f" (for the latest date; {len(bands)} quarters in all, each calibrated on its own "
+            "earlier sales: the column calibrated says per row)")  # fmt: skip
+    return {"coverage": COVERAGE, "scale": latest["scale"], "calibrated_on":
+            latest["calibrated_on"], "calibrated": all(b["calibrated"] for b in bands.values()),
+            "how": latest["how"] + (many if len(bands) > 1 else "")}  # fmt: skip
