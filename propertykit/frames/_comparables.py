@@ -127,10 +127,10 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
         )
         return (
             f"sales of the same property type, sold in the {self.months} months before the "
-            "valuation date (the subject's own earlier sale at any age), with a floor area from "
-            "two-thirds to one and a half times the subject's and at most one bedroom more or "
-            f"fewer, {where}; the {self.limit} with the highest weight (nearer, more recent, "
-            "closer in size) are kept"
+            "valuation date (the subject's own earlier sale at any age the index reaches), with a "
+            "floor area from two-thirds to one and a half times the subject's and at most one "
+            f"bedroom more or fewer, {where}; the {self.limit} with the highest weight (nearer, "
+            "more recent, closer in size) are kept"
         )
 
 
@@ -145,8 +145,13 @@ class Matches:
     radius: np.ndarray  # per subject: the radius searched last (NaN when not searched)
 
 
-def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSearch) -> Matches:
-    """Every subject's best ``limit`` comparables at once (none depends on another subject)."""
+def find_comparables(
+    evidence: Evidence, subjects: Subjects, search: ValuationSearch, reach: np.ndarray
+) -> Matches:
+    """Every subject's best ``limit`` comparables at once (none depends on another subject).
+
+    ``reach``: per subject, the first day its index brings a price from; its own sales before the
+    window of ``months`` count from that day on (none where it is beyond every sale)."""
     import shapely
 
     months, least, limit = search.months, search.min_comparables, search.limit
@@ -165,7 +170,7 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
     pool = np.flatnonzero(
         (evidence.day >= starts[pending].min()) & (evidence.day < subjects.as_of[pending].max())
     )
-    earlier = _own_earlier(evidence, subjects, pending, starts)
+    earlier = _own_earlier(evidence, subjects, pending, starts, reach)
     tree = shapely.STRtree(shapely.points(*_project(evidence.lat[pool], evidence.lng[pool])))
     where = np.full(count, None, dtype=object)
     where[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
@@ -206,15 +211,19 @@ def find_comparables(evidence: Evidence, subjects: Subjects, search: ValuationSe
 
 
 def _own_earlier(
-    evidence: Evidence, subjects: Subjects, pending: np.ndarray, starts: np.ndarray
+    evidence: Evidence,
+    subjects: Subjects,
+    pending: np.ndarray,
+    starts: np.ndarray,
+    reach: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each subject's own sales made before its window of ``months`` (those within it come from
-    the search), as (subject, sale) pairs."""
+    """Each subject's own sales from ``reach`` up to its window of ``months`` (those within it
+    come from the search), as (subject, sale) pairs."""
     asked = pd.DataFrame({"who": pending, "id": subjects.property_id[pending]})
     sold = pd.DataFrame({"sale": np.arange(len(evidence.day)), "id": evidence.property_id})
     pairs = asked[asked["id"].notna()].merge(sold, on="id")
     who, sale = pairs["who"].to_numpy(np.int64), pairs["sale"].to_numpy(np.int64)
-    before = evidence.day[sale] < starts[who]
+    before = (evidence.day[sale] < starts[who]) & (evidence.day[sale] >= reach[who])
     return who[before], sale[before]
 
 

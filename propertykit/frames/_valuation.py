@@ -61,12 +61,16 @@ def value_subjects(
     notes_wanted: bool = True,
 ) -> Valued:
     """Every subject's estimate from its comparables, as known before its date."""
-    matches = find_comparables(evidence, subjects, search)
     size = len(subjects.as_of)
+    starts = quarter_start(subjects.as_of)
+    reach = np.full(size, np.iinfo(np.int64).max)  # an own older sale counts only if indexed
+    for start in np.unique(starts[subjects.usable]) if len(evidence.day) else []:
+        days = knowledge.at(int(start)).index_days
+        reach[starts == start] = days[0] if len(days) > 1 else reach[0]
+    matches = find_comparables(evidence, subjects, search, reach)
     who, sale, weight = matches.subject, matches.sale, matches.weight
     moved, sized = np.zeros(len(who)), np.zeros(len(who))
     notes, size_notes = np.full(size, None, dtype=object), np.full(size, None, dtype=object)
-    starts = quarter_start(subjects.as_of)
     for start in np.unique(starts[who]) if len(who) else []:
         known = knowledge.at(int(start))
         mine = starts[who] == start

@@ -123,6 +123,12 @@ def test_the_subjects_own_earlier_sale_counts_at_any_age_others_only_within_mont
     assert list(own["date"]) == [old["before"]]  # five years and more before: still evidence
     others = found[~found["own_sale"]]
     assert (others["date"] >= old["date"] - pd.DateOffset(months=24)).all()
+    # ... but only where an index brings it to the date: one that starts after it does not
+    later = pd.period_range(str(old["before"].year + 1), "2026", freq="Y")
+    rising = pd.DataFrame({"period": later, "index": np.linspace(100, 150, len(later))})
+    unindexed = df.pk.comparables(old["propertyId"], as_of=old["date"], months=24, index=rising)
+    assert not (unindexed["date"] < old["date"] - pd.DateOffset(months=24)).any()
+    assert len(unindexed) and not unindexed["own_sale"].any()
 
 
 def test_a_subject_given_as_a_mapping(df: pd.DataFrame) -> None:
