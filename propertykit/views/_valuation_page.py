@@ -22,18 +22,23 @@ STYLE = (
     ".pk-val p{margin:4px 0;font-size:14px}"
     ".pk-val table{border-collapse:collapse;font-size:13px;margin:2px 0}"
     ".pk-val th,.pk-val td{padding:2px 6px;border-bottom:1px solid #e3e3e3;text-align:left;"
-    "vertical-align:top;line-height:1.3}.pk-val .n{text-align:right;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums}"
+    "vertical-align:top;line-height:1.3}.pk-val .d{color:#555;font-size:12px}"
+    ".pk-val .n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
     ".pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
+    ".pk-val .comparables th,.pk-val .comparables td{padding:2px 3px}"
+    ".pk-val .comparables th.n{white-space:normal}"
+    ".pk-val .comparables td:nth-child(2){min-width:8.5em}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
 TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
 #: The schedule as shown: heading, and whether it is a number (right-aligned).
+#: The home sold is its address over its type, tenure and new build (one column, so that the
+#: arithmetic's columns fit 590 px of notebook output and an A4 page).
 SCHEDULE = (
-    ("#", True), ("Address", False), ("Sold", False), ("Type", False), ("Tenure", False),
-    ("New", False), ("Area m²", True), ("Price £", True), ("Time adj.", True),
-    ("Size adj.", True), ("£/m² used", True), ("Weight", True),
+    ("#", True), ("Home sold", False), ("Sold", False), ("Area m²", True), ("Price £", True),
+    ("Time adj.", True), ("Size adj.", True), ("£/m² used", True), ("Weight", True),
 )  # fmt: skip
+NEW_BUILD = {"yes": "new build", "no": "not new build", "—": "new build not recorded"}
 #: The property described: its field in ``Appraisal.subject`` -> its name.
 DESCRIBED = {
     "address": "Address", "propertyType": "Type", "floorAreaSqM": "Floor area",
@@ -151,13 +156,21 @@ def _text(value: object, *, yes_no: bool = False) -> str:
     return ("yes" if bool(value) else "no") if yes_no else str(value)
 
 
+def _home(sale: Any) -> str:
+    """A schedule's home sold, as HTML: its address, and under it its type, tenure, new build."""
+    address = short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId)
+    new = NEW_BUILD[_text(getattr(sale, "newBuild", None), yes_no=True)]
+    kind = ", ".join([_text(sale.propertyType), _text(getattr(sale, "tenure", None)), new])
+    return f'{html.escape(address)}<br><span class="d">{html.escape(kind)}</span>'
+
+
 def _percent(factor: float) -> str:
     return f"{(factor - 1) * 100:+.1f} %".replace("-", MINUS)
 
 
 def _row(cells: list[str], tag: str = "td") -> str:
-    """A schedule row, escaped, numbers right-aligned (class ``n``)."""
-    shown = (f'<{tag} class="{"n" if n else ""}">{html.escape(c)}</{tag}>'
+    """A schedule row of cells already HTML, numbers right-aligned (class ``n``)."""
+    shown = (f'<{tag} class="{"n" if n else ""}">{c}</{tag}>'
              for c, (_, n) in zip(cells, SCHEDULE, strict=True))  # fmt: skip
     return f"<tr>{''.join(shown)}</tr>"
 
@@ -170,11 +183,8 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
     rows = [
         _row([
             str(number),
-            short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId),
+            _home(sale),
             f"{sale.date:%d %b %Y}".replace(" ", NBSP),
-            _text(sale.propertyType),
-            _text(getattr(sale, "tenure", None)),
-            _text(getattr(sale, "newBuild", None), yes_no=True),
             f"{sale.floorAreaSqM:,.1f}",
             f"{sale.price:,.0f}",
             _percent(sale.time_adjustment),
@@ -184,7 +194,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
         ])
         for number, sale in enumerate(table.itertuples(index=False), start=1)
     ]  # fmt: skip
-    head = _row([title for title, _ in SCHEDULE], "th")
+    head = _row([html.escape(title) for title, _ in SCHEDULE], "th")
     return (
         f'<div class="pk-scroll"><table class="comparables">{head}{"".join(rows)}'
         f"</table></div>{_arithmetic(appraisal, position, table)}"

@@ -3,8 +3,9 @@
 
 A notebook of two cells (a sandbox and a client; the form) runs in JupyterLab under Playwright
 and Debian's Chromium. The test measures the boxes the browser drew: nothing cut, the outcome on
-screen, the schedule single-spaced with short headings and right-aligned numbers, scrolling
-inside a box no wider than its panel; then a refused date clears the results. Screenshots are
+screen, the schedule single-spaced with short headings and right-aligned numbers, whole within
+590 px (no sideways scrolling: every column of the arithmetic in view); then a refused date
+clears the results. Screenshots are
 kept under pytest's temporary folder (``screenshots/``) for a person to judge.
 """
 
@@ -115,6 +116,8 @@ def test_the_valuation_form_reads_whole_at_590_px(
     panel = box_of(form.locator(".widget-tab-contents").last)
     scroll = box_of(form.locator(".pk-scroll").first)
     assert scroll["right"] <= panel["right"] + 1, "the schedule sticks out of its panel"
+    wide = form.locator(".pk-scroll").first.evaluate("(box) => box.scrollWidth - box.clientWidth")
+    assert wide <= 1, f"at 590 px the schedule needs {wide} px of sideways scrolling"
     text = form.inner_text()
     assert "This valuation (comparable sales)" in text and "estimatedSaleValue" in text
     assert "£/sq ft" not in text and "GBP" not in text

@@ -146,13 +146,16 @@ def test_a_reader_recomputes_the_estimate_from_the_page(evidence):
     area = float(evidence.subject(0)["floorAreaSqM"])
     logs = 0.0
     for cells in schedule:  # floor area, price, time %, size %, £/m² used, weight %
-        floor, price, time, size, used, weight = (number(c) for c in cells[6:12])
-        if "*" not in cells[10]:  # not pulled back: the £/m² used is the row's own arithmetic
+        floor, price, time, size, used, weight = (number(c) for c in cells[3:9])
+        if "*" not in cells[7]:  # not pulled back: the £/m² used is the row's own arithmetic
             assert used == pytest.approx(price / floor * (1 + time / 100) * (1 + size / 100),
                                          rel=0.002, abs=1)  # fmt: skip
         logs += weight / 100 * math.log(used)
     assert area * math.exp(logs) == pytest.approx(row["estimate"], rel=0.003)
-    weights = sum(number(cells[11]) for cells in schedule)
+    for cells, sale in zip(schedule, evidence.schedule(0).itertuples(), strict=True):
+        home = cells[1]  # the address, and under it the type, tenure and new build
+        assert f"{sale.propertyType}, {sale.tenure}, " in home and "new build" in home
+    weights = sum(number(cells[8]) for cells in schedule)
     assert weights == pytest.approx(100.0)  # tenths by largest remainder: exactly 100.0 %
     assert f"= £{row['estimate']:,.0f}, the estimate before rounding" in markup.unescape(page)
 
