@@ -9,8 +9,11 @@ chunks of decoded bytes (``read1``, so a slow server returns what it has), and s
 - the deadline of the logical request passes: :class:`DeadlinePassed` (a ``ReadTimeout``).
 
 Before each read the socket's timeout is lowered to the time left, so no read waits past the
-deadline either. The limits of the request in progress are set by the transport with
-:func:`call_limits` (a context variable, so each thread of a bulk lookup has its own).
+deadline either. The limits of the request in progress are in :data:`LIMITS` (a context
+variable, so each thread of a bulk lookup has its own), set by the transport for each call (the
+tiles use :func:`call_limits`). The session's adapter calls :func:`within_deadline` and
+:func:`read_body` itself, counting the answer between them
+(:class:`~propertykit.wire._metered.MeteredAdapter`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ stored or sent cross-origin.
 
 :mod:`propertykit.wire._transport` (the transport) and this module are the only modules that know
 about ``requests``, the cache and the rate limiter: this one builds the session and the cache, the
-transport sends through it.
+transport sends through it (each attempt by :func:`~propertykit.wire._attempt.send_once`).
 
 Key safety: the key travels only in the ``x-api-key`` header. It is listed (in every spelling
 sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cache key nor stored;

@@ -2,7 +2,8 @@
 
 ``transport`` and ``session`` are the only modules that know about ``requests``, the cache and the
 rate limiter: :mod:`propertykit.wire._session` builds the session (requests-cache, then the
-search-suggest rate limit, then ``requests``), and this module sends through it. It executes the
+search-suggest rate limit, then ``requests``), and this module sends through it, one call to
+:func:`~propertykit.wire._attempt.send_once` per attempt (one result back). It executes the
 decisions of :mod:`propertykit.wire._retries`, counts traffic in a
 :class:`~propertykit.wire._usage.Usage`, and maps every third-party error to a propertykit error
 once, here, ``from`` the original.
@@ -249,27 +250,6 @@ class Transport:
         sending = (params, json_body, headers, billable, idempotent, check)
         return self._call(method, path, endpoint, *sending).response
 
-    def _call(
-        self,
-        method: str,
-        path: str,
-        endpoint: str,
-        params: Mapping[str, str | int] | None,
-        json_body: Any,
-        headers: Mapping[str, str] | None,
-        billable: bool,
-        idempotent: bool,
-        check: BodyCheck | None,
-    ) -> Sent:
-        if self.session.settings.stale_while_revalidate:  # set on the session after it was made
-            raise ConfigError(_NO_REVALIDATING)
-        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
-            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
-        with self._in_force(endpoint, check):
-            return self._send_with_retries(
-                method, path, endpoint, params, json_body, headers, billable, idempotent
-            )
-
     @contextmanager
     def _in_force(self, endpoint: str, check: BodyCheck | None) -> Iterator[None]:
         """What one call sets up for all its attempts, set here at once: its limits (the
@@ -285,7 +265,7 @@ class Transport:
             BODY_CHECK.reset(checking)
             LIMITS.reset(limits)
 
-    def _send_with_retries(
+    def _call(
         self,
         method: str,
         path: str,
@@ -295,52 +275,60 @@ class Transport:
         headers: Mapping[str, str] | None,
         billable: bool,
         idempotent: bool,
+        check: BodyCheck | None,
     ) -> Sent:
-        url = self.base_url + path
-        started = self.clock.monotonic()
-        attempt = 0
-        while True:
-            cause: BaseException | None = None
-            try:
-                sent = self._attempt(method, url, endpoint, params, json_body, headers, billable)
-            except Failed as failure:
-                cause = failure.cause
-                decision = policy.decide_on_failure(
-                    failure.kind,
-                    detail=self._redact(str(failure.cause)),
-                    url=url,
-                    attempt=attempt,
-                    elapsed=self.clock.monotonic() - started,
-                    settings=self.retry,
-                    rng=self.clock.random,
-                    idempotent=idempotent,
+        """One logical request, its attempts and retries: what its 2xx attempt brought back."""
+        if self.session.settings.stale_while_revalidate:  # set on the session after it was made
+            raise ConfigError(_NO_REVALIDATING)
+        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
+            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
+        with self._in_force(endpoint, check):
+            url = self.base_url + path
+            started = self.clock.monotonic()
+            attempt = 0
+            while True:
+                cause: BaseException | None = None
+                try:
+                    sending = (params, json_body, headers, billable)
+                    sent = self._attempt(method, url, endpoint, *sending)
+                except Failed as failure:
+                    cause = failure.cause
+                    decision = policy.decide_on_failure(
+                        failure.kind,
+                        detail=self._redact(str(failure.cause)),
+                        url=url,
+                        attempt=attempt,
+                        elapsed=self.clock.monotonic() - started,
+                        settings=self.retry,
+                        rng=self.clock.random,
+                        idempotent=idempotent,
+                    )
+                else:
+                    if 200 <= sent.response.status_code < 300:
+                        return sent
+                    decision = policy.decide_on_response(
+                        self._error_of(sent.response),
+                        attempt=attempt,
+                        elapsed=self.clock.monotonic() - started,
+                        settings=self.retry,
+                        rng=self.clock.random,
+                        idempotent=idempotent,
+                    )
+                if isinstance(decision, policy.Fail):
+                    self.usage.record_error(endpoint)
+                    logger.info("%s %s failed: %s", method, path, decision.error)
+                    raise decision.error from cause
+                self.usage.record_retry(endpoint)
+                logger.info(
+                    "%s %s: %s; retry %d in %.2f s",
+                    method,
+                    path,
+                    decision.reason,
+                    attempt + 1,
+                    decision.delay,
                 )
-            else:
-                if 200 <= sent.response.status_code < 300:
-                    return sent
-                decision = policy.decide_on_response(
-                    self._error_of(sent.response),
-                    attempt=attempt,
-                    elapsed=self.clock.monotonic() - started,
-                    settings=self.retry,
-                    rng=self.clock.random,
-                    idempotent=idempotent,
-                )
-            if isinstance(decision, policy.Fail):
-                self.usage.record_error(endpoint)
-                logger.info("%s %s failed: %s", method, path, decision.error)
-                raise decision.error from cause
-            self.usage.record_retry(endpoint)
-            logger.info(
-                "%s %s: %s; retry %d in %.2f s",
-                method,
-                path,
-                decision.reason,
-                attempt + 1,
-                decision.delay,
-            )
-            self.clock.sleep(decision.delay)
-            attempt += 1
+                self.clock.sleep(decision.delay)
+                attempt += 1
 
     def _attempt(
         self,
