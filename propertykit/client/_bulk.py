@@ -160,7 +160,7 @@ def run_batches(
     fetch: Callable[[Batch], list[Record]],
     *,
     max_in_flight: int,
-    progress: Any,
+    progress: Callable[[], Any],
     stop: Callable[[], bool] | None = None,
 ) -> list[Record]:
     """Fetch every batch, at most ``max_in_flight`` at once; the records in batch order.
@@ -175,7 +175,8 @@ def run_batches(
     max_in_flight
         Most batches on their way at once; 1 runs them one after another in this thread.
     progress
-        A tqdm-like bar, updated by one per batch done.
+        Opens the call's bar (a tqdm-like context manager, e.g. ``partial(progress_bar, ...)``):
+        opened, moved on by one per batch done, and closed here, in one place.
     stop
         Asked before starting each batch; ``True`` starts no more (e.g. ``max_results`` met).
 
@@ -190,21 +191,24 @@ def run_batches(
     --------
     >>> batches = [Batch(i, (str(i),), f"/p/{i}") for i in range(5)]
     >>> class Bar:
+    ...     def __enter__(self): return self
+    ...     def __exit__(self, *exc_info): pass
     ...     def update(self, n): pass
-    >>> run_batches(batches, lambda b: [{"id": b.ids[0]}], max_in_flight=2, progress=Bar())[-1]
+    >>> run_batches(batches, lambda b: [{"id": b.ids[0]}], max_in_flight=2, progress=Bar)[-1]
     {'id': '4'}
     """
     done: dict[int, list[Record]] = {}
     failed: dict[int, PropertyKitError] = {}
-    if max_in_flight <= 1 or len(batches) <= 1:
-        for batch in batches:
-            if stop is not None and stop():
-                break
-            if not _settle(batch, partial(fetch, batch), done, failed):
-                break
-            progress.update(1)
-    else:
-        _run_pooled(batches, fetch, max_in_flight, progress, stop, done, failed)
+    with progress() as bar:
+        if max_in_flight <= 1 or len(batches) <= 1:
+            for batch in batches:
+                if stop is not None and stop():
+                    break
+                if not _settle(batch, partial(fetch, batch), done, failed):
+                    break
+                bar.update(1)
+        else:
+            _run_pooled(batches, fetch, max_in_flight, bar, stop, done, failed)
     if failed:
         raise _with_partial(batches, done, failed)
     return [record for index in sorted(done) for record in done[index]]

@@ -270,13 +270,13 @@ class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, Purcha
         ids = validate_ids(location_ids, source=False)
         params = attribute_params(self.endpoints, attributes)
         batches = self._lookups.property_batches(ids, params)
-        with progress_bar(len(batches), "properties", show=self.progress) as bar:
-            return run_batches(
-                batches,
-                lambda batch: self._lookups.fetch_properties(batch, params),
-                max_in_flight=self.max_in_flight,
-                progress=bar,
-            )
+        bar = functools.partial(progress_bar, len(batches), "properties", show=self.progress)
+        return run_batches(
+            batches,
+            lambda batch: self._lookups.fetch_properties(batch, params),
+            max_in_flight=self.max_in_flight,
+            progress=bar,
+        )
 
     @_cache_faults_named
     def source_records(
@@ -316,8 +316,8 @@ class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, Purcha
 
         # With max_results, batches go one after another so no more is paid for than needed.
         in_flight = self.max_in_flight if max_results is None else 1
-        with progress_bar(len(batches), "sources", show=self.progress) as bar:
-            return run_batches(batches, fetch, max_in_flight=in_flight, progress=bar, stop=enough)
+        bar = functools.partial(progress_bar, len(batches), "sources", show=self.progress)
+        return run_batches(batches, fetch, max_in_flight=in_flight, progress=bar, stop=enough)
 
     @overload
     def properties(

@@ -35,6 +35,7 @@ import logging
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from propertykit.client._arguments import attribute_params, check_paging
@@ -173,62 +174,64 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
     money_unit = context.endpoints.money_unit
     batches = lookup.batches
     wanted = [(transport.base_url + batch.path, lookup.first) for batch in batches]
-    with progress_bar(len(batches), lookup.endpoint, show=context.progress) as bar:
-        cached = cached_forms(session, wanted, format_name(), offline=offline)
-        if batches and not cached.answers:  # every batch kept as read: nothing to parse
-            with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
-                read = decode_shares([share for share in cached.kept if share is not None])
-                df = None if read is None else frame_from_read(read, money_unit=money_unit)
-            if df is not None:
-                _served_from_cache(transport, lookup, bar)
-                return df
-            cached = cached_forms(session, wanted, "", offline=offline)  # rare: a share unread
-        bodies = cached.bodies
-        ready = {i: body for i, body in enumerate(bodies) if body is not None}
-        if ready and len(ready) == len(batches):
-            framed = [body for body in bodies if body is not None]
-            read = read_for_keeping(framed, _ENVELOPE_NAMES)
-            odd = _odd_pages(framed, read)
-            if not odd:
-                found = [envelope.get("result") for envelope in read.envelopes]
-                lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
-                df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
-                _keep_as_read(session, wanted, cached, set(range(len(batches))), set(), shares)
-                _served_from_cache(transport, lookup, bar)
-                return df
-            for i in odd:  # rare: a paged or unusable first page; the normal path reads them
-                del ready[i]
-        single: set[int] = set()  # batches that came in one page
-        fetched: set[int] = set()  # batches fetched now (the others: their cached page read)
-        served: dict[int, int] = {}  # records per batch
+    cached = cached_forms(session, wanted, format_name(), offline=offline)
+    if batches and not cached.answers:  # every batch kept as read: nothing to parse
+        with paused_gc():  # a few large buffers and the frame: no cycles worth a collection
+            read = decode_shares([share for share in cached.kept if share is not None])
+            df = None if read is None else frame_from_read(read, money_unit=money_unit)
+        if df is not None:
+            _served_from_cache(transport, lookup, context.progress)
+            return df
+        cached = cached_forms(session, wanted, "", offline=offline)  # rare: a share unread
+    bodies = cached.bodies
+    ready = {i: body for i, body in enumerate(bodies) if body is not None}
+    if ready and len(ready) == len(batches):
+        framed = [body for body in bodies if body is not None]
+        read = read_for_keeping(framed, _ENVELOPE_NAMES)
+        odd = _odd_pages(framed, read)
+        if not odd:
+            found = [envelope.get("result") for envelope in read.envelopes]
+            lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
+            df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
+            _keep_as_read(session, wanted, cached, set(range(len(batches))), set(), shares)
+            _served_from_cache(transport, lookup, context.progress)
+            return df
+        for i in odd:  # rare: a paged or unusable first page; the normal path reads them
+            del ready[i]
+    single: set[int] = set()  # batches that came in one page
+    fetched: set[int] = set()  # batches fetched now (the others: their cached page read)
+    served: dict[int, int] = {}  # records per batch
 
-        def fetch_or_replay(batch: Batch) -> list[Record]:
-            body = ready.get(batch.index)
-            page = single_page(body) if body is not None else None
-            if page is None:
-                fetched.add(batch.index)
-                records = lookup.fetch(context.lookups, batch, single)
-            else:
-                transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
-                if page.whole:
-                    single.add(batch.index)
-                records = page.records
-            served[batch.index] = len(records)
-            return records
+    def fetch_or_replay(batch: Batch) -> list[Record]:
+        body = ready.get(batch.index)
+        page = single_page(body) if body is not None else None
+        if page is None:
+            fetched.add(batch.index)
+            records = lookup.fetch(context.lookups, batch, single)
+        else:
+            transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
+            if page.whole:
+                single.add(batch.index)
+            records = page.records
+        served[batch.index] = len(records)
+        return records
 
-        records = run_batches(
-            batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
-        )
+    bar = partial(progress_bar, len(batches), lookup.endpoint, show=context.progress)
+    records = run_batches(
+        batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
+    )
     lengths = [served[batch.index] for batch in batches]
     df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit)
     _keep_as_read(session, wanted, cached, single, fetched, shares)
     return df
 
 
-def _served_from_cache(transport: Any, lookup: _Lookup, bar: Any) -> None:
+def _served_from_cache(transport: Any, lookup: _Lookup, show: bool | None) -> None:
+    """Count every batch a cache hit, and show the bar of the lookup done."""
     for _ in lookup.batches:
         transport.usage.record_cache_hit(lookup.endpoint)
-    bar.update(len(lookup.batches))
+    with progress_bar(len(lookup.batches), lookup.endpoint, show=show) as bar:
+        bar.update(len(lookup.batches))
 
 
 def _keep_as_read(

@@ -106,17 +106,6 @@ def ordered(extras: dict[str, pa.Array]) -> dict[str, pa.Array]:
     return {name: extras[name] for name in sorted(extras, key=rank)}
 
 
-def leaves(name: str, array: pa.Array) -> dict[str, pa.Array]:
-    """``array`` by dotted name: objects flattened (a parent's nulls carried down), lists and
-    objects without fields kept whole."""
-    if not isinstance(array.type, pa.StructType) or array.type.num_fields == 0:
-        return {name: array}
-    found: dict[str, pa.Array] = {}
-    for field, child in zip(array.type, array.flatten(), strict=True):
-        found |= leaves(f"{name}.{field.name}", child)
-    return found
-
-
 def joined(parts: Sequence[pa.Array]) -> pa.Array:
     """``parts`` as one array of the type Arrow promotes theirs to (raises when there is none)."""
     types = list(dict.fromkeys(part.type for part in parts))

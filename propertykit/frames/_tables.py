@@ -33,7 +33,6 @@ from propertykit.errors import (
 from propertykit.frames._bodies import read_bodies
 from propertykit.frames._coercion import Sink, Unparsed, report
 from propertykit.frames._dtypes import as_arrow, typed_columns
-from propertykit.frames._extras import leaves
 from propertykit.frames._records import read_histories, read_records
 from propertykit.frames._schema import (
     ARROW_ERRORS,
@@ -132,10 +131,10 @@ def frame_from_arrow(
     children = dict(zip(arrow.type.names, arrow.flatten(), strict=True))
     named: dict[str, pa.Array] = {}
     for name in RECORD_TYPE.names:
-        named |= leaves(name, children.pop(name))
+        named |= _leaves(name, children.pop(name))
     extras: dict[str, pa.Array] = {}
     for name, child in children.items():
-        extras |= leaves(name, child)
+        extras |= _leaves(name, child)
     typed = typed_columns(RECORD_FIELDS, named, sink)
     typed["spatial.boundary"] = boundaries
     columns = {name: typed[name] for name in COLUMNS}  # in order: no reindexing by pandas
@@ -245,7 +244,7 @@ def explode_sales(df: pd.DataFrame) -> pd.DataFrame:
     extras: dict[str, pa.Array] = {}
     for field in sales.type:
         if field.name not in SALE_TYPE.names:
-            extras |= leaves(field.name, sales.field(field.name))
+            extras |= _leaves(field.name, sales.field(field.name))
     for name, values in extras.items():
         if name not in result.columns:
             result[name] = as_arrow(values)
@@ -330,6 +329,17 @@ def judged_day(today: date | datetime | str | None) -> pd.Timestamp:
     if day.tzinfo is not None:
         day = day.tz_convert("UTC").tz_localize(None)
     return day.normalize()
+
+
+def _leaves(name: str, array: pa.Array) -> dict[str, pa.Array]:
+    """``array`` by dotted name: objects flattened (a parent's nulls carried down), lists and
+    objects without fields kept whole."""
+    if not isinstance(array.type, pa.StructType) or array.type.num_fields == 0:
+        return {name: array}
+    found: dict[str, pa.Array] = {}
+    for field, child in zip(array.type, array.flatten(), strict=True):
+        found |= _leaves(f"{name}.{field.name}", child)
+    return found
 
 
 _EMPTY = frame([])

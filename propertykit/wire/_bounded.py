@@ -9,8 +9,11 @@ chunks of decoded bytes (``read1``, so a slow server returns what it has), and s
 - the deadline of the logical request passes: :class:`DeadlinePassed` (a ``ReadTimeout``).
 
 Before each read the socket's timeout is lowered to the time left, so no read waits past the
-deadline either. The limits of the request in progress are set by the transport with
-:func:`call_limits` (a context variable, so each thread of a bulk lookup has its own).
+deadline either. The limits of the request in progress are in :data:`LIMITS` (a context
+variable, so each thread of a bulk lookup has its own), set by the transport for each call (the
+tiles use :func:`call_limits`). The session's adapter calls :func:`within_deadline` and
+:func:`read_body` itself, counting the answer between them
+(:class:`~propertykit.wire._metered.MeteredAdapter`).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ class CallLimits:
         return None if self.deadline is None else self.deadline - self.monotonic()
 
 
-_LIMITS: contextvars.ContextVar[CallLimits | None] = contextvars.ContextVar(
+#: The limits of the logical request in progress in this thread (and context).
+LIMITS: contextvars.ContextVar[CallLimits | None] = contextvars.ContextVar(
     "propertykit_call_limits", default=None
 )
 
@@ -60,17 +64,11 @@ _LIMITS: contextvars.ContextVar[CallLimits | None] = contextvars.ContextVar(
 @contextmanager
 def call_limits(limits: CallLimits) -> Iterator[None]:
     """Apply ``limits`` to every body read in this thread (and context) meanwhile."""
-    token = _LIMITS.set(limits)
+    token = LIMITS.set(limits)
     try:
         yield
     finally:
-        _LIMITS.reset(token)
-
-
-def time_left() -> float | None:
-    """Seconds left before the deadline of the request in progress (``None``: no deadline)."""
-    limits = _LIMITS.get()
-    return None if limits is None else limits.remaining()
+        LIMITS.reset(token)
 
 
 class DeadlinePassed(requests.exceptions.ReadTimeout):
@@ -99,19 +97,15 @@ class BoundedAdapter(HTTPAdapter):
     def send(  # type: ignore[override]
         self, request: requests.PreparedRequest, stream: bool = False, **kwargs: Any
     ) -> requests.Response:
-        limits = _LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
-        kwargs["timeout"] = _within_deadline(kwargs.get("timeout"), limits)
+        limits = LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
+        kwargs["timeout"] = within_deadline(kwargs.get("timeout"), limits)
         response = super().send(request, stream=True, **kwargs)
-        self.answered(response)
         if not stream:
-            _read_body(response, limits)
+            read_body(response, limits)
         return response
 
-    def answered(self, response: requests.Response) -> None:
-        """Called with each answer once its status and headers are in, before its body."""
 
-
-def _within_deadline(timeout: Any, limits: CallLimits) -> Any:
+def within_deadline(timeout: Any, limits: CallLimits) -> Any:
     """The ``timeout`` argument with the read part cut to the time left before the deadline."""
     left = limits.remaining()
     if left is None:
@@ -124,7 +118,7 @@ def _within_deadline(timeout: Any, limits: CallLimits) -> Any:
     return (connect, read)
 
 
-def _read_body(response: requests.Response, limits: CallLimits) -> None:
+def read_body(response: requests.Response, limits: CallLimits) -> None:
     """Read and decode ``response``'s body, within ``limits``, into its ``content``."""
     raw = response.raw
     sock = _socket_of(raw)

@@ -27,7 +27,7 @@ from typing import Any
 
 import requests
 
-from propertykit.wire._derived_cache import Kept, kept_for, pack_kept, request_id
+from propertykit.wire._derived_cache import Kept, pack_kept, read_kept, request_id
 from propertykit.wire._stored_answer import StoredAnswer, read_answer, read_head
 
 Wanted = Sequence[tuple[str, Mapping[str, Any] | None]]
@@ -94,7 +94,9 @@ def kept_values(
     storage = _bulk_storage(session)
     if storage is None or not wanted:
         return [None] * len(wanted)
-    kept = kept_for(storage, wanted, form)
+    requests = [request_id(url, params) for url, params in wanted]
+    # read here, beside the answers' read that follows when some have none (one stay in storage)
+    kept = [None if v is None else read_kept(v) for v in storage.get_kept(requests, form)]
     present = [i for i, found in enumerate(kept) if found is not None]
     values: list[memoryview | None] = [None] * len(wanted)
     if present and _cache_keys(session, [wanted[present[0]]]) != [_key(kept[present[0]])]:

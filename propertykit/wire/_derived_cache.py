@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,25 +80,6 @@ def read_kept(value: bytes | None) -> Kept | None:
         return None
     key = bytes(value[_HEAD.size : start]).decode(errors="replace")  # a mangled one matches none
     return Kept(key, stamp, memoryview(value)[start:])
-
-
-def kept_for(
-    storage: Any, wanted: Sequence[tuple[str, Mapping[str, Any] | None]], form: str
-) -> list[Kept | None]:
-    """The values ``storage`` keeps in ``form`` for each ``(url, params)`` GET, as read
-    (``None`` where none, or not one :func:`pack_kept` packed); whether each still names the
-    answer stored is for the caller to check.
-
-    Examples
-    --------
-    >>> class Storage:
-    ...     def get_kept(self, requests, form):
-    ...         return [pack_kept("k", b"s" * 16, b"v"), None][: len(requests)]
-    >>> [kept and kept.answer_key for kept in kept_for(Storage(), [("u", None), ("w", {})], "f")]
-    ['k', None]
-    """
-    requests = [request_id(url, params) for url, params in wanted]
-    return [read_kept(value) for value in storage.get_kept(requests, form)]
 
 
 def clear_derived(cache: Any) -> None:

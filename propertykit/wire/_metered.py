@@ -10,156 +10,46 @@ session's adapters. So everything that must happen exactly then happens in
 2. a billable request takes its place in the budget (this client's, or the one shared by name,
    :mod:`propertykit.wire._shared_budget`); none left: :class:`~propertykit.errors.BudgetExceeded`,
    nothing sent;
-3. the request is sent (and its body read within bounds, :class:`~propertykit.wire._bounded.
-   BoundedAdapter`), and counted in ``usage``: ``requests_sent`` always, ``billable_requests``
-   only for an answer the service charges (2xx of a billable endpoint). A 4xx/5xx answer gives
-   the budget place back; so does a request that never left (refused connection, deadline passed
-   before sending). A billable request that left but got no answer keeps its place and is counted
-   billable: the service may have charged it.
+3. the request is sent (its timeout cut to the deadline), counted in ``usage`` as soon as its
+   status is in, then its body read within bounds (:mod:`propertykit.wire._bounded`):
+   ``requests_sent`` always, ``billable_requests`` only for an answer the service charges (2xx
+   of a billable endpoint). A 4xx/5xx answer gives the budget place back; so does a request that
+   never left (refused connection, deadline passed before sending). A billable request that left
+   but got no answer keeps its place and is counted billable: the service may have charged it.
 
-The transport opens one :func:`one_attempt` around each ``session.request``; the lock is held until
-that ends, after requests-cache has stored the answer, so a waiter always finds it. A redirect
-hop is part of its first request's attempt: no second lock, place or count. A send outside an
-attempt (the session used directly) is its own attempt, counted under :data:`UNSCOPED` and held
-to the budget as billable. requests-cache's ``stale_while_revalidate`` sends from a thread of its
-own, after the call returned: the transport refuses it with
-:class:`~propertykit.errors.ConfigError`.
+The transport sends each attempt with :func:`~propertykit.wire._attempt.send_once`, which opens
+one :func:`~propertykit.wire._attempt.one_attempt` around ``session.request``; the lock is held
+until that ends, after requests-cache has stored the answer, so a waiter always finds it. A
+redirect hop is part of its first request's attempt: no second lock, place or count. A send
+outside an attempt (the session used directly) is its own attempt, counted under
+:data:`~propertykit.wire._attempt.UNSCOPED` and held to the budget as billable. Each step is
+called once and returns here: nothing calls back into this module during a send.
+requests-cache's ``stale_while_revalidate`` sends from a thread of its own, after the call
+returned: the transport refuses it with :class:`~propertykit.errors.ConfigError`.
 """
 
 from __future__ import annotations
 
-import contextvars
-import threading
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from requests.adapters import HTTPAdapter
 
 from propertykit.errors import BudgetExceeded
+from propertykit.wire._attempt import ATTEMPT, UNSCOPED, Attempt, one_attempt
 from propertykit.wire._bounded import (
     DEFAULT_MAX_BODY_BYTES,
+    LIMITS,
     BoundedAdapter,
+    CallLimits,
     DeadlinePassed,
-    time_left,
+    read_body,
+    within_deadline,
 )
 from propertykit.wire._failures import never_connected
-from propertykit.wire._shared_budget import SharedBudget
+from propertykit.wire._shared_budget import Budget
 from propertykit.wire._single_flight import SingleFlight, stored_response
 from propertykit.wire._usage import Usage
-
-#: The endpoint name a send is counted under when the session is used directly.
-UNSCOPED = "other"
-
-
-class LocalBudget:
-    """This client's own ``budget``: places taken by requests on their way or charged.
-
-    A thread finding every place taken by requests still on their way waits for them: one that
-    is not charged gives its place back.
-
-    Examples
-    --------
-    >>> budget = LocalBudget(1)
-    >>> budget.take()  # a request on its way holds the one place
-    True
-    >>> budget.give_back()  # its answer was not charged (a 503)
-    >>> budget.take()
-    True
-    >>> budget.keep()  # this one was charged: the place stays taken
-    >>> budget.take()
-    False
-    """
-
-    name: str | None = None
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.taken = 0
-        self.pending = 0
-        self._changed = threading.Condition()
-
-    def take(self) -> bool:
-        """Take one place; ``False`` (nothing taken) when every place is charged."""
-        with self._changed:
-            while self.pending and self.taken >= self.limit:
-                self._changed.wait()
-            if self.taken >= self.limit:
-                return False
-            self.taken += 1
-            self.pending += 1
-            return True
-
-    def keep(self) -> None:
-        """The request holding a place was charged (or may have been): it stays taken."""
-        with self._changed:
-            self.pending -= 1
-            self._changed.notify_all()
-
-    def give_back(self) -> None:
-        """The request holding a place was not charged: the place is free again."""
-        with self._changed:
-            self.pending -= 1
-            self.taken -= 1
-            self._changed.notify_all()
-
-
-Budget = LocalBudget | SharedBudget
-
-
-@dataclass
-class Attempt:
-    """One attempt of the transport: what it is, and what the adapter did for it."""
-
-    endpoint: str
-    billable: bool
-    shared: bool = False
-    reserved: LocalBudget | None = None
-    sent: bool = False
-    settled: bool = False
-    placed: Budget | None = None
-    locks: ExitStack = field(default_factory=ExitStack)
-
-
-_ATTEMPT: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar(
-    "propertykit_attempt", default=None
-)
-
-
-@contextmanager
-def one_attempt(
-    endpoint: str, *, billable: bool, shared: bool, budget: object = None
-) -> Iterator[Attempt]:
-    """One attempt through the session: the adapter's lock is released when it ends.
-
-    ``shared``: a read other processes may ask for too (it takes the cache key's lock). With a
-    :class:`LocalBudget`, a billable attempt reserves its place now, so the threads of a bulk
-    lookup are served in the order they asked; a cache hit gives it back.
-    """
-    current = Attempt(endpoint, billable, shared)
-    if billable and isinstance(budget, LocalBudget) and budget.take():
-        current.reserved = budget
-    token = _ATTEMPT.set(current)
-    try:
-        with current.locks:
-            yield current
-    finally:
-        _ATTEMPT.reset(token)
-        if current.reserved is not None:  # never sent: answered from the cache
-            current.reserved.give_back()
-        _settle_place(current, charged=False)  # left with no final answer (redirects...)
-
-
-def _settle_place(current: Attempt, *, charged: bool) -> None:
-    """Keep the attempt's place in its budget (charged), or give it back."""
-    budget, current.placed = current.placed, None
-    if budget is None:
-        return
-    if not charged:
-        budget.give_back()
-    elif isinstance(budget, LocalBudget):
-        budget.keep()
 
 
 class MeteredAdapter(BoundedAdapter):
@@ -194,16 +84,18 @@ class MeteredAdapter(BoundedAdapter):
     def send(  # type: ignore[override]
         self, request: requests.PreparedRequest, stream: bool = False, **kwargs: Any
     ) -> requests.Response:
-        current = _ATTEMPT.get()
+        current = ATTEMPT.get()
         if current is None:  # the session used directly: held to the budget as billable
             with one_attempt(UNSCOPED, billable=True, shared=True, budget=self.budget):
                 return self.send(request, stream=stream, **kwargs)
+        limits = LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
         if current.sent:  # a redirect hop: its first request's lock and place cover it
-            return super().send(request, stream=stream, **kwargs)
+            return self._send_within(limits, request, stream, kwargs)
         if self.flight is not None and self.cache is not None and current.shared:
             refresh = _asks_fresh(request)
             key = self.cache.create_key(request, verify=kwargs.get("verify", True))
-            current.locks.enter_context(self.flight.hold(key, time_left()))
+            left = None if limits.deadline is None else limits.deadline - limits.monotonic()
+            current.locks.enter_context(self.flight.hold(key, left))
             fresh = None if refresh else stored_response(self.cache, key)  # stored meanwhile?
             if fresh is not None and not fresh.is_expired and "Vary" not in fresh.headers:
                 return fresh  # type: ignore[no-any-return]
@@ -215,7 +107,7 @@ class MeteredAdapter(BoundedAdapter):
                 raise _spent(budget, request)
             current.placed = budget
         try:
-            return super().send(request, stream=stream, **kwargs)
+            return self._send_within(limits, request, stream, kwargs)
         except DeadlinePassed as exc:
             self._ended_without_answer(current, sent=exc.sent)
             raise
@@ -226,9 +118,26 @@ class MeteredAdapter(BoundedAdapter):
             self._ended_without_answer(current, sent=True)
             raise
 
+    def _send_within(
+        self,
+        limits: CallLimits,
+        request: requests.PreparedRequest,
+        stream: bool,
+        kwargs: dict[str, Any],
+    ) -> requests.Response:
+        """Send within ``limits``, count the answer as soon as its status is in, then read its
+        body (as :class:`~propertykit.wire._bounded.BoundedAdapter` does, with the count
+        between)."""
+        kwargs["timeout"] = within_deadline(kwargs.get("timeout"), limits)
+        response = HTTPAdapter.send(self, request, stream=True, **kwargs)
+        self.answered(response)
+        if not stream:
+            read_body(response, limits)
+        return response
+
     def answered(self, response: requests.Response) -> None:
         """Count an answer as soon as its status is known (before its body is read)."""
-        current = _ATTEMPT.get()
+        current = ATTEMPT.get()
         if current is None or current.settled:
             return
         if not current.sent:
@@ -256,7 +165,7 @@ class MeteredAdapter(BoundedAdapter):
 
     def _settle(self, current: Attempt, charged: bool) -> None:
         current.settled = True
-        _settle_place(current, charged=charged)
+        current.settle_place(charged=charged)
 
 
 def _asks_fresh(request: requests.PreparedRequest) -> bool:

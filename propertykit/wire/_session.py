@@ -5,7 +5,7 @@ stored or sent cross-origin.
 
 :mod:`propertykit.wire._transport` (the transport) and this module are the only modules that know
 about ``requests``, the cache and the rate limiter: this one builds the session and the cache, the
-transport sends through it.
+transport sends through it (each attempt by :func:`~propertykit.wire._attempt.send_once`).
 
 Key safety: the key travels only in the ``x-api-key`` header. It is listed (in every spelling
 sent) in requests-cache's ``ignored_parameters``, so it is neither part of a cache key nor stored;
@@ -13,21 +13,18 @@ it is dropped when a redirect leaves the origin; and it is scrubbed from redirec
 response is stored.
 
 Caching: only a complete 200 answer to a ``GET`` (or to the area query's ``POST``) is stored
-(see :func:`is_complete_answer`); health (every service's), purchases and purchase status are
-never cached. The SQLite cache is opened in WAL mode so several kernels can share one file.
-The connection pool holds ``pool_size`` connections. With a
+(see :func:`~propertykit.wire._attempt.is_complete_answer`); health (every service's), purchases
+and purchase status are never cached. The SQLite cache is opened in WAL mode so several kernels
+can share one file. The connection pool holds ``pool_size`` connections. With a
 Redis ``limiter_redis`` connection, the search-suggest limit is counted in Redis, shared by every
 client (and kernel) using it.
 """
 
 from __future__ import annotations
 
-import contextvars
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +35,8 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.policy import DEFAULT_IGNORED_PARAMS
 from requests_ratelimiter import LimiterMixin
 
-from propertykit import jsonio as fast_json
 from propertykit.config import DEFAULT_EXPIRE_AFTER, Endpoints
-from propertykit.errors import BadResponse
+from propertykit.wire._attempt import is_complete_answer
 from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES
 from propertykit.wire._metered import MeteredAdapter
 from propertykit.wire._sqlite_storage import SQLiteAnswers
@@ -274,120 +270,3 @@ def describe_cache(cache: BaseCache) -> dict[str, Any]:
         "newest": max(created) if created else None,
         "path": str(path) if path else None,
     }
-
-
-_PARSED = "_propertykit_json"
-_UNUSABLE = "_propertykit_unusable"
-#: Characters of a body quoted in an error about it.
-BODY_START_CHARS = 200
-
-BodyCheck = Callable[[Any], None]
-"""Checks a parsed body; raises ``ValueError`` (saying why) when it cannot be used."""
-
-_CHECK: contextvars.ContextVar[BodyCheck | None] = contextvars.ContextVar(
-    "propertykit_body_check", default=None
-)
-
-
-@contextmanager
-def checking_bodies(check: BodyCheck | None) -> Iterator[None]:
-    """Apply ``check`` to each 200 body before it may be cached, in this context meanwhile."""
-    token = _CHECK.set(check)
-    try:
-        yield
-    finally:
-        _CHECK.reset(token)
-
-
-def is_complete_answer(response: requests.Response) -> bool:
-    """requests-cache filter: store a 200 only when its body is whole, usable JSON.
-
-    Usable: it parses, and passes the check in force (:func:`checking_bodies`), e.g. an envelope
-    with a list of records. The parsed body is kept on the response so it is not parsed twice
-    (see :func:`parsed_body`); why a complete body is unusable is kept for
-    :func:`unusable_answer`.
-    """
-    if getattr(response, "from_cache", False) or response.status_code != 200:
-        return True
-    if hasattr(response, _PARSED):
-        return True
-    if hasattr(response, _UNUSABLE):
-        return False
-    content = response.content
-    length = response.headers.get("Content-Length")
-    if (
-        length is not None
-        and "Content-Encoding" not in response.headers
-        and (not length.isdigit() or int(length) != len(content))
-    ):
-        return False  # cut off: not unusable, just not all there
-    try:
-        body = fast_json.loads(content)
-    except RecursionError:
-        setattr(response, _UNUSABLE, "the body is JSON nested too deeply to read")
-        return False
-    except ValueError as exc:
-        setattr(response, _UNUSABLE, f"the body is not JSON ({_short(exc)})")
-        return False
-    check = _CHECK.get()
-    if check is not None:
-        try:
-            check(body)
-        except ValueError as exc:
-            setattr(response, _UNUSABLE, str(exc))
-            return False
-    setattr(response, _PARSED, body)
-    return True
-
-
-def unusable_answer(
-    response: requests.Response, redact: Callable[[str], str] = str
-) -> BadResponse | None:
-    """The :class:`BadResponse` for a complete 200 that :func:`is_complete_answer` refused.
-
-    ``None`` when the body was refused for being cut off (or not refused at all).
-    """
-    reason = getattr(response, _UNUSABLE, None)
-    if reason is None:
-        return None
-    return bad_response(response, reason, redact)
-
-
-def bad_response(
-    response: requests.Response, reason: str, redact: Callable[[str], str] = str
-) -> BadResponse:
-    """A :class:`BadResponse` saying ``reason``, the status and how the body starts."""
-    start = redact(response.content[:BODY_START_CHARS].decode("utf-8", "replace"))
-    url = redact(response.url or "")
-    return BadResponse(
-        f"The service answered {response.status_code} at {url}, but {reason}; not retried "
-        f"(the same request would pay for the same answer). The body starts: {start!r}",
-        url=url,
-        status_code=response.status_code,
-        body_start=start,
-    )
-
-
-def checked_on_arrival(response: requests.Response) -> bool:
-    """Whether :func:`is_complete_answer` parsed the response's body and it passed the check in
-    force then (:func:`checking_bodies`), so the caller need not check it again."""
-    return hasattr(response, _PARSED)
-
-
-def parsed_body(response: requests.Response) -> Any:
-    """The response's JSON body: as parsed by :func:`is_complete_answer`, else parsed now.
-
-    Raises :class:`BadResponse` when it is not JSON (e.g. a cache entry written before).
-    """
-    if hasattr(response, _PARSED):
-        return getattr(response, _PARSED)
-    try:
-        return fast_json.loads(response.content)
-    except RecursionError:
-        raise bad_response(response, "the body is JSON nested too deeply to read") from None
-    except ValueError as exc:
-        raise bad_response(response, f"the body is not JSON ({_short(exc)})") from None
-
-
-def _short(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc)[:80]}"

@@ -10,13 +10,15 @@ batch's single-flight lock; both in :mod:`propertykit.wire._metered`), and gives
 nothing went out (refused connection) or the answer is not charged (4xx/5xx). When the count
 is full the request is not sent and :class:`~propertykit.errors.BudgetExceeded` is raised.
 Counter names are the budget name made safe for a key or a file name; the API key is never part
-of them.
+of them. A client's own ``budget`` (no name given) is a :class:`LocalBudget`, kept here beside
+the shared ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -168,3 +170,59 @@ def shared_budget_for(cache: Any, name: str | None, limit: int | None) -> Shared
     if isinstance(flight, FileFlight):
         return FileBudget(flight.folder, name, limit)
     raise ConfigError("A shared budget (budget_name=) needs a Redis cache or a SQLite cache file")
+
+
+class LocalBudget:
+    """This client's own ``budget``: places taken by requests on their way or charged.
+
+    A thread finding every place taken by requests still on their way waits for them: one that
+    is not charged gives its place back.
+
+    Examples
+    --------
+    >>> budget = LocalBudget(1)
+    >>> budget.take()  # a request on its way holds the one place
+    True
+    >>> budget.give_back()  # its answer was not charged (a 503)
+    >>> budget.take()
+    True
+    >>> budget.keep()  # this one was charged: the place stays taken
+    >>> budget.take()
+    False
+    """
+
+    name: str | None = None
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.taken = 0
+        self.pending = 0
+        self._changed = threading.Condition()
+
+    def take(self) -> bool:
+        """Take one place; ``False`` (nothing taken) when every place is charged."""
+        with self._changed:
+            while self.pending and self.taken >= self.limit:
+                self._changed.wait()
+            if self.taken >= self.limit:
+                return False
+            self.taken += 1
+            self.pending += 1
+            return True
+
+    def keep(self) -> None:
+        """The request holding a place was charged (or may have been): it stays taken."""
+        with self._changed:
+            self.pending -= 1
+            self._changed.notify_all()
+
+    def give_back(self) -> None:
+        """The request holding a place was not charged: the place is free again."""
+        with self._changed:
+            self.pending -= 1
+            self.taken -= 1
+            self._changed.notify_all()
+
+
+Budget = LocalBudget | SharedBudget
+"""This client's own budget, or one shared by name."""

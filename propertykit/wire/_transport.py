@@ -2,7 +2,8 @@
 
 ``transport`` and ``session`` are the only modules that know about ``requests``, the cache and the
 rate limiter: :mod:`propertykit.wire._session` builds the session (requests-cache, then the
-search-suggest rate limit, then ``requests``), and this module sends through it. It executes the
+search-suggest rate limit, then ``requests``), and this module sends through it, one call to
+:func:`~propertykit.wire._attempt.send_once` per attempt (one result back). It executes the
 decisions of :mod:`propertykit.wire._retries`, counts traffic in a
 :class:`~propertykit.wire._usage.Usage`, and maps every third-party error to a propertykit error
 once, here, ``from`` the original.
@@ -28,7 +29,8 @@ sent) is retried; a :class:`~propertykit.errors.NetworkError` carries ``kind`` (
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -48,30 +50,21 @@ from propertykit.errors import (
     ResponseTooLarge,
 )
 from propertykit.wire import _retries as policy
-from propertykit.wire._bounded import (
-    DEFAULT_MAX_BODY_BYTES,
-    CallLimits,
-    DeadlinePassed,
-    call_limits,
+from propertykit.wire._attempt import (
+    BODY_CHECK,
+    BodyCheck,
+    Sent,
+    bad_response,
+    parsed_body,
+    send_once,
 )
+from propertykit.wire._bounded import DEFAULT_MAX_BODY_BYTES, LIMITS, CallLimits, DeadlinePassed
 from propertykit.wire._clock import Clock
 from propertykit.wire._derived_cache import clear_derived
 from propertykit.wire._error_bodies import error_from_response
 from propertykit.wire._failures import Failed, client_side_limit, never_connected, path_of
-from propertykit.wire._metered import LocalBudget, one_attempt
-from propertykit.wire._session import (
-    BodyCheck,
-    CachedLimiterSession,
-    bad_response,
-    checked_on_arrival,
-    checking_bodies,
-    describe_cache,
-    is_complete_answer,
-    open_session,
-    parsed_body,
-    unusable_answer,
-)
-from propertykit.wire._shared_budget import shared_budget_for
+from propertykit.wire._session import CachedLimiterSession, describe_cache, open_session
+from propertykit.wire._shared_budget import LocalBudget, shared_budget_for
 from propertykit.wire._single_flight import single_flight_for
 from propertykit.wire._usage import Usage
 from propertykit.wire._write_failures import WriteFailures
@@ -206,13 +199,11 @@ class Transport:
         records): such an answer is never cached, and raises
         :class:`~propertykit.errors.BadResponse` at once, as does a body that is not JSON.
         """
-        sending = {"params": params, "json_body": json_body, "headers": headers}
-        response = self.fetch(
-            method, path, endpoint=endpoint, billable=billable, check=check, **sending
-        )
+        sent = self._call(method, path, endpoint, params, json_body, headers, billable, True, check)
+        response = sent.response
         try:
-            body = parsed_body(response)
-            if check is not None and not checked_on_arrival(response):  # once per body
+            body = sent.body if sent.parsed else parsed_body(response)
+            if check is not None and not sent.parsed:  # checked once per body
                 check(body)
         except BadResponse:
             self.usage.record_error(endpoint)
@@ -256,23 +247,25 @@ class Transport:
         ResponseTooLarge
             The body passed ``max_body_bytes``; never retried.
         """
-        if self.session.settings.stale_while_revalidate:  # set on the session after it was made
-            raise ConfigError(_NO_REVALIDATING)
-        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
-            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
-        now = self.clock.monotonic
-        limits = CallLimits(now() + self.retry.deadline, self.max_body_bytes, now)
-        not_stored = partial(self._not_stored, endpoint)  # each attempt's failed cache writes
-        with (
-            call_limits(limits),
-            checking_bodies(check),
-            self.write_failures.one_warning(not_stored),
-        ):
-            return self._send_with_retries(
-                method, path, endpoint, params, json_body, headers, billable, idempotent
-            )
+        sending = (params, json_body, headers, billable, idempotent, check)
+        return self._call(method, path, endpoint, *sending).response
 
-    def _send_with_retries(
+    @contextmanager
+    def _in_force(self, endpoint: str, check: BodyCheck | None) -> Iterator[None]:
+        """What one call sets up for all its attempts, set here at once: its limits (the
+        deadline on the client's clock, the body cap), the check a body must pass to be stored,
+        and where its failed cache writes go (one warning when it ends)."""
+        now = self.clock.monotonic
+        limits = LIMITS.set(CallLimits(now() + self.retry.deadline, self.max_body_bytes, now))
+        checking = BODY_CHECK.set(check)
+        try:
+            with self.write_failures.one_warning(partial(self._not_stored, endpoint)):
+                yield
+        finally:
+            BODY_CHECK.reset(checking)
+            LIMITS.reset(limits)
+
+    def _call(
         self,
         method: str,
         path: str,
@@ -282,54 +275,60 @@ class Transport:
         headers: Mapping[str, str] | None,
         billable: bool,
         idempotent: bool,
-    ) -> requests.Response:
-        url = self.base_url + path
-        started = self.clock.monotonic()
-        attempt = 0
-        while True:
-            cause: BaseException | None = None
-            try:
-                response = self._attempt(
-                    method, url, endpoint, params, json_body, headers, billable
+        check: BodyCheck | None,
+    ) -> Sent:
+        """One logical request, its attempts and retries: what its 2xx attempt brought back."""
+        if self.session.settings.stale_while_revalidate:  # set on the session after it was made
+            raise ConfigError(_NO_REVALIDATING)
+        if self.offline and not idempotent:  # a read (GET, the POST area query) may replay
+            raise NotCached(f"Offline: {method} {path} is never answered from the cache")
+        with self._in_force(endpoint, check):
+            url = self.base_url + path
+            started = self.clock.monotonic()
+            attempt = 0
+            while True:
+                cause: BaseException | None = None
+                try:
+                    sending = (params, json_body, headers, billable)
+                    sent = self._attempt(method, url, endpoint, *sending)
+                except Failed as failure:
+                    cause = failure.cause
+                    decision = policy.decide_on_failure(
+                        failure.kind,
+                        detail=self._redact(str(failure.cause)),
+                        url=url,
+                        attempt=attempt,
+                        elapsed=self.clock.monotonic() - started,
+                        settings=self.retry,
+                        rng=self.clock.random,
+                        idempotent=idempotent,
+                    )
+                else:
+                    if 200 <= sent.response.status_code < 300:
+                        return sent
+                    decision = policy.decide_on_response(
+                        self._error_of(sent.response),
+                        attempt=attempt,
+                        elapsed=self.clock.monotonic() - started,
+                        settings=self.retry,
+                        rng=self.clock.random,
+                        idempotent=idempotent,
+                    )
+                if isinstance(decision, policy.Fail):
+                    self.usage.record_error(endpoint)
+                    logger.info("%s %s failed: %s", method, path, decision.error)
+                    raise decision.error from cause
+                self.usage.record_retry(endpoint)
+                logger.info(
+                    "%s %s: %s; retry %d in %.2f s",
+                    method,
+                    path,
+                    decision.reason,
+                    attempt + 1,
+                    decision.delay,
                 )
-            except Failed as failure:
-                cause = failure.cause
-                decision = policy.decide_on_failure(
-                    failure.kind,
-                    detail=self._redact(str(failure.cause)),
-                    url=url,
-                    attempt=attempt,
-                    elapsed=self.clock.monotonic() - started,
-                    settings=self.retry,
-                    rng=self.clock.random,
-                    idempotent=idempotent,
-                )
-            else:
-                if 200 <= response.status_code < 300:
-                    return response
-                decision = policy.decide_on_response(
-                    self._error_of(response),
-                    attempt=attempt,
-                    elapsed=self.clock.monotonic() - started,
-                    settings=self.retry,
-                    rng=self.clock.random,
-                    idempotent=idempotent,
-                )
-            if isinstance(decision, policy.Fail):
-                self.usage.record_error(endpoint)
-                logger.info("%s %s failed: %s", method, path, decision.error)
-                raise decision.error from cause
-            self.usage.record_retry(endpoint)
-            logger.info(
-                "%s %s: %s; retry %d in %.2f s",
-                method,
-                path,
-                decision.reason,
-                attempt + 1,
-                decision.delay,
-            )
-            self.clock.sleep(decision.delay)
-            attempt += 1
+                self.clock.sleep(decision.delay)
+                attempt += 1
 
     def _attempt(
         self,
@@ -340,8 +339,8 @@ class Transport:
         json_body: Any,
         headers: Mapping[str, str] | None,
         billable: bool,
-    ) -> requests.Response:
-        """One attempt: the response (any status), or raise ``Failed``.
+    ) -> Sent:
+        """One attempt: what it brought back (any status), or raise ``Failed``.
 
         Also raises ``NotCached``/``BudgetExceeded`` (nothing sent), a client-side
         ``RateLimited`` (the suggest limit would need a longer wait than ``max_wait``), and
@@ -349,16 +348,19 @@ class Transport:
         """
         is_read = method == "GET" or endpoint in _READ_POSTS
         try:
-            budget = self.session.metered.budget
-            with one_attempt(endpoint, billable=billable, shared=is_read, budget=budget):
-                response = self.session.request(
-                    method,
-                    url,
-                    params=params,
-                    json=json_body,
-                    headers=dict(headers or {}),
-                    timeout=self.timeout,
-                )
+            sent = send_once(
+                self.session,
+                method,
+                url,
+                endpoint=endpoint,
+                billable=billable,
+                shared=is_read,
+                budget=self.session.metered.budget,
+                params=params,
+                json=json_body,
+                headers=dict(headers or {}),
+                timeout=self.timeout,
+            )
         except BudgetExceeded:
             self.usage.record_error(endpoint)
             raise
@@ -396,6 +398,7 @@ class Transport:
             detail = self._redact(str(exc))
             raise NetworkError(f"Request to {url} failed: {detail}", url=url) from exc
 
+        response = sent.response
         if (
             isinstance(response, CachedResponse)
             and response.status_code == 504
@@ -406,15 +409,14 @@ class Transport:
         if getattr(response, "from_cache", False):
             self.usage.record_cache_hit(endpoint)
             logger.debug("%s %s: cache hit", method, path_of(response.url))
-            return response
+            return sent
         logger.debug("%s %s: %d", method, path_of(response.url), response.status_code)
-        if is_read and response.status_code == 200 and not is_complete_answer(response):
-            unusable = unusable_answer(response, self._redact)
-            if unusable is not None:  # complete, but not usable: asking again pays again
+        if is_read and response.status_code == 200 and not sent.complete:
+            if sent.unusable is not None:  # complete, but not usable: asking again pays again
                 self.usage.record_error(endpoint)
-                raise unusable
+                raise bad_response(response, sent.unusable, self._redact)
             raise Failed("truncated", ValueError("the body is shorter than announced"))
-        return response
+        return sent
 
     def _error_of(self, response: requests.Response) -> ApiError:
         return error_from_response(
