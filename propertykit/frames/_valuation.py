@@ -63,10 +63,11 @@ def value_subjects(
     """Every subject's estimate from its comparables, as known before its date."""
     size = len(subjects.as_of)
     starts = quarter_start(subjects.as_of)
-    reach = np.full(size, np.iinfo(np.int64).max)  # an own older sale counts only if indexed
+    never = np.iinfo(np.int64).max  # an own sale older than the window counts only if indexed
+    reach = np.full(size, never)
     for start in np.unique(starts[subjects.usable]) if len(evidence.day) else []:
         days = knowledge.at(int(start)).index_days
-        reach[starts == start] = days[0] if len(days) > 1 else reach[0]
+        reach[starts == start] = days[0] if len(days) > 1 else never
     matches = find_comparables(evidence, subjects, search, reach)
     who, sale, weight = matches.subject, matches.sale, matches.weight
     moved, sized = np.zeros(len(who)), np.zeros(len(who))
