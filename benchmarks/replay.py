@@ -1,18 +1,20 @@
 """Re-running a notebook from a warm cache: propertykit against the hand-written route and Arrow.
 
 A local sandbox serves 20,000 properties by location id. Each route fills its own cache once
-(cold); then, each in a fresh process, medians of 3:
+(cold); propertykit's first re-run (a fresh process) reads the cached bodies with Arrow and keeps
+them as read; then, each in a fresh process, medians of 3:
 
 (a) propertykit: ``client.properties(ids)`` + ``.pk.sales()``, from the warm on-disk cache;
 (b) by hand: ``requests_cache.CachedSession`` GET per batch of 50 ids + ``.json()`` +
     ``pd.json_normalize`` (main table, and sales of the records that have a history);
 (c) the floor: the same response bodies, one per line in one file, read by ``pyarrow.json``.
 
-propertykit's cold run keeps each batch as read into Arrow beside its answer, in propertykit's
-own cache backend (``propertykit.wire._sqlite_storage``), filed by request and naming the answer
-it was made from by cache key and per-write stamp (``propertykit.wire._derived_cache``), so every
-warm run reads those, and only the first bytes of each answer to check its stamp, instead of
-parsing JSON; the cold fills of (a) and (b) are timed too, to show what keeping costs there.
+propertykit's first re-run keeps each batch as read into Arrow beside its answer, in
+propertykit's own cache backend (``propertykit.wire._sqlite_storage``), filed by request and
+naming the answer it was made from by cache key and per-write stamp
+(``propertykit.wire._derived_cache``), so every later warm run reads those, and only the first
+bytes of each answer to check its stamp, instead of parsing JSON. The first re-run is timed
+apart, against the same floor; the cold fills of (a) and (b) are timed too.
 
 The warm runs must send no request: the sandbox's request log is checked after each. The key
 reaches the children in their environment (``PROPERTYKIT_API_KEY``), never in a file or argv.
@@ -163,6 +165,11 @@ def main() -> int:
             f"{route} {seconds:.2f} s" for route, seconds in cold.items()
         ))  # fmt: skip
         sb.reset_log()
+        first = _run(
+            "--child", "propertykit", sb.url, caches["propertykit"], str(ids_file), "0",
+            key=sb.api_key,
+        )  # fmt: skip
+        print(f"  first re-run propertykit {first['seconds']:6.2f} s (reads the bodies, keeps)")
         results: dict[str, list[dict[str, Any]]] = {}
         flag = "1" if args.profile else "0"
         for round_number in range(args.rounds):
@@ -192,8 +199,12 @@ def main() -> int:
     print(f"(a) is {seconds['by_hand'] / seconds['propertykit']:.1f}x faster than (b)")
     print(f"(a) takes {seconds['propertykit'] / seconds['arrow_floor']:.2f}x the time of (c)")
     print(
-        f"cold fills (local server, no latency): propertykit {cold['propertykit']:.2f} s "
-        f"(keeps the Arrow forms), by hand {cold['by_hand']:.2f} s"
+        f"(a)'s first re-run, which reads the bodies and keeps them: {first['seconds']:.2f} s, "
+        f"{first['seconds'] / seconds['arrow_floor']:.2f}x the time of (c)"
+    )
+    print(
+        f"cold fills (local server, no latency): propertykit {cold['propertykit']:.2f} s, "
+        f"by hand {cold['by_hand']:.2f} s"
     )
     return 0
 

@@ -19,11 +19,12 @@ made, and what was read is kept for the next re-run (the route, measured, is in
    it kept beside its answer (:func:`~propertykit.wire.keep_as_read`).
 3. Else (some batches missing or expired, or a paged first page) the batches run through
    :func:`~propertykit.client._bulk.run_batches`: a usable single cached page is decoded and read
-   as the normal path reads it, the rest go the normal path (:mod:`propertykit.client._lookups`),
-   so budgets, single flight, retries and ``.partial`` are unchanged. The frame is made from the
-   records, read once, and each batch that came in one page keeps its share of that read
-   (:func:`~propertykit.wire.keep_as_read`: beside the answer just cached, named by the stamp
-   its storage noted as it wrote it; nothing is read back), so the first re-run parses nothing.
+   as the normal path reads it (and its share of the frame kept), the rest go the normal path
+   (:mod:`propertykit.client._lookups`), so budgets, single flight, retries and ``.partial`` are
+   unchanged. A batch the cache held no entry for is sent as ``missing_since`` the bulk read:
+   not looked up again before the send (nor under the single-flight lock, unless another
+   process fetched since). A fetched answer is stored, and nothing else: the first re-run reads
+   it by 2. and keeps it then.
 
 Each batch served from the cache counts one cache hit in ``client.usage``, as the normal path
 counts it.
@@ -133,11 +134,13 @@ class _Lookup:
     base: Mapping[str, Any]  # the attributes asked for
     page_size: int | None = None
 
-    def fetch(self, lookups: Lookups, batch: Batch, single: set[int]) -> list[Record]:
-        """The batch by the normal path (its index added to ``single`` as that says)."""
+    def fetch(self, lookups: Lookups, batch: Batch, missing_since: int | None) -> list[Record]:
+        """The batch by the normal path (``missing_since``: the cache held none of it then)."""
         if self.endpoint == "properties":
-            return lookups.fetch_properties(batch, self.base, single=single)
-        return lookups.fetch_sources(batch, self.base, self.page_size, None, single=single)
+            return lookups.fetch_properties(batch, self.base, missing_since=missing_since)
+        return lookups.fetch_sources(
+            batch, self.base, self.page_size, None, missing_since=missing_since
+        )
 
 
 def properties_frame(
@@ -193,21 +196,20 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
             found = [envelope.get("result") for envelope in read.envelopes]
             lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
             df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
-            _keep_as_read(session, wanted, cached, set(range(len(batches))), set(), shares)
+            _keep_as_read(session, wanted, cached, set(range(len(batches))), shares)
             _served_from_cache(transport, lookup, context.progress)
             return df
         for i in odd:  # rare: a paged or unusable first page; the normal path reads them
             del ready[i]
-    single: set[int] = set()  # batches that came in one page
-    fetched: set[int] = set()  # batches fetched now (the others: their cached page read)
+    single: set[int] = set()  # batches whose cached answer came whole in one page
     served: dict[int, int] = {}  # records per batch
 
     def fetch_or_replay(batch: Batch) -> list[Record]:
         body = ready.get(batch.index)
         page = single_page(body) if body is not None else None
         if page is None:
-            fetched.add(batch.index)
-            records = lookup.fetch(context.lookups, batch, single)
+            missing = cached.looked_at if batch.index in cached.missing else None
+            records = lookup.fetch(context.lookups, batch, missing)
         else:
             transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
             if page.whole:
@@ -221,8 +223,9 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
         batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
     )
     lengths = [served[batch.index] for batch in batches]
-    df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit)
-    _keep_as_read(session, wanted, cached, single, fetched, shares)
+    kept = {i for i in single if cached.kept[i] is None}  # the others are kept already
+    df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit, only=kept)
+    _keep_as_read(session, wanted, cached, kept, shares)
     return df
 
 
@@ -239,21 +242,21 @@ def _keep_as_read(
     wanted: list[tuple[str, Mapping[str, Any]]],
     cached: CachedForms,
     single: set[int],
-    fetched: set[int],
     shares: list[bytes | None],
 ) -> None:
-    """Keep each whole single-page batch's share of the records as read beside the answer it
-    was read from (the cached one, or the one just fetched and stored: ``fetched``), for the
-    next re-run; not the batches kept already. Best effort: a share that cannot be kept is
-    simply not kept (the next re-run reads that body)."""
+    """Keep the share of the records as read of each batch read whole from one cached page
+    (``single``) beside that answer, for the next re-run; not the batches kept already. Best
+    effort: a share that cannot be kept is simply not kept (the next re-run reads that body)."""
     entries = [
-        (request, None if i in fetched else cached.answers[i], share)
+        (request, answer, share)
         for i, (request, share) in enumerate(zip(wanted, shares, strict=True))
         if i in single
         and share is not None
         and cached.kept[i] is None
-        and (i in fetched or cached.answers[i] is not None)
+        and (answer := cached.answers[i]) is not None
     ]
+    if not entries:
+        return
     try:
         keep_as_read(session, entries, format_name())
     except Exception as exc:  # a read-only file, a full disk, Redis gone: only speed is lost

@@ -22,7 +22,7 @@ import functools
 import hashlib
 import operator
 import pickle
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -91,13 +91,15 @@ def records_frame_and_shares(
     lengths: Sequence[int],
     *,
     money_unit: Literal["major", "minor"] | None = None,
+    only: Container[int] | None = None,
 ) -> tuple[pd.DataFrame, list[bytes | None]]:
     """Records already decoded (a fetch's), read as ``pk.frame(records)`` reads them, and framed
     as :func:`frame_and_shares` frames a read: the frame is that frame, and the shares keep
     exactly it."""
     sink: Sink = []
     struct, boundaries = read_records(list(records), sink)
-    return frame_and_shares(BodiesRead(struct, boundaries, sink), lengths, money_unit=money_unit)
+    read = BodiesRead(struct, boundaries, sink)
+    return frame_and_shares(read, lengths, money_unit=money_unit, only=only)
 
 
 def frame_from_read(
@@ -114,19 +116,25 @@ def frame_and_shares(
     lengths: Sequence[int],
     *,
     money_unit: Literal["major", "minor"] | None = None,
+    only: Container[int] | None = None,
 ) -> tuple[pd.DataFrame, list[bytes | None]]:
     """The frame of ``read`` (:func:`frame_from_read`) and each body's share of it
     (:func:`encode_shares`; all ``None`` when ``lengths`` do not count its records)."""
     df = frame_from_read(read, money_unit=money_unit)
     fits = sum(lengths) == len(read.records)
-    return df, encode_shares(read, lengths) if fits else [None] * len(lengths)
+    return df, encode_shares(read, lengths, only) if fits else [None] * len(lengths)
 
 
-def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None]:
+def encode_shares(
+    read: BodiesRead, lengths: Sequence[int], only: Container[int] | None = None
+) -> list[bytes | None]:
     """Each body's share of ``read`` (its ``lengths[i]`` records), or ``None`` where not kept.
 
-    ``lengths`` are the bodies' record counts in order, summing to the records read.
+    ``lengths`` are the bodies' record counts in order, summing to the records read. ``only``:
+    the positions of the bodies to share (``None``: all); the others get ``None``.
     """
+    if only is not None and not any(i in only for i in range(len(lengths))):
+        return [None] * len(lengths)
     if sum(lengths) != len(read.records) or read.records.type != _KNOWN_ONLY:
         # Fields the interface does not name are typed by what else a read holds (an integer
         # field is float64 beside a body with 2.5 in it): a body's share of them is not what
@@ -138,9 +146,11 @@ def encode_shares(read: BodiesRead, lengths: Sequence[int]) -> list[bytes | None
     polygons = _polygons(read.boundaries)  # all at once: one check, not one per body
     shares: list[bytes | None] = []
     start = 0
-    for length in lengths:
+    for i, length in enumerate(lengths):
         end = start + length
-        share = polygons if polygons is not None else _polygons(read.boundaries[start:end])
+        share = None
+        if only is None or i in only:
+            share = polygons if polygons is not None else _polygons(read.boundaries[start:end])
         if share is None or odd_rows[start:end].any():
             shares.append(None)
         else:

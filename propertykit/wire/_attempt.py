@@ -19,6 +19,7 @@ outside an attempt (the session used directly) is its own attempt, counted under
 from __future__ import annotations
 
 import contextvars
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -60,6 +61,10 @@ class Attempt:
     settled: bool = False
     placed: Budget | None = None
     locks: ExitStack = field(default_factory=ExitStack)
+    #: When the cache was last looked at for this request (``time.time_ns()``; ``None``: unknown)
+    looked_at: int | None = None
+    #: The session was told not to read the cache (the caller had just read it, in bulk)
+    read_skipped: bool = False
 
     def settle_place(self, *, charged: bool) -> None:
         """Keep the attempt's place in its budget (charged), or give it back."""
@@ -128,14 +133,22 @@ def send_once(
     billable: bool,
     shared: bool,
     budget: object,
+    missing_since: int | None = None,
     **request: Any,
 ) -> Sent:
     """One attempt: ``session.request(method, url, **request)`` within :func:`one_attempt`.
 
     ``shared``: a read (a ``GET``, or a ``POST`` that only reads), which other processes may
-    ask for too; only a read's 200 is judged complete or not.
+    ask for too; only a read's 200 is judged complete or not. ``missing_since``: the cache held
+    no answer to it when the caller looked, at this ``time.time_ns()``; the session does not
+    read it again (requests-cache's ``force_refresh``), and under the single-flight lock it is
+    read again only if another process may have stored the answer since.
     """
-    with one_attempt(endpoint, billable=billable, shared=shared, budget=budget):
+    looked_at = missing_since if missing_since is not None else time.time_ns()
+    if missing_since is not None:
+        request["force_refresh"] = True
+    with one_attempt(endpoint, billable=billable, shared=shared, budget=budget) as current:
+        current.looked_at, current.read_skipped = looked_at, missing_since is not None
         response = session.request(method, url, **request)
     complete = not shared or is_complete_answer(response)  # a read: whole usable JSON?
     body = getattr(response, _PARSED, _NOTHING)

@@ -20,6 +20,7 @@ serves it. Values kept beside an answer (:mod:`propertykit.wire._derived_cache`)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -61,23 +62,32 @@ def cached_bodies(
     [None]
     """
     now = datetime.now(UTC)
-    return [
-        None if found is None else found.body(now, offline=offline)
-        for found in cached_answers(session, wanted)
-    ]
+    answers, _ = cached_answers(session, wanted)
+    return [None if found is None else found.body(now, offline=offline) for found in answers]
 
 
-def cached_answers(session: requests.Session, wanted: Wanted) -> list[CachedAnswer | None]:
-    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk)."""
+def cached_answers(
+    session: requests.Session, wanted: Wanted
+) -> tuple[list[CachedAnswer | None], frozenset[int]]:
+    """What the cache stores for each ``(url, params)`` GET (``None``: nothing readable in bulk),
+    and the positions of the GETs it holds no entry for at all (not even as a redirect's)."""
     storage = _bulk_storage(session)
     if storage is None or not wanted:
-        return [None] * len(wanted)
+        return [None] * len(wanted), frozenset()
     keys = _cache_keys(session, wanted)
+    values = storage.get_many(keys)
+    absent = [i for i, value in enumerate(values) if value is None]  # unreadable ones are there
+    redirects = getattr(getattr(session, "cache", None), "redirects", None)
+    missing: frozenset[int] = frozenset()
+    if absent and hasattr(redirects, "get_many"):  # read here, beside the answers: one stay
+        # an answer stored under another key (a redirect's) is found by requests-cache
+        aliases = redirects.get_many([keys[i] for i in absent])  # type: ignore[union-attr]
+        missing = frozenset(i for i, alias in zip(absent, aliases, strict=True) if alias is None)
     found: list[CachedAnswer | None] = []
-    for key, value in zip(keys, storage.get_many(keys), strict=True):
+    for key, value in zip(keys, values, strict=True):
         answer = read_answer(value)
         found.append(None if answer is None else CachedAnswer(key, answer))
-    return found
+    return found, missing
 
 
 def kept_values(
@@ -115,11 +125,17 @@ def kept_values(
 class CachedForms:
     """What the cache holds for a re-run of many GETs: the value kept in a form for each
     (``None`` where not), and, unless every GET has one, each one's answer and the body the
-    session would answer with now (``None`` where none; both lists empty when all are kept)."""
+    session would answer with now (``None`` where none; both lists empty when all are kept).
+
+    ``missing``: the positions of the GETs the cache held no entry for at all when it was
+    looked at, at ``looked_at`` (``time.time_ns()``): to send with ``missing_since`` (see
+    :meth:`~propertykit.wire._transport.Transport.fetch_json`), not looked up again."""
 
     kept: list[memoryview | None]
     answers: list[CachedAnswer | None]
     bodies: list[bytes | None]
+    looked_at: int = 0
+    missing: frozenset[int] = frozenset()
 
 
 def cached_forms(
@@ -134,53 +150,36 @@ def cached_forms(
     >>> import propertykit as pk
     >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
     ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
-    ...                  offline=False)
-    CachedForms(kept=[None], answers=[None], bodies=[None])
+    ...                  offline=False)  # doctest: +ELLIPSIS
+    CachedForms(kept=[None], answers=[None], bodies=[None], looked_at=..., missing=frozenset())
     """
+    looked_at = time.time_ns()  # before reading: whatever is stored after, is stored after it
     kept: list[memoryview | None] = [None] * len(wanted)
     if form:
         kept = kept_values(session, wanted, form, offline=offline)
     if wanted and None not in kept:
-        return CachedForms(kept, [], [])
-    answers = cached_answers(session, wanted)
+        return CachedForms(kept, [], [], looked_at)
+    answers, missing = cached_answers(session, wanted)
     now = datetime.now(UTC)
     bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
-    return CachedForms(kept, answers, bodies)
+    return CachedForms(kept, answers, bodies, looked_at, missing)
 
 
 def keep_as_read(
     session: requests.Session,
-    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer | None, bytes]],
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
     form: str,
 ) -> None:
-    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the answer
-    it was made from, for the next re-run (:func:`kept_values`).
-
-    ``answer`` is the cached answer whose body was read (:func:`cached_forms`), or ``None`` for
-    one this session fetched and stored just now: that one is named by the stamp its storage
-    noted as it wrote it, so nothing is read back, and should another process store the same
-    GET in between, the value names the answer it replaced and is never used. An answer
-    stored before stamps, or not stored at all, gets nothing kept.
-    """
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the cached
+    ``answer`` whose body it was made from (:func:`cached_forms`), for the next re-run
+    (:func:`kept_values`). An answer stored before stamps gets nothing kept."""
     storage = _bulk_storage(session)
-    if storage is None or not entries:
-        return
-    fetched = [request for request, answer, _ in entries if answer is None]
-    keys = iter(_cache_keys(session, fetched) if fetched else [])
-    named = []
-    for request, answer, value in entries:
-        if answer is None:
-            key = next(keys)
-            stamp = storage.written.pop(key, None)  # the stamp of this session's own write
-        else:
-            key, stamp = answer.key, answer.answer.head.stamp
-        if stamp is not None:
-            named.append((request, key, stamp, value))
     packed = [
-        (request_id(*request), key, pack_kept(key, stamp, value))
-        for request, key, stamp, value in named
+        (request_id(*request), answer.key, pack_kept(answer.key, stamp, value))
+        for request, answer, value in entries
+        if (stamp := answer.answer.head.stamp) is not None
     ]
-    if packed:
+    if storage is not None and packed:
         storage.keep(packed, form)
 
 
@@ -196,7 +195,7 @@ def _bulk_storage(session: requests.Session) -> Any:
     if cache is None or settings is None or settings.disabled:
         return None
     storage = cache.responses
-    ours = all(hasattr(storage, name) for name in ("get_heads", "keep", "written"))
+    ours = all(hasattr(storage, name) for name in ("get_heads", "get_kept", "keep"))
     return storage if ours else None
 
 

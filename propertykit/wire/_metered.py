@@ -5,8 +5,8 @@ session's adapters. So everything that must happen exactly then happens in
 :class:`MeteredAdapter`, in this order:
 
 1. with a team cache, the cache key's lock is taken (:mod:`propertykit.wire._single_flight`), and
-   the cache read again: another process may have stored the answer while we waited (then it is
-   returned, free, and nothing is sent);
+   the cache read again if another process may have stored the answer since it was looked at
+   (then it is returned, free, and nothing is sent);
 2. a billable request takes its place in the budget (this client's, or the one shared by name,
    :mod:`propertykit.wire._shared_budget`); none left: :class:`~propertykit.errors.BudgetExceeded`,
    nothing sent;
@@ -92,11 +92,12 @@ class MeteredAdapter(BoundedAdapter):
         if current.sent:  # a redirect hop: its first request's lock and place cover it
             return self._send_within(limits, request, stream, kwargs)
         if self.flight is not None and self.cache is not None and current.shared:
-            refresh = _asks_fresh(request)
+            refresh = _asks_fresh(request) and not current.read_skipped  # asked anew by the user
             key = self.cache.create_key(request, verify=kwargs.get("verify", True))
             left = None if limits.deadline is None else limits.deadline - limits.monotonic()
-            current.locks.enter_context(self.flight.hold(key, left))
-            fresh = None if refresh else stored_response(self.cache, key)  # stored meanwhile?
+            hold = current.locks.enter_context(self.flight.hold(key, left, current.looked_at))
+            stored = hold.read_again and not refresh
+            fresh = stored_response(self.cache, key) if stored else None  # stored meanwhile?
             if fresh is not None and not fresh.is_expired and "Vary" not in fresh.headers:
                 return fresh  # type: ignore[no-any-return]
         budget = self.budget if current.billable else None

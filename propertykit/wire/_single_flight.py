@@ -3,7 +3,8 @@
 Two kernels (or two Dask workers) asking for the same uncached batch at the same moment would
 both miss the cache and both pay. The session therefore holds a short lock per cache key around
 every real send (never around a cache hit), and whoever gets the lock second reads the cache
-again before sending: the first one's answer is there, free.
+again before sending (when another process may have stored the answer since it looked: see
+below): the first one's answer is there, free.
 
 - With a Redis cache (:class:`RedisFlight`): a Redis lock per key, ``SET NX PX`` with a random
   token and released by compare-and-delete (redis-py's ``Lock``), so every process using that
@@ -21,6 +22,17 @@ again before sending: the first one's answer is there, free.
 The cache write happens inside the lock (requests-cache stores the answer before the session's
 send returns; SQLite commits it), so a waiter that gets the lock always sees it. Lock names hold
 requests-cache's cache key, which never includes the API key.
+
+Whoever takes a lock is told whether the cache must be read again (:attr:`Hold.read_again`):
+another process may have stored the answer since this one looked (``since``: when it looked,
+in nanoseconds since the epoch). A :class:`FileFlight` knows: each lock file has a mark beside
+it, ``busy`` while a holder fetches and ``done <time>`` once it let go, its answer stored, so
+the cache is read again only when a holder let go at or after the look (less a second, for
+clock steps), or died fetching (keys that share a lock file share its mark: another key's fetch
+only makes the cache be read again). A kernel of a propertykit before marks leaves none: kernels
+of both kinds fetching the same batches on one file at once may pay twice for one. A
+:class:`RedisFlight`, whose holders' clocks are other machines', always reads again: the read
+and the mark would each be one round trip to the same Redis.
 """
 
 from __future__ import annotations
@@ -28,8 +40,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,16 +55,30 @@ logger = logging.getLogger("propertykit")
 _FILE_STRIPES = 1024
 _LOCK_FOLDER = ".propertykit-locks"
 _GAVE_UP = "waited %.1f s for another fetch of one batch; sending it"
+#: A holder that let go this long before a look still makes the cache be read again (clock steps).
+_CLOCK_SLACK_NS = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A lock taken, or not: ``held`` (``False``: gave up waiting), and ``read_again``: whether
+    another process may have stored the answer since the cache was looked at."""
+
+    held: bool
+    read_again: bool = True
 
 
 class SingleFlight(Protocol):
     """Holds a lock per cache key while one process sends that request."""
 
-    def hold(self, cache_key: str, within: float | None = None) -> AbstractContextManager[bool]:
-        """Hold the key's lock; yields ``True`` if held, ``False`` after giving up waiting.
+    def hold(
+        self, cache_key: str, within: float | None = None, since: int | None = None
+    ) -> AbstractContextManager[Hold]:
+        """Hold the key's lock; yields whether it is held and whether to read the cache again.
 
         ``within``: wait no longer than this either (the time left before the request's
-        deadline).
+        deadline). ``since``: when the cache was looked at (``time.time_ns()``; ``None``: read
+        again whatever happened).
         """
         ...
 
@@ -96,7 +124,9 @@ class RedisFlight:
         return f"{self.namespace}:lock:{cache_key}"
 
     @contextmanager
-    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
+    def hold(
+        self, cache_key: str, within: float | None = None, since: int | None = None
+    ) -> Iterator[Hold]:
         lock = self.connection.lock(
             self.lock_name(cache_key), timeout=self.hold_seconds, sleep=0.02, thread_local=False
         )
@@ -104,7 +134,7 @@ class RedisFlight:
         held = bool(lock.acquire(blocking=True, blocking_timeout=wait))
         if not held:
             logger.warning(_GAVE_UP, wait)
-            yield False
+            yield Hold(False)
             return
         stop = threading.Event()
         renewing = threading.Thread(
@@ -113,7 +143,7 @@ class RedisFlight:
         renewing.daemon = True
         renewing.start()
         try:
-            yield True
+            yield Hold(True)  # other machines' clocks: read again
         finally:
             stop.set()
             renewing.join()
@@ -127,8 +157,11 @@ class FileFlight:
     --------
     >>> import tempfile
     >>> flight = FileFlight(tempfile.mkdtemp(), wait_seconds=5)
-    >>> with flight.hold("3f2a") as held:
-    ...     held
+    >>> with flight.hold("3f2a", since=time.time_ns()) as hold:
+    ...     hold
+    Hold(held=True, read_again=False)
+    >>> with flight.hold("3f2a", since=time.time_ns() - 60 * 10**9) as hold:
+    ...     hold.read_again  # a holder let go after that look
     True
     """
 
@@ -143,22 +176,46 @@ class FileFlight:
         return self.folder / f"batch-{stripe:04d}.lock"
 
     @contextmanager
-    def hold(self, cache_key: str, within: float | None = None) -> Iterator[bool]:
+    def hold(
+        self, cache_key: str, within: float | None = None, since: int | None = None
+    ) -> Iterator[Hold]:
         from filelock import FileLock, Timeout
 
         self.folder.mkdir(parents=True, exist_ok=True)
         wait = _wait(self.wait_seconds, within)
-        lock = FileLock(self.lock_path(cache_key), timeout=wait, thread_local=False)
+        path = self.lock_path(cache_key)
+        lock = FileLock(path, timeout=wait, thread_local=False)
         try:
             lock.acquire(poll_interval=0.01)
         except Timeout:
             logger.warning(_GAVE_UP, wait)
-            yield False
+            yield Hold(False)
             return
+        mark = path.with_suffix(".mark")
         try:
-            yield True
+            read_again = since is None or _let_go_since(mark, since)
+            mark.write_bytes(b"busy")
+            yield Hold(True, read_again)
         finally:
-            lock.release()
+            try:  # the answer is stored by now; a mark left "busy" only makes others read again
+                with suppress(OSError):
+                    mark.write_bytes(b"done %d" % time.time_ns())
+            finally:
+                lock.release()
+
+
+def _let_go_since(mark: Path, since: int) -> bool:
+    """Whether a holder of the lock beside ``mark`` let go at or after ``since`` (less the
+    slack), or died holding it (``busy``, or a mark it was writing): then the cache is read
+    again. No mark: no holder ever fetched through this lock."""
+    try:
+        said = mark.read_bytes()
+    except FileNotFoundError:
+        return False
+    word, _, when = said.partition(b" ")
+    if word != b"done" or not when.isdigit():
+        return True
+    return int(when) >= since - _CLOCK_SLACK_NS
 
 
 def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:

@@ -1,10 +1,10 @@
-"""A form kept right after a fetch names the answer it was read from, whoever writes next.
+"""A form kept as a re-run read it names the answer it was read from, whoever writes next.
 
-A lookup that fetched a batch keeps the batch's records, as read into Arrow, beside the answer
-it stored. Should another process store the same request in between (the fetch and the keep),
-the kept form must not pass for that other answer: it names the very write it came from (the
-stamp its storage noted as it wrote it), so the next re-run reads the answer the cache holds.
-Before issue 47, the keep read the stamp back from the cache, so it took the other answer's.
+A re-run that reads a batch from the cache keeps the batch's records, as read into Arrow, beside
+the answer it read. Should another process store the same request in between (the read and the
+keep), the kept form must not pass for that other answer: it names the very answer it was read
+from (its stamp, in the head the bulk read took), so the next re-run reads the answer the cache
+holds.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ IDS = [*FIRST, "L50"]  # and a second batch, of one
 
 
 @pytest.mark.timeout(60)
-def test_an_answer_stored_again_between_the_fetch_and_the_keep_is_what_a_rerun_gives(tmp_path):
+def test_an_answer_stored_again_between_the_read_and_the_keep_is_what_a_rerun_gives(tmp_path):
     cache = tmp_path / "cache.sqlite"
     served: dict[str, int] = {}  # how often each batch was answered
     first_path = "/v1/property/" + ",".join(FIRST)
@@ -36,25 +36,28 @@ def test_an_answer_stored_again_between_the_fetch_and_the_keep_is_what_a_rerun_g
         path = handler.path.split("?")[0]
         served[path] = served.get(path, 0) + 1
         if path != first_path and served[path] == 1:
-            # The first batch is fetched and stored by now: another process stores it again
-            # (its own session on the same file), and the service answers it otherwise.
+            # The re-run has read the first batch from the cache by now: another process stores
+            # it again (its own session on the same file), and the service answers it otherwise.
             with requests_cache.CachedSession(backend=SQLiteAnswers(cache)) as other:
                 other.get(server.url + first_path, force_refresh=True).raise_for_status()
         asked = path.rsplit("/", 1)[-1].split(",")
         send(handler, 200, envelope([_record(i, served[path]) for i in asked], hasMore=False))
 
     with hostile(behaviour) as server:
-        with pk.Client(KEY, server.url, cache=cache, progress=False, max_in_flight=1) as cold:
-            fetched = cold.properties(IDS)
+        with pk.Client(KEY, server.url, cache=cache, progress=False) as cold:
+            cold.properties(FIRST)
+        with pk.Client(KEY, server.url, cache=cache, progress=False, max_in_flight=1) as rerun:
+            read = rerun.properties(IDS)  # the first batch read from the cache, the second fetched
+            assert rerun.usage.requests_sent == 1
         assert served == {first_path: 2, "/v1/property/L50": 1}
-        assert _kept_rows(cache) == 2  # both batches kept as read, right after the fetch
+        assert _kept_rows(cache) == 1  # the batch read from the cache, kept as read
         stored = _stored_versions(cache, server.url + first_path)
         with pk.Client(KEY, server.url, cache=cache, progress=False) as warm:
             replayed = warm.properties(IDS)
             assert warm.usage.requests_sent == 0
-    assert set(_versions(fetched)[:50]) == {1}  # what the fetching run read
+    assert set(_versions(read)[:50]) == {1}  # what the re-run read
     assert stored == {2}  # what the cache holds for the first batch now
-    assert set(_versions(replayed)[:50]) == {2}  # the re-run gives that, not the kept form
+    assert set(_versions(replayed)[:50]) == {2}  # the next re-run gives that, not the kept form
     assert _versions(replayed)[50] == 1
 
 

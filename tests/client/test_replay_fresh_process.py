@@ -51,7 +51,9 @@ def test_a_fresh_process_replays_the_batches_another_kept_without_parsing_json(
     with pk.sandbox.serve() as sb:
         ids = sb.location_ids[:230]  # 5 batches
         with pk.Client(sb.api_key, sb.url, cache=cache, progress=False) as cold:
-            network = cold.properties(ids)  # fetched, then kept as read
+            network = cold.properties(ids)  # fetched
+        with pk.Client(sb.api_key, sb.url, cache=cache, progress=False) as first:
+            first.properties(ids)  # read from the cache, then kept as read
         sb.reset_log()
         env = dict(os.environ, PROPERTYKIT_API_KEY=sb.api_key, PYTHONHASHSEED="random")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))

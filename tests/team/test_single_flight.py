@@ -8,6 +8,7 @@ the service sees each of the 40 batches exactly once; a third kernel then pays n
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -59,8 +60,8 @@ def test_the_lock_is_a_redis_lock_or_a_file_lock_by_cache(shared_cache):
         flight = single_flight_for(client._transport.cache, timeout=1)
     expected = RedisFlight if shared_cache.startswith("redis") else FileFlight
     assert isinstance(flight, expected)
-    with flight.hold("some-cache-key") as held:
-        assert held
+    with flight.hold("some-cache-key") as hold:
+        assert hold.held
 
 
 def test_a_lock_left_by_a_dead_kernel_expires(redis_url):
@@ -70,14 +71,14 @@ def test_a_lock_left_by_a_dead_kernel_expires(redis_url):
     dead = RedisFlight(connection, hold_seconds=0.3, wait_seconds=10)
     lock = connection.lock(dead.lock_name("k"), timeout=0.3)
     assert lock.acquire(blocking=False)  # taken, never released: its kernel died
-    with dead.hold("k") as held:
-        assert held  # got it when it expired: a waiter that gives up holds nothing
+    with dead.hold("k") as hold:
+        assert hold.held  # got it when it expired: a waiter that gives up holds nothing
 
 
 def test_a_waiter_gives_up_after_its_wait_and_sends_anyway(tmp_path):
     flight = FileFlight(tmp_path, wait_seconds=0.2)
     with flight.hold("k") as first, flight.hold("k") as second:
-        assert first and not second
+        assert first.held and not second.held
 
 
 def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
@@ -107,3 +108,65 @@ def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
         under_way.close()
     waiter.close()
     other_kernel.close()
+
+
+# -- read again only when another process may have stored the answer since the look -----------
+
+
+def _hold_and_die(folder: str, key: str, holding: Any) -> None:
+    """A kernel that takes the lock, starts fetching, and is killed before it lets go."""
+    import os
+    import signal
+
+    with FileFlight(folder, wait_seconds=5).hold(key):
+        holding.set()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_the_cache_is_read_again_only_if_a_holder_let_go_since_the_look_or_died(tmp_path):
+    import multiprocessing
+
+    flight = FileFlight(tmp_path, wait_seconds=5)
+    looked = time.time_ns()
+    with flight.hold("k", since=looked) as hold:
+        assert hold.held and not hold.read_again  # nobody ever fetched it
+    with flight.hold("k", since=looked) as hold:
+        assert hold.read_again  # a holder (the one above) let go after this look
+    with flight.hold("k", since=time.time_ns() + 2 * 10**9) as hold:
+        assert not hold.read_again  # looked after every holder let go
+    assert flight.hold("k").__enter__().read_again  # no look known: always read again
+    spawn = multiprocessing.get_context("spawn")
+    holding = spawn.Event()
+    dying = spawn.Process(target=_hold_and_die, args=(str(tmp_path), "k", holding))
+    dying.start()
+    dying.join(60)
+    assert holding.is_set() and dying.exitcode == -9
+    with flight.hold("k", since=time.time_ns() + 2 * 10**9) as hold:
+        assert hold.held and hold.read_again  # its fetch may have stored the answer
+
+
+def test_a_batch_another_kernel_fetched_after_the_look_is_not_paid_again(
+    fresh_sandbox, make_client
+):
+    """A kernel looks its three batches up in the cache (none there), then fetches them one by
+    one; meanwhile another kernel on the same file fetches the third. When the first gets to it,
+    the lock's mark says someone let go since the look: it reads the cache again and pays
+    nothing for it."""
+    import threading
+
+    sb = fresh_sandbox
+    ids = sb.location_ids[:150]  # batches of 50: the third is ids[100:150]
+    sb.set_latency(0.4)
+    with make_client(sb, max_in_flight=1) as first, make_client(sb) as other:
+        looking = threading.Thread(target=first.properties, args=(ids,))
+        looking.start()
+        deadline = time.monotonic() + 30
+        while not sb.requests and time.monotonic() < deadline:  # its first batch is under way
+            time.sleep(0.005)
+        other.properties(ids[100:150])
+        assert other.usage.requests_sent == 1
+        looking.join(60)
+        assert not looking.is_alive()
+        assert first.usage.requests_sent == 2 and first.usage.cache_hits == 1
+    paths = [r.path for r in sb.requests]
+    assert len(paths) == len(set(paths)) == 3  # each batch paid once, by one kernel
