@@ -29,10 +29,11 @@ in nanoseconds since the epoch). A :class:`FileFlight` knows: each lock file has
 it, ``busy`` while a holder fetches and ``done <time>`` once it let go, its answer stored, so
 the cache is read again only when a holder let go at or after the look (less a second, for
 clock steps), or died fetching (keys that share a lock file share its mark: another key's fetch
-only makes the cache be read again). A kernel of a propertykit before marks leaves none: kernels
-of both kinds fetching the same batches on one file at once may pay twice for one. A
-:class:`RedisFlight`, whose holders' clocks are other machines', always reads again: the read
-and the mark would each be one round trip to the same Redis.
+only makes the cache be read again). A :class:`RedisFlight` keeps a mark per key in Redis, read
+and written by two small scripts that stamp it with Redis's own clock (``TIME``), and compares
+it with the look through the offset between the two clocks measured as the lock is taken: the
+kernels' machines need not agree on the time. A kernel of a propertykit before marks leaves
+none: kernels of both kinds fetching the same batches at once may pay twice for one.
 """
 
 from __future__ import annotations
@@ -57,6 +58,22 @@ _LOCK_FOLDER = ".propertykit-locks"
 _GAVE_UP = "waited %.1f s for another fetch of one batch; sending it"
 #: A holder that let go this long before a look still makes the cache be read again (clock steps).
 _CLOCK_SLACK_NS = 1_000_000_000
+#: How long a Redis mark lives (a look older than that, at a lock taken, is rare; none: no reread).
+_MARK_MS = 24 * 3600 * 1000
+#: Take a Redis mark: what it said, then ``busy``; and Redis's clock (seconds, microseconds).
+_TAKE_MARK = """
+local said = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], 'busy', 'PX', ARGV[1])
+local now = redis.call('TIME')
+return {said or 'none', now[1], now[2]}
+"""
+#: Let a Redis mark go: ``done <nanoseconds>`` on Redis's clock.
+_LET_GO_MARK = """
+local now = redis.call('TIME')
+local when = 'done ' .. now[1] .. string.format('%06d', tonumber(now[2])) .. '000'
+redis.call('SET', KEYS[1], when, 'PX', ARGV[1])
+return 1
+"""
 
 
 @dataclass(frozen=True)
@@ -118,10 +135,16 @@ class RedisFlight:
         self.hold_seconds = hold_seconds
         self.wait_seconds = wait_seconds
         self.namespace = namespace
+        self._take_mark = connection.register_script(_TAKE_MARK)
+        self._let_go_mark = connection.register_script(_LET_GO_MARK)
 
     def lock_name(self, cache_key: str) -> str:
         """The Redis key of the lock for ``cache_key``."""
         return f"{self.namespace}:lock:{cache_key}"
+
+    def mark_name(self, cache_key: str) -> str:
+        """The Redis key of the mark beside the lock for ``cache_key``."""
+        return f"{self.namespace}:mark:{cache_key}"
 
     @contextmanager
     def hold(
@@ -137,17 +160,28 @@ class RedisFlight:
             yield Hold(False)
             return
         stop = threading.Event()
-        renewing = threading.Thread(
-            target=_renew, args=(lock, self.hold_seconds / 3, stop), name="propertykit-lease"
-        )
+        every = self.hold_seconds / 3  # the first renewal after that: a short fetch needs none
+        renewing = threading.Timer(every, _renew, args=(lock, every, stop))
+        renewing.name = "propertykit-lease"
         renewing.daemon = True
         renewing.start()
+        from redis.exceptions import RedisError
+
+        mark = [self.mark_name(cache_key)]
         try:
-            yield Hold(True)  # other machines' clocks: read again
+            said, seconds, micros = self._take_mark(mark, [_MARK_MS])
+            offset = int(seconds) * 10**9 + int(micros) * 1000 - time.time_ns()  # Redis - ours
+            found = None if said == b"none" else bytes(said)
+            yield Hold(True, since is None or _let_go_since(found, since + offset))
         finally:
             stop.set()
+            renewing.cancel()
             renewing.join()
-            _release_redis_lock(lock)
+            try:  # the answer is stored by now; a mark left "busy" only makes others read again
+                with suppress(RedisError):
+                    self._let_go_mark(mark, [_MARK_MS])
+            finally:
+                _release_redis_lock(lock)
 
 
 class FileFlight:
@@ -193,9 +227,9 @@ class FileFlight:
             return
         mark = path.with_suffix(".mark")
         try:
-            read_again = since is None or _let_go_since(mark, since)
+            said = mark.read_bytes() if mark.exists() else None
             mark.write_bytes(b"busy")
-            yield Hold(True, read_again)
+            yield Hold(True, since is None or _let_go_since(said, since))
         finally:
             try:  # the answer is stored by now; a mark left "busy" only makes others read again
                 with suppress(OSError):
@@ -204,13 +238,11 @@ class FileFlight:
                 lock.release()
 
 
-def _let_go_since(mark: Path, since: int) -> bool:
-    """Whether a holder of the lock beside ``mark`` let go at or after ``since`` (less the
-    slack), or died holding it (``busy``, or a mark it was writing): then the cache is read
-    again. No mark: no holder ever fetched through this lock."""
-    try:
-        said = mark.read_bytes()
-    except FileNotFoundError:
+def _let_go_since(said: bytes | None, since: int) -> bool:
+    """Whether the holder of a lock whose mark ``said`` this let go at or after ``since`` (less
+    the slack), or died holding it (``busy``, or a mark it was writing): then the cache is read
+    again. No mark (``None``): no holder ever fetched through this lock."""
+    if said is None:
         return False
     word, _, when = said.partition(b" ")
     if word != b"done" or not when.isdigit():
@@ -247,10 +279,10 @@ def _wait(wait_seconds: float, within: float | None) -> float:
 
 
 def _renew(lock: Any, every: float, stop: threading.Event) -> None:
-    """Renew a held Redis lock's lease every ``every`` seconds until ``stop`` is set."""
+    """Renew a held Redis lock's lease now, then every ``every`` seconds until ``stop`` is set."""
     from redis.exceptions import LockError, RedisError
 
-    while not stop.wait(every):
+    while not stop.is_set():
         try:
             lock.reacquire()
         except LockError:  # lost (it expired while this process was stalled): nothing to renew
@@ -258,6 +290,7 @@ def _renew(lock: Any, every: float, stop: threading.Event) -> None:
             return
         except RedisError:  # Redis gone: the fetch itself will fail to store, and say so
             return
+        stop.wait(every)
 
 
 def _release_redis_lock(lock: Any) -> None:
