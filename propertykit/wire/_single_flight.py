@@ -171,7 +171,8 @@ class RedisFlight:
         try:
             said, seconds, micros = self._take_mark(mark, [_MARK_MS])
             offset = int(seconds) * 10**9 + int(micros) * 1000 - time.time_ns()  # Redis - ours
-            found = None if said == b"none" else bytes(said)
+            said = said.encode() if isinstance(said, str) else bytes(said)  # decode_responses
+            found = None if said == b"none" else said
             yield Hold(True, since is None or _let_go_since(found, since + offset))
         finally:
             stop.set()
