@@ -195,8 +195,9 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
         if not odd:
             found = [envelope.get("result") for envelope in read.envelopes]
             lengths = [n if isinstance(n, int) else 0 for n in found]  # not all: none kept
-            df, shares = frame_and_shares(read, lengths, money_unit=money_unit)
-            _keep_as_read(session, wanted, cached, set(range(len(batches))), shares)
+            unkept = {i for i, kept in enumerate(cached.kept) if kept is None}
+            df, shares = frame_and_shares(read, lengths, money_unit=money_unit, only=unkept)
+            _keep_as_read(session, wanted, cached, unkept, shares)
             _served_from_cache(transport, lookup, context.progress)
             return df
         for i in odd:  # rare: a paged or unusable first page; the normal path reads them
@@ -223,9 +224,9 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
         batches, fetch_or_replay, max_in_flight=context.max_in_flight, progress=bar
     )
     lengths = [served[batch.index] for batch in batches]
-    kept = {i for i in single if cached.kept[i] is None}  # the others are kept already
-    df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit, only=kept)
-    _keep_as_read(session, wanted, cached, kept, shares)
+    unkept = {i for i in single if cached.kept[i] is None}  # the others are kept already
+    df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit, only=unkept)
+    _keep_as_read(session, wanted, cached, unkept, shares)
     return df
 
 
@@ -241,19 +242,16 @@ def _keep_as_read(
     session: Any,
     wanted: list[tuple[str, Mapping[str, Any]]],
     cached: CachedForms,
-    single: set[int],
+    unkept: set[int],
     shares: list[bytes | None],
 ) -> None:
-    """Keep the share of the records as read of each batch read whole from one cached page
-    (``single``) beside that answer, for the next re-run; not the batches kept already. Best
-    effort: a share that cannot be kept is simply not kept (the next re-run reads that body)."""
+    """Keep the share of the records as read of each batch of ``unkept`` (read whole from one
+    cached page, and kept nowhere yet) beside that answer, for the next re-run. Best effort: a
+    share that cannot be kept is simply not kept (the next re-run reads that body)."""
     entries = [
         (request, answer, share)
         for i, (request, share) in enumerate(zip(wanted, shares, strict=True))
-        if i in single
-        and share is not None
-        and cached.kept[i] is None
-        and (answer := cached.answers[i]) is not None
+        if i in unkept and share is not None and (answer := cached.answers[i]) is not None
     ]
     if not entries:
         return
