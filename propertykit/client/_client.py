@@ -22,6 +22,7 @@ from propertykit.client._envelope import check_envelope
 from propertykit.client._health import HealthMixin
 from propertykit.client._ids import validate_ids
 from propertykit.client._lookups import Lookups
+from propertykit.client._appraise import AppraiseMixin
 from propertykit.client._neighbourhood import NeighbourhoodMixin
 from propertykit.client._portable import ClientRecipe, Portable, portable_settings
 from propertykit.client._profile import resolve_service
@@ -61,7 +62,15 @@ def _cache_faults_named(method: _Method) -> _Method:
     return cast(_Method, named)
 
 
-class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, PurchasesMixin, Portable):
+class Client(
+    HealthMixin,
+    QueryMixin,
+    AddressesMixin,
+    NeighbourhoodMixin,
+    AppraiseMixin,
+    PurchasesMixin,
+    Portable,
+):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters
