@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from propertykit.client import AppraisalPlan, Client
-from propertykit.client._appraise import check_radius
 from propertykit.errors import InvalidInput
-from propertykit.frames import check_as_of
+from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural, visible
 
 
@@ -59,7 +58,8 @@ def check_value_options(args: argparse.Namespace) -> ValueOptions | None:
     budget = None if args.budget is None else _number(args.budget, "--budget", "credits")
     if budget is not None and budget < 0:
         raise InvalidInput(f"--budget {visible(args.budget)!r}: give 0 credits or more")
-    return ValueOptions(check_radius(radius), check_as_of(args.as_of), budget)
+    checked = ValuationSearch(radius_m=radius).radius_m  # above 0, at most 8 km
+    return ValueOptions(float(checked or 0), check_as_of(args.as_of), budget)
 
 
 def _number(text: str, option: str, unit: str) -> float:
