@@ -2,12 +2,13 @@
 
 ``propertykit portfolio addresses.csv --column Address --out book.xlsx [--report book.html]
 [--value [--radius M] [--as-of D] [--budget CREDITS]]`` reads the list
-(:mod:`~propertykit.cli._address_list`: CSV or XLSX, one address column or several joined),
-matches each address to a property (``client.match_addresses``: never a guess), fetches the
-matched properties, with ``--value`` values each from the sales around it within a budget
-(``client.appraise``, :mod:`~propertykit.cli._portfolio_value`), and writes the workbook (:func:`propertykit.views.write_workbook`) and, when asked, the report. The addresses
-not matched, ambiguous or unmatched, are listed on the terminal (text from the file with its
-control characters spelled out) and on the workbook's Matches sheet.
+(:mod:`~propertykit.cli._address_list`: CSV or XLSX, one address column or several joined), matches
+each address to a property (``client.match_addresses``: never a guess), fetches the matched
+properties, with ``--value`` values each from the sales around it within a budget
+(``client.appraise``, :mod:`~propertykit.cli._portfolio_value`), and writes the workbook
+(:func:`propertykit.views.write_workbook`) and, when asked, the report. The addresses not matched,
+ambiguous or unmatched, are listed on the terminal (text from the file with its control characters
+spelled out) and on the workbook's Matches sheet.
 
 ``--dry-run`` reads the list and says what matching would send and cost, and how many property
 lookups could follow, sending nothing. A file that cannot be read, is empty, or lacks the named
@@ -95,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
         valuation = value(df) if valuing is None else None
         if valuing is not None and plan is not None:
             valuation = value_book(client, matched_ids(matches), valuing, plan)
-            spent = None if sandbox is None or charged is None else sandbox.credits_charged - charged
+            spent = (
+                None if sandbox is None or charged is None else sandbox.credits_charged - charged
+            )
             say_charged(valuation, plan, spent)
         path = write_workbook(
             df,

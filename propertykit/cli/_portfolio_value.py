@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+
 import pandas as pd
 
 from propertykit.client import AppraisalPlan, Client

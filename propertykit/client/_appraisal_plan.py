@@ -193,4 +193,3 @@ def price_book(client: Any, asked: list[str], radius: float) -> AppraisalPlan:
         exact=tally.exact,
         cached=tally.cached,
     )
-

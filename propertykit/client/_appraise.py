@@ -7,10 +7,9 @@ one by one: the subjects' records in batched lookups, and each area query (a nei
 outcode borrowed by thin homes) sent once per call; the cache answers what was fetched before, so
 the same book again costs nothing and an interrupted one, run again, pays only for the rest.
 
-``dry_run=True`` sends nothing: :class:`AppraisalPlan` prices the call from the cache and the
-cost rule of :class:`~propertykit.Endpoints` (``credits_per_record``, ``least_credits_per_request``):
-exact where the cache holds the answers, an upper bound where records per page decide it.
-"""
+``dry_run=True`` sends nothing: :class:`AppraisalPlan` prices the call from the cache and the cost
+rule of :class:`~propertykit.Endpoints` (``credits_per_record``, ``least_credits_per_request``):
+exact where the cache holds the answers, an upper bound where records per page decide it."""
 
 from __future__ import annotations
 
@@ -245,9 +244,7 @@ class AppraiseMixin:
         queries = AreaQueries(client)
         rows, found, frames = [], [], []
         for number, (given, day) in enumerate(zip(asked, days, strict=True)):
-            df = gather_neighbourhood(
-                queries, given, records[number], radius, NEIGHBOURHOOD_MOST
-            )
+            df = gather_neighbourhood(queries, given, records[number], radius, NEIGHBOURHOOD_MOST)
             said = df.attrs["neighbourhood"]
             appraisal = None
             if said["stopped"] is None:

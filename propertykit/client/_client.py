@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 from requests_cache.backends.base import BaseCache
 
 from propertykit.client._address_search import AddressesMixin
+from propertykit.client._appraise import AppraiseMixin
 from propertykit.client._arguments import attribute_params, check_paging, check_settings
 from propertykit.client._bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client._context import LookupContext
@@ -22,7 +23,6 @@ from propertykit.client._envelope import check_envelope
 from propertykit.client._health import HealthMixin
 from propertykit.client._ids import validate_ids
 from propertykit.client._lookups import Lookups
-from propertykit.client._appraise import AppraiseMixin
 from propertykit.client._neighbourhood import NeighbourhoodMixin
 from propertykit.client._portable import ClientRecipe, Portable, portable_settings
 from propertykit.client._profile import resolve_service

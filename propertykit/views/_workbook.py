@@ -324,11 +324,15 @@ def _valuation_note(valuation: pd.DataFrame) -> str:
             if planned is None
             else f"at most {planned:,.0f} planned before sending"
         )
-        text += "; " + (
-            "the service does not report what it charged"
-            if charged is None
-            else f"{charged:,.0f} charged for the valuation"
-        ) + "."
+        text += (
+            "; "
+            + (
+                "the service does not report what it charged"
+                if charged is None
+                else f"{charged:,.0f} charged for the valuation"
+            )
+            + "."
+        )
     return text
 
 

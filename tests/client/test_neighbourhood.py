@@ -33,7 +33,9 @@ def test_the_subject_comes_first_with_homes_like_it_around_it(
     assert said["stopped"] is None and said["fetched"] >= 5
     own, around = df.iloc[0], df.iloc[: said["fetched"] + 1]
     assert set(around["propertyType"]) == {own["propertyType"]}
-    assert around["floorAreaSqM"].between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5).all()
+    assert (
+        around["floorAreaSqM"].between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5).all()
+    )
     assert df["propertyId"].is_unique
     # too few sales around it to fit an index: its outcode's homes follow, said
     borrowed = df.iloc[said["fetched"] + 1 :]

@@ -323,7 +323,10 @@ def test_a_frame_served_in_pence_by_the_vepler_profile_is_written_in_pounds(
     assert all(v is None or v < 10_000_000 for v in written)  # pounds, not pence
     sold = [row["price"].value for row in rows_of(workbook["Sales"])]
     assert sold == pounds.pk.sales()["price"].tolist()
-    assert "Billable requests" in notes_of(workbook) and "divided by 100" in notes_of(workbook)["Money"]
+    assert (
+        "Billable requests" in notes_of(workbook)
+        and "divided by 100" in notes_of(workbook)["Money"]
+    )
 
 
 def test_a_sheet_past_excels_rows_is_refused_before_anything_is_written(tmp_path: Path) -> None:
