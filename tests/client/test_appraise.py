@@ -142,3 +142,14 @@ def test_a_plan_without_a_cost_rule_says_credits_are_unknown(
     plan = make_client(fresh_sandbox, endpoints=unknown).appraise(["L00000001"], dry_run=True)
     assert plan.credits is None and plan.billable >= 2
     assert "credits unknown" in repr(plan) and fresh_sandbox.requests == []
+
+
+def test_a_neighbourhood_borrows_only_when_too_few_to_fit() -> None:
+    from propertykit.client._neighbourhood import too_few_to_fit
+    from propertykit.sandbox import generate_records
+
+    many = pk.frame(generate_records(3000, realism="real"))
+    assert too_few_to_fit(many, "flat") is None  # enough pairs and flats: nothing borrowed
+    few = many.head(3)
+    assert too_few_to_fit(few, "flat").endswith("repeat-sale pairs (an index needs 30)")
+    assert too_few_to_fit(many, "castle") == "0 sales of its type (a size elasticity needs 30)"
