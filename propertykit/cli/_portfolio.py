@@ -29,6 +29,7 @@ import pandas as pd
 
 from propertykit.cli._address_list import read_address_list
 from propertykit.cli._portfolio_value import (
+    check_pdf_extra,
     check_value_options,
     configure_value,
     matched_ids,
@@ -76,6 +77,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
     report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
+    if report is not None and report.suffix.lower() == ".pdf":
+        check_pdf_extra()
     valuing = check_value_options(args)
     held = read_address_list(args.addresses, args.column, sheet=args.sheet)
     addresses = held.addresses

@@ -12,6 +12,7 @@ printed beside the plan. An interrupted run, run again, pays only for what the c
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 from dataclasses import dataclass
 
@@ -44,6 +45,15 @@ def configure_value(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget", metavar="CREDITS", help="refuse, sending nothing, if it could cost more"
     )
+
+
+def check_pdf_extra() -> None:
+    """A PDF report needs Playwright (the ``export`` extra): said before anything is sent."""
+    if importlib.util.find_spec("playwright") is None:
+        raise InvalidInput(
+            "--report as .pdf needs Playwright: pip install 'propertykit[export]' (or write "
+            ".html); nothing was sent"
+        )
 
 
 def check_value_options(args: argparse.Namespace) -> ValueOptions | None:
