@@ -1,5 +1,6 @@
 """What ``client.appraise`` buys: a book of scattered homes of the real-shaped world valued at
-once, against the same homes one by one (``client.neighbourhood`` then ``.pk.valuation`` each).
+once, against the same homes one by one (``client.neighbourhood`` then ``.pk.valuation`` within
+its radius, each).
 
 Side by side in one run, each way against a fresh sandbox of the same world (so each pays for
 itself), the rows checked equal:
@@ -63,7 +64,7 @@ def main() -> int:
             df = alone.neighbourhood(given, radius_m=2000.0)
             said = df.attrs["neighbourhood"]
             if said["stopped"] is None:
-                rows.append(df.pk.valuation([said["propertyId"]], as_of=AS_OF))
+                rows.append(df.pk.valuation([said["propertyId"]], as_of=AS_OF, radius_m=2000.0))
         alone_seconds = time.perf_counter() - started
         alone_cost = (sb.credits_charged, len(sb.requests))
         alone.close()

@@ -1,11 +1,12 @@
 """``client.appraise(ids)``: a client's book valued, each home from the evidence around it.
 
-Each home's row is exactly its row valued alone (``client.neighbourhood(id, radius_m=...)`` then
-``.pk.valuation([its propertyId], as_of=...)``): the same requests build the same frame, valued
-on its own. The book shares what its homes have in common, so it never costs more than its homes
-one by one: the subjects' records in batched lookups, and each area query (a neighbourhood, an
-outcode borrowed by thin homes) sent once per call; the cache answers what was fetched before, so
-the same book again costs nothing and an interrupted one, run again, pays only for the rest.
+Each home's row is exactly its row valued alone (``client.neighbourhood(id, radius_m=r)`` then
+``.pk.valuation([its propertyId], as_of=..., radius_m=r)``: comparables within the radius fetched):
+the same requests build the same frame, valued on its own. The book shares what its homes have in
+common, so it never costs more than its homes one by one: the subjects' records in batched lookups,
+and each area query (a neighbourhood, an outcode borrowed by thin homes) sent once per call; the
+cache answers what was fetched before, so the same book again costs nothing and an interrupted one,
+run again, pays only for the rest.
 
 ``dry_run=True`` sends nothing: :class:`AppraisalPlan` prices the call from the cache and the cost
 rule of :class:`~propertykit.Endpoints` (``credits_per_record``, ``least_credits_per_request``):
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any, Literal, overload
 
@@ -203,7 +204,9 @@ class AppraiseMixin:
             How far about each home to fetch its neighbourhood (above 0, at most 8,000 m).
         search
             What the valuation searches for (:class:`~propertykit.frames.ValuationSearch`;
-            ``None``: its defaults, as ``.pk.valuation`` takes them).
+            ``None``: its defaults). Without a ``radius_m`` of its own, comparables are searched
+            within ``radius_m``, the radius fetched: homes of a wider area borrowed by a thin
+            neighbourhood fit its index and elasticity, and are comparables only within it.
         dry_run
             Send nothing: return an :class:`AppraisalPlan` (``billable`` requests and
             ``credits``, each at most; exact where the cache holds the answers).
@@ -216,7 +219,7 @@ class AppraiseMixin:
             ``"no record"``, ``"no floor area"``); ``schedule(i)``, ``subject(i)``,
             ``reconciliation(i)``, ``basis``. Row ``i`` equals
             ``client.neighbourhood(ids[i], radius_m=radius_m).pk.valuation([its propertyId],
-            as_of=...)``.
+            as_of=..., search=search)`` (the search's radius the one fetched, as said above).
 
         Raises
         ------
@@ -237,6 +240,8 @@ class AppraiseMixin:
         radius = check_radius(radius_m)
         if search is not None and not isinstance(search, ValuationSearch):
             raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
+        if search is None or search.radius_m is None:  # comparables within the radius fetched
+            search = replace(search or ValuationSearch(), radius_m=radius)
         client: Any = self
         if dry_run:
             return price_book(client, asked, radius)

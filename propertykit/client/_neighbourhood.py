@@ -6,9 +6,9 @@ Thin neighbourhoods borrow: when the homes around a subject are too few to fit a
 size elasticity (:func:`too_few_to_fit`), the homes of its outcode are fetched too (one area
 query, at most :data:`WIDER_MOST` homes) and travel as rows of the same frame, so the valuation
 fits its index and elasticity on them and anyone can see it did (``attrs["neighbourhood"]
-["wider"]``). Those homes may also be comparables where the valuation's own search reaches them
-(its default widens from 250 m until it finds enough, and each row's ``radius_m`` says how far it
-went); pass ``ValuationSearch(radius_m=...)`` to keep comparables within a radius.
+["wider"]``). Value within the radius fetched (``.pk.valuation(..., radius_m=radius)``, as
+``client.appraise``, the valuation form and ``report --subject`` do): those homes are then
+comparables only within it.
 """
 
 from __future__ import annotations

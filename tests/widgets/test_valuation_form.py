@@ -109,9 +109,7 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
     around = form.value.iloc[: said["fetched"] + 1]
     assert set(around["propertyType"]) == {own["propertyType"]}  # only homes like it around it
     assert (
-        around["floorAreaSqM"]
-        .between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5)
-        .all()
+        around["floorAreaSqM"].between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5).all()
     )
     assert form.appraisal.search.radius_m == 3000  # searched within what was fetched
     assert f"Valued from {int(value['comparables'])} comparable sales" in text_of(
