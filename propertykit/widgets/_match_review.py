@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import pandas as pd
 
-from propertykit.client._match_decisions import DEFAULT_BOOK, Reviewed, check_book, text_key
+from propertykit.client import Reviewed, check_book, text_key
 from propertykit.errors import InvalidInput
 from propertykit.text import plural, visible
 from propertykit.widgets._messages import describe_error
@@ -354,7 +354,7 @@ def _book_sentence(book: str) -> str:
     >>> _book_sentence("acme-2026")
     'Decisions are kept in the book “acme-2026”: only its matches use them.'
     """
-    if book == DEFAULT_BOOK:
+    if book == check_book(None):
         return (
             "Decisions are kept in the default book (no book named): only matches without a "
             "book use them. Name one with match_addresses(..., book=...)."
