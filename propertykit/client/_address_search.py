@@ -53,7 +53,11 @@ class AddressesMixin:
 
     @overload
     def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, book: str | None = ..., dry_run: Literal[True]
+        self,
+        addresses: Iterable[Any] | pd.Series,
+        *,
+        book: str | None = ...,
+        dry_run: Literal[True],
     ) -> MatchDryRun: ...
 
     def match_addresses(

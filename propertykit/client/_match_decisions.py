@@ -210,7 +210,9 @@ class MatchDecisions:
         values = self.notes.get_many([self._key(text) for text in texts])
         if self.book == DEFAULT_BOOK and any(value is None for value in values):
             older = self.notes.get_many([f"{self._legacy}|{text_key(text)}" for text in texts])
-            values = [new if new is not None else old for new, old in zip(values, older, strict=True)]
+            values = [
+                new if new is not None else old for new, old in zip(values, older, strict=True)
+            ]
         return [_read(value) for value in values]
 
     def count(self) -> int:
@@ -232,8 +234,10 @@ class MatchDecisions:
         if source == self.book:
             raise InvalidInput(f"copy_from({source!r}): that is this book")
         if self._notes_of is None:
-            raise InvalidInput("These decisions were made without a client: open them with "
-                               "client.match_decisions(book) to copy another book's")
+            raise InvalidInput(
+                "These decisions were made without a client: open them with "
+                "client.match_decisions(book) to copy another book's"
+            )
         other = self._notes_of(source)
         prefix = f"{self.service}|"
         theirs = {key: value for key, value in other.items() if key.startswith(prefix)}

@@ -109,9 +109,7 @@ class MatchReview(Form):
         self.matches = matches
         self.value = matches.copy()
         for column in _DECIDED_COLUMNS:  # a decision writes ids and text into them
-            self.value[column] = (
-                self.value[column].astype(object) if column in self.value else None
-            )
+            self.value[column] = self.value[column].astype(object) if column in self.value else None
         self.decisions = client.match_decisions(self.book)
         self._texts = [_text_of(value) for value in matches["input"].tolist()]
         self._decided: dict[int, Reviewed | None] = self._read_decisions()
@@ -216,7 +214,7 @@ class MatchReview(Form):
         given = self.matches["input"].iloc[position]
         shown = "(blank)" if given is None or pd.isna(given) else str(given)
         self.address.value = f"<b>{html.escape(visible(shown))}</b>"
-        self._show_status(position)
+        self._show_row_status(position)
         self.previous_button.disabled = self.current == 0
         self.next_button.disabled = self.current == len(self.rows) - 1
         self.deciding.layout.display = "none" if text is None else None
@@ -228,7 +226,7 @@ class MatchReview(Form):
         self.choice.value = self._earlier_choice(self._decided.get(position))
         self._show_whole()
 
-    def _show_status(self, position: int) -> None:
+    def _show_row_status(self, position: int) -> None:
         """The row's status as its decision (or the matcher) has it, with the matcher's reason."""
         if self._texts[position] is None:
             reason = self.matches["reason"].iloc[position] if "reason" in self.matches else None
@@ -365,7 +363,9 @@ def _book_sentence(book: str) -> str:
 def _decided_sentence(decided: Reviewed) -> str:
     if decided.held:
         picked = decided.matched_address or "the property"
-        return f"Decided on {decided.when}: it is {picked} ({decided.location_id}). Change it below."
+        return (
+            f"Decided on {decided.when}: it is {picked} ({decided.location_id}). Change it below."
+        )
     return f"Decided on {decided.when}: not held by the service. Change it below."
 
 

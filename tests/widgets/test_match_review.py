@@ -16,7 +16,7 @@ import pytest
 from propertykit.client import Client
 from propertykit.errors import InvalidInput
 from propertykit.sandbox import Sandbox
-from propertykit.widgets import MatchReview
+from propertykit.widgets import LookupForm, MatchReview
 from propertykit.widgets._match_review import LATER, NOT_HELD
 
 from .conftest import text_of
@@ -56,9 +56,7 @@ def test_uncertain_and_blank_rows_are_reviewed(
 ) -> None:
     review = MatchReview(uncertain_matches(sandbox), make_client(sandbox))
     assert review.rows == [1, 2, 3]
-    assert text_of(review.heading.value) == (
-        "3 rows to review: 1 ambiguous, 1 unmatched, 1 blank."
-    )
+    assert text_of(review.heading.value) == ("3 rows to review: 1 ambiguous, 1 unmatched, 1 blank.")
     assert "Address 1 of 3 (row 11 of the list)" in text_of(review.position.value)
     labels = [name for name, _value in review.choice.options]
     assert labels[:2] == [
@@ -144,8 +142,10 @@ def test_a_decided_row_can_be_revised_after_a_fresh_match(
     review.choice.value = NOT_HELD
     review.keep_button.click()
     assert review.value["status"].tolist() == ["unmatched"]
-    assert client.match_addresses(["12 Mill Lane"], book="acme")["reason"].iloc[0].startswith(
-        "not held by the service (review, "
+    assert (
+        client.match_addresses(["12 Mill Lane"], book="acme")["reason"]
+        .iloc[0]
+        .startswith("not held by the service (review, ")
     )
     review.choice.value = LATER
     review.keep_button.click()
@@ -270,3 +270,16 @@ def test_a_decision_reaches_another_process(
     done = new_process.run("-c", script, env=env)  # type: ignore[attr-defined]
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [sandbox.location_ids[4], 0]
+
+
+def test_a_review_beside_another_form_of_the_client(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    """Another form of the same client redraws every form's status line: the review too."""
+    client = make_client(sandbox)
+    review = MatchReview(uncertain_matches(sandbox), client)
+    lookup = LookupForm(client)  # draws the status line of every form of the client
+    lookup.ids.value = "L00000001"
+    lookup.fetch_button.click()
+    assert "Fetched 1 property" in text_of(lookup.message.value)
+    assert text_of(review.reason.value) == "Ambiguous: names the building but not which"
