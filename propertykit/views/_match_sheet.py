@@ -33,12 +33,13 @@ def match_sheet(matches: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> matches = pd.DataFrame({"input": ["4 Mill Lane", "", "=4 mill  lane"],
-    ...                         "status": ["matched", "unmatched", "matched"]}, index=[2, 3, 4])
-    >>> sheet = match_sheet(matches.rename_axis("row in file"))
+    >>> matches = pd.DataFrame({"input": ["4 Mill Lane", "", "4 mill  lane", "=1+1"],
+    ...                         "status": ["matched", "unmatched", "matched", "unmatched"]},
+    ...                        index=pd.RangeIndex(2, 6, name="row in file"))
+    >>> sheet = match_sheet(matches)
     >>> sheet[["row in file", "repeats row"]].values.tolist()
-    [[2, None], [3, None], [4, 2]]
-    >>> sheet["flag"].iloc[2]
+    [[2, None], [3, None], [4, 2], [5, None]]
+    >>> sheet["flag"].iloc[3]
     '“input” began with “=”, as a formula does: written as text'
     """
     name = matches.index.name
