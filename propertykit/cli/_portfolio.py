@@ -138,6 +138,7 @@ def say_dry_run(client: Client, addresses: pd.Series, *, book: str | None = None
     plan = client.match_addresses(addresses, book=book, dry_run=True)
     print(f"Addresses: {plural(len(addresses), 'row')} read; nothing was sent.")
     print(f"Matching: {_plain(plan)}")
+    print(f"Book: {visible(check_book(book))} (its reviewed decisions answer without asking)")
     batch = client.endpoints.batch_size
     most = int(getattr(plan, "distinct", len(addresses)))  # blank rows and repeats aside
     print(

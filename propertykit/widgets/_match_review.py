@@ -207,9 +207,9 @@ class MatchReview(Form):
         self.current = max(0, min(number, len(self.rows) - 1))
         position = self.rows[self.current]
         text = self._texts[position]
-        row_name = visible(self.matches.index[position])
         self.position.value = paragraph(
-            f"Address {self.current + 1:,} of {len(self.rows):,} (row {row_name} of the list)"
+            f"Address {self.current + 1:,} of {len(self.rows):,} "
+            f"({_place_in_list(self.matches.index, position)})"
         )
         given = self.matches["input"].iloc[position]
         shown = "(blank)" if given is None or pd.isna(given) else str(given)
@@ -329,6 +329,19 @@ class MatchReview(Form):
                 values = ["unmatched", None, None, _WITHDRAWN]
         for column, cell in zip(columns, values, strict=True):
             self.value.iloc[position, self.value.columns.get_loc(column)] = cell
+
+
+def _place_in_list(index: pd.Index, position: int) -> str:
+    """Where a row is in the list given: its label, or, for a plain list, its place from 1.
+
+    Examples
+    --------
+    >>> _place_in_list(pd.RangeIndex(3), 0), _place_in_list(pd.Index([12, 14]), 1)
+    ('item 1 of the list', 'row 14 of the list')
+    """
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return f"item {position + 1:,} of the list"
+    return f"row {visible(index[position])} of the list"
 
 
 def _text_of(value: object) -> str | None:

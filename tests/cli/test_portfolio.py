@@ -107,6 +107,7 @@ def test_a_dry_run_says_what_matching_would_send_and_sends_nothing(
     assert "2 distinct" in done.stdout and "1 blank" in done.stdout
     assert "requests to send at 30 a minute" in done.stdout
     assert "at most 2 properties to look up" in done.stdout
+    assert "Book: default (its reviewed decisions" in done.stdout
     assert fresh_sandbox.requests == [] and not out.exists()
 
 

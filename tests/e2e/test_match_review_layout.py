@@ -81,7 +81,7 @@ def test_the_review_reads_whole_and_follows_its_decisions_at_590_px(
     shot("opened")
     said = form.inner_text()
     assert "5 rows to review: 1 ambiguous, 3 unmatched, 1 blank." in said, said
-    assert "book “acme-2026”" in said
+    assert "book “acme-2026”" in said and "Address 1 of 5 (item 1 of the list)" in said
     assert cut_in(form) == []
     assert_on_screen(keep, "Keep, with the review's top at the window's top")
 

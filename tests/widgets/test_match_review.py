@@ -139,6 +139,7 @@ def test_a_decided_row_can_be_revised_after_a_fresh_match(
     fresh = client.match_addresses(["12 Mill Lane"], book="acme")
     review = MatchReview(fresh, client)
     assert review.rows == [0]  # the picked row stays in the review
+    assert "Address 1 of 1 (item 1 of the list)" in text_of(review.position.value)
     review.choice.value = NOT_HELD
     review.keep_button.click()
     assert review.value["status"].tolist() == ["unmatched"]
