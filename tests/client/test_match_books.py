@@ -120,6 +120,7 @@ def test_a_book_takes_anothers_decisions_only_when_it_copies_them(
     assert new.get(NOWHERE) is None
 
     assert new.copy_from("acme-2026") == 1
+    assert (old.count(), new.count()) == (2, 2)
     assert new.copy_from("acme-2026") == 0  # nothing left to copy
     reopened = make_client(fresh_sandbox).match_addresses(
         [NOWHERE, "1 Gone Street, ZZ1 1ZZ"], book="acme-2027"
