@@ -15,7 +15,7 @@ from propertykit._public import public_dir
 from propertykit.client._bulk import DryRun
 from propertykit.client._client import Client
 from propertykit.client._ids import ParsedIds, parse_ids, validate_ids
-from propertykit.client._match_decisions import MatchDecisions
+from propertykit.client._match_decisions import MatchDecisions, Reviewed, check_book, text_key
 from propertykit.client._matching import MatchDryRun
 from propertykit.client._neighbourhood import check_subject_id, held_in
 from propertykit.client._partial import PartialResult
@@ -32,10 +32,13 @@ __all__ = [
     "MatchDryRun",
     "ParsedIds",
     "PartialResult",
+    "Reviewed",
     "check_area",
+    "check_book",
     "check_subject_id",
     "held_in",
     "parse_ids",
+    "text_key",
     "validate_ids",
 ]
 
