@@ -121,8 +121,9 @@ def _quoted(name: str) -> str:
 
 
 def _read_text(file: Path) -> pd.DataFrame | None:
-    """A delimited text file, every cell as text, indexed by the line each row ends on (blank
-    rows left out); ``None`` when it holds nothing."""
+    """A delimited text file, every cell as text, indexed by its row as a spreadsheet numbers
+    it (the first record is row 1; a blank row keeps its number and is kept, blank, unless
+    nothing follows it); ``None`` when it holds nothing."""
     raw = file.read_bytes()
     if not raw.strip():
         return None
@@ -142,11 +143,14 @@ def _read_text(file: Path) -> pd.DataFrame | None:
         dialect = "excel"
     reader = csv.reader(io.StringIO(text, newline=""), dialect)
     try:
-        rows = [(reader.line_num, row) for row in reader if any(cell.strip() for cell in row)]
+        records = list(enumerate(reader, start=1))
     except csv.Error as exc:
         raise InvalidInput(f"{visible(file.name)} cannot be read as CSV: {visible(exc)}") from exc
-    if not rows:
+    filled = [number for number, row in records if any(cell.strip() for cell in row)]
+    if not filled:
         return None
+    # From the header (the first row with text) to the last row with text, blank rows kept.
+    rows = records[filled[0] - 1 : filled[-1]]
     header, body = rows[0][1], [row for _, row in rows[1:]]
     width = max(len(header), *(len(row) for row in body)) if body else len(header)
     header = header + [f"column {n + 1}" for n in range(len(header), width)]
@@ -157,7 +161,7 @@ def _read_text(file: Path) -> pd.DataFrame | None:
 
 def _read_excel(file: Path, sheet: str | None) -> pd.DataFrame | None:
     """The first (or the named) worksheet of an .xlsx, every cell as text, its first row the
-    header, indexed by row (the header in row 1); blank rows left out."""
+    header, indexed by row (the header in row 1); blank rows kept, but for those at the end."""
     try:
         cells = pd.read_excel(
             file, sheet_name=sheet or 0, dtype=str, header=None, engine="openpyxl"
@@ -176,4 +180,5 @@ def _read_excel(file: Path, sheet: str | None) -> pd.DataFrame | None:
     header = [name or f"column {n + 1}" for n, name in enumerate(header)]
     table = cells.iloc[1:].set_axis(header, axis=1)
     table.index = pd.RangeIndex(2, 2 + len(table), name=ROW)
-    return table.dropna(how="all")
+    filled = table.notna().any(axis=1).to_numpy().nonzero()[0]
+    return table.iloc[: filled[-1] + 1 if len(filled) else 0]

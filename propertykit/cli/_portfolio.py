@@ -10,6 +10,12 @@ properties, with ``--value`` values each from the sales around it within a budge
 ambiguous or unmatched, are listed on the terminal (text from the file with its control characters
 spelled out) and on the workbook's Matches sheet.
 
+``--book NAME`` names the client's book: reviewed decisions of that book
+(:class:`propertykit.widgets.MatchReview`) answer their addresses, and no other book's do; without
+it, the default book's (said on the terminal). Every row of the file is on the Matches sheet,
+blank ones too, a repeated address names the row it repeats, and text that began as a formula
+would is flagged (and written as text).
+
 ``--dry-run`` reads the list and says what matching would send and cost, and how many property
 lookups could follow, sending nothing. A file that cannot be read, is empty, or lacks the named
 column, and an ``--out`` or ``--report`` of the wrong kind, are one error line before anything
@@ -38,11 +44,11 @@ from propertykit.cli._portfolio_value import (
     value_book,
 )
 from propertykit.cli._service import open_service
-from propertykit.client import Client
+from propertykit.client import Client, check_book
 from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
 from propertykit.frames import frame
 from propertykit.text import plural, visible
-from propertykit.views import write_report, write_workbook
+from propertykit.views import match_sheet, write_report, write_workbook
 
 #: Uncertain rows listed on the terminal (all of them are on the Matches sheet).
 LISTED = 20
@@ -63,6 +69,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="portfolio.xlsx", help="the workbook to write (.xlsx)")
     parser.add_argument("--report", metavar="FILE", help="also write the report: .html or .pdf")
     parser.add_argument(
+        "--book",
+        metavar="NAME",
+        help="the client's book: its reviewed match decisions are used (default: the default book)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="say what matching would send and cost, and send nothing",
@@ -80,15 +91,16 @@ def run(args: argparse.Namespace) -> int:
     if report is not None and report.suffix.lower() == ".pdf":
         check_pdf_extra()
     valuing = check_value_options(args)
+    book = _checked_book(args.book)
     held = read_address_list(args.addresses, args.column, sheet=args.sheet)
     addresses = held.addresses
     # the sandbox's world with real address geography: postcode units, flats in buildings
     with open_service(use_sandbox=args.sandbox, seed=args.seed, realism="real") as svc:
         client = svc.client
         if args.dry_run:
-            say_dry_run(client, addresses)
+            say_dry_run(client, addresses, book=book)
             return 0
-        matches = client.match_addresses(addresses)
+        matches = client.match_addresses(addresses, book=book)
         say_matches(matches)
         sandbox = svc.sandbox
         charged = sandbox.credits_charged if sandbox else None  # the service reports none
@@ -137,11 +149,22 @@ def _checked_path(given: str | None, suffixes: tuple[str, ...], option: str) -> 
     return path
 
 
-def say_dry_run(client: Client, addresses: pd.Series) -> None:
+def _checked_book(given: str | None) -> str | None:
+    """``--book NAME`` checked before anything is sent (``InvalidInput`` names the rule)."""
+    if given is None:
+        return None
+    try:
+        return check_book(given)
+    except InvalidInput as exc:
+        raise InvalidInput(f"--book: {exc}") from exc
+
+
+def say_dry_run(client: Client, addresses: pd.Series, *, book: str | None = None) -> None:
     """What matching would send (nothing is sent), and the property lookups that could follow."""
-    plan = client.match_addresses(addresses, dry_run=True)
+    plan = client.match_addresses(addresses, book=book, dry_run=True)
     print(f"Addresses: {plural(len(addresses), 'row')} read; nothing was sent.")
     print(f"Matching: {_plain(plan)}")
+    print(f"Book: {visible(check_book(book))} (its reviewed decisions answer without asking)")
     batch = client.endpoints.batch_size
     most = int(getattr(plan, "distinct", len(addresses)))  # blank rows and repeats aside
     print(
@@ -165,6 +188,10 @@ def say_matches(matches: pd.DataFrame) -> None:
         f"{int((status == name).sum()):,} {name}" for name in ("ambiguous", "unmatched")
     )
     print(f"Matched {matched:,} of {plural(len(matches), 'address', 'addresses')}; {counts}.")
+    book = matches.attrs.get("book")
+    if isinstance(book, str):
+        applied = int(matches.attrs.get("decisions_applied", 0))
+        print(f"Book: {visible(book)} ({plural(applied, 'reviewed decision')} of it applied)")
     for row, entry in list(uncertain.iterrows())[:LISTED]:
         text = visible(entry["input"])
         print(f'  row {visible(row)}: {entry["status"]}: "{text}"{_why(entry)}')
@@ -172,6 +199,14 @@ def say_matches(matches: pd.DataFrame) -> None:
         print(f"  and {len(uncertain) - LISTED:,} more")
     if len(uncertain):
         print("  (all on the workbook's Matches sheet: filter its status column)")
+    sheet = match_sheet(matches)  # its columns "repeats row" and "flag"
+    repeated, flagged = (int(sheet[name].notna().sum()) for name in ("repeats row", "flag"))
+    if repeated or flagged:
+        print(
+            f"  {plural(repeated, 'row')} repeating an earlier row, {plural(flagged, 'row')} "
+            "flagged (text that began as a formula would, or control characters): the "
+            "Matches sheet's 'repeats row' and 'flag' columns"
+        )
 
 
 def _why(entry: pd.Series) -> str:

@@ -18,7 +18,7 @@ from propertykit.client._appraise import BookAppraisal, check_book_ids
 from propertykit.client._bulk import DryRun
 from propertykit.client._client import Client
 from propertykit.client._ids import ParsedIds, parse_ids, validate_ids
-from propertykit.client._match_decisions import MatchDecisions
+from propertykit.client._match_decisions import MatchDecisions, Reviewed, check_book, text_key
 from propertykit.client._matching import MatchDryRun
 from propertykit.client._neighbourhood import check_subject_id, held_in
 from propertykit.client._partial import PartialResult
@@ -37,11 +37,14 @@ __all__ = [
     "MatchDryRun",
     "ParsedIds",
     "PartialResult",
+    "Reviewed",
     "check_area",
+    "check_book",
     "check_book_ids",
     "check_subject_id",
     "held_in",
     "parse_ids",
+    "text_key",
     "validate_ids",
 ]
 

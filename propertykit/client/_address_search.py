@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import pandas as pd
 
 from propertykit.client._envelope import check_envelope
-from propertykit.client._match_decisions import BOOK, MatchDecisions
+from propertykit.client._match_decisions import (
+    DEFAULT_BOOK,
+    MatchDecisions,
+    check_book,
+    notes_book,
+)
 from propertykit.client._matching import AddressSearch, MatchDryRun, match_addresses
 from propertykit.jsonio import loads, records_of
 from propertykit.wire import cached_bodies, notes_for
@@ -33,22 +38,34 @@ class AddressesMixin:
     """``match_addresses`` and ``address_decisions`` for :class:`~propertykit.Client`."""
 
     _transport: Transport
-    _decisions: MatchDecisions | None
+    _decisions: dict[str, MatchDecisions] | None
     endpoints: Endpoints
     progress: bool | None
 
     @overload
     def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[False] = ...
+        self,
+        addresses: Iterable[Any] | pd.Series,
+        *,
+        book: str | None = ...,
+        dry_run: Literal[False] = ...,
     ) -> pd.DataFrame: ...
 
     @overload
     def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: Literal[True]
+        self,
+        addresses: Iterable[Any] | pd.Series,
+        *,
+        book: str | None = ...,
+        dry_run: Literal[True],
     ) -> MatchDryRun: ...
 
     def match_addresses(
-        self, addresses: Iterable[Any] | pd.Series, *, dry_run: bool = False
+        self,
+        addresses: Iterable[Any] | pd.Series,
+        *,
+        book: str | None = None,
+        dry_run: bool = False,
     ) -> pd.DataFrame | MatchDryRun:
         """Match address texts to properties: one row per input, in order; never a guess.
 
@@ -59,9 +76,13 @@ class AddressesMixin:
         ``matched_address``, ``score`` (0-100), ``candidates`` (the plausible ids when
         ambiguous; the nearest suggestions when unmatched), ``candidate_addresses``,
         ``reason``. ``attrs``: ``requests_sent``, ``from_cache``, ``charged``,
-        ``decisions_applied``. Decisions of a review (:class:`propertykit.widgets.MatchReview`,
-        :attr:`address_decisions`) answer their texts without asking. ``dry_run=True`` sends
-        nothing and returns a :class:`~propertykit.client._matching.MatchDryRun`.
+        ``decisions_applied``, ``book``. Decisions of a review of the same ``book``
+        (:class:`propertykit.widgets.MatchReview`, :meth:`match_decisions`) answer their texts
+        without asking; ``book=None`` is the book named ``"default"``, and a book never sees
+        another's decisions unless copied (:meth:`MatchDecisions.copy_from
+        <propertykit.client.MatchDecisions.copy_from>`). A book's name that is not one is
+        ``InvalidInput`` before anything is sent. ``dry_run=True`` sends nothing and returns a
+        :class:`~propertykit.client._matching.MatchDryRun`.
 
         Examples
         --------
@@ -71,12 +92,38 @@ class AddressesMixin:
         >>> client.match_addresses(["12 Mill Lane, SE11 8TF"], dry_run=True).requests
         1
         """
-        return match_addresses(self._address_search(), addresses, dry_run=dry_run)
+        decisions = self.match_decisions(book)  # a bad name refused before anything is sent
+        return match_addresses(self._address_search(decisions), addresses, dry_run=dry_run)
+
+    def match_decisions(self, book: str | None = None) -> MatchDecisions:
+        """The decisions of address reviews in ``book`` (``None``: the default book) about this
+        service, kept beside the cache and applied by :meth:`match_addresses` with the same
+        ``book`` (see :mod:`propertykit.client._match_decisions`).
+
+        Examples
+        --------
+        >>> client.match_decisions("acme-2026").not_held("1 Nowhere Road, ZZ1 1ZZ")
+        >>> df = client.match_addresses(["1 nowhere road, zz1 1zz"], book="acme-2026")
+        >>> df["status"].tolist(), df.attrs["book"]
+        (['unmatched'], 'acme-2026')
+        """
+        name = check_book(book)
+        if self._decisions is None:
+            self._decisions = {}
+        if name not in self._decisions:
+            notes = notes_for(self._transport.cache, notes_book(name))
+            self._decisions[name] = MatchDecisions(
+                notes,
+                self._transport.base_url,
+                book=name,
+                profile=self.endpoints.profile,
+                notes_of=lambda other: self.match_decisions(other).notes,
+            )
+        return self._decisions[name]
 
     @property
     def address_decisions(self) -> MatchDecisions:
-        """Decisions of address reviews, kept beside the cache and applied by
-        :meth:`match_addresses` (see :mod:`propertykit.client._match_decisions`).
+        """The default book's decisions: ``match_decisions(None)``.
 
         Examples
         --------
@@ -84,12 +131,9 @@ class AddressesMixin:
         >>> client.match_addresses(["1 nowhere road, zz1 1zz"])["status"].tolist()
         ['unmatched']
         """
-        if self._decisions is None:
-            notes = notes_for(self._transport.cache, BOOK)
-            self._decisions = MatchDecisions(notes, self._transport.base_url)
-        return self._decisions
+        return self.match_decisions(DEFAULT_BOOK)
 
-    def _address_search(self) -> AddressSearch:
+    def _address_search(self, decisions: MatchDecisions) -> AddressSearch:
         """Where candidates come from: the profile's address autocomplete, else search-suggest."""
         endpoints = self.endpoints
         params: dict[str, str | int] = {}
@@ -123,7 +167,7 @@ class AddressesMixin:
             per_minute=endpoints.suggest_per_minute,
             billable=billable,
             progress=self.progress,
-            decisions=self.address_decisions,
+            decisions=decisions,
         )
 
 

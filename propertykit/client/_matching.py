@@ -249,6 +249,7 @@ def match_addresses(
             "charged": usage.billable_requests - billed,
             "decisions_applied": sum(1 for row in plan.rows if row in plan.reviewed),
             "decisions_where": search.decisions.where,
+            "book": search.decisions.book,
             "queries": len(queries),
             "suggestions_left_out": left_out,
             "counts": frame["status"].value_counts().to_dict(),
@@ -301,10 +302,8 @@ def _frame(
 def _reviewed_row(given: str | None, reviewed: Reviewed) -> dict[str, Any]:
     if reviewed.held:
         return _row(given, "matched", reviewed.location_id, reviewed.matched_address, None,
-                    reason=f"picked in review ({reviewed.decided_at})")  # fmt: skip
-    return _row(
-        given, "unmatched", reason=f"not held by the service (review, {reviewed.decided_at})"
-    )
+                    reason=f"picked in review ({reviewed.when})")  # fmt: skip
+    return _row(given, "unmatched", reason=f"not held by the service (review, {reviewed.when})")
 
 
 def _row(

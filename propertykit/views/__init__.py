@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from propertykit.views._export import to_geoparquet, to_parquet
     from propertykit.views._geo import to_geodataframe
     from propertykit.views._maps import property_map
+    from propertykit.views._match_sheet import match_sheet
     from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
     from propertykit.views._report import build_report, write_report
     from propertykit.views._static import use_system_browser
@@ -44,6 +45,7 @@ _LAZY = {
     "to_parquet": "export",
     "to_geodataframe": "geo",
     "property_map": "maps",
+    "match_sheet": "match_sheet",
     "epc_chart": "plots",
     "epc_price_chart": "plots",
     "price_trend": "plots",
@@ -70,6 +72,7 @@ __all__ = [
     "epc_price_chart",
     "epc_trend_chart",
     "evidence_html",
+    "match_sheet",
     "price_trend",
     "property_map",
     "read_boundaries",

@@ -36,8 +36,9 @@ from propertykit.frames import (
     in_major_units,
     is_minor,
 )
-from propertykit.text import plural
+from propertykit.text import plural, visible
 from propertykit.views._files import write_atomically
+from propertykit.views._match_sheet import match_sheet, sheet_counts
 from propertykit.views._workbook_cells import MAX_CELL_CHARACTERS, SheetWriter
 
 #: The sheets a workbook can hold, in order (Valuation and Matches only when given).
@@ -75,8 +76,11 @@ def write_workbook(
         ``df.pk.valuation(...)``'s frame, in the frame's money unit: a "Valuation" sheet, with
         each property's address beside its estimate.
     matches
-        ``client.match_addresses(...)``'s frame: a "Matches" sheet, one row per address given
-        (the index first, as the row it came from), and counts in the notes.
+        ``client.match_addresses(...)``'s frame: a "Matches" sheet, one row per row given,
+        blank ones too (the index first, as the row it came from), with ``repeats row`` (the
+        first row of the same text) and ``flag`` (text that began as a formula would, written
+        as text; control characters) (:mod:`~propertykit.views._match_sheet`); counts in the
+        notes.
     usage
         What the data cost: ``client.usage``, a mapping or any object with ``requests_sent``,
         ``cache_hits`` and ``billable_requests``; ``None`` if unknown.
@@ -122,7 +126,7 @@ def write_workbook(
     if valuation is not None:
         tables["Valuation"] = _valuation_sheet(valuation, pounds, minor=is_minor(df))
     if matches is not None:
-        tables["Matches"] = matches.reset_index(names=_row_name(matches))
+        tables["Matches"] = match_sheet(matches)
     too_long = [f"{name} ({len(table):,} rows)" for name, table in tables.items()
                 if len(table) >= MAX_ROWS]  # fmt: skip
     if too_long:
@@ -146,7 +150,8 @@ def write_workbook(
             for name in ("Valuation", "Matches"):
                 if name in tables:
                     writer.write_table(name, tables[name], money=money.get(name, ()))
-            _write_notes(writer, _notes(df, profile, valuation, matches, counts, source))
+            notes = _notes(df, profile, valuation, tables.get("Matches"), counts, source)
+            _write_notes(writer, notes)
 
     return write_atomically(target, write)
 
@@ -183,11 +188,6 @@ def _valuation_sheet(valuation: pd.DataFrame, pounds: pd.DataFrame, *, minor: bo
         position = list(table.columns).index("propertyId") + 1
         table.insert(position, "address", table["propertyId"].map(addresses))
     return table
-
-
-def _row_name(matches: pd.DataFrame) -> str:
-    name = matches.index.name
-    return str(name) if name is not None and name not in matches.columns else "row"
 
 
 def _write_notes(writer: SheetWriter, notes: list[tuple[str, str]]) -> None:
@@ -349,7 +349,10 @@ def _matches_note(matches: pd.DataFrame) -> str:
     charged = matches.attrs.get("charged")
     if charged is not None:
         text += f" Matching charged {charged} credits."
-    return text
+    book = matches.attrs.get("book")
+    if isinstance(book, str):
+        text += f" Reviewed decisions of the book “{visible(book)}” were applied."
+    return f"{text} {sheet_counts(matches)}"
 
 
 def _usage_rows(usage: Any) -> list[tuple[str, str]]:

@@ -46,6 +46,10 @@ class Notes(Protocol):
         """Notes in the book."""
         ...
 
+    def items(self) -> list[tuple[str, str]]:
+        """Every note of the book: (key, value)."""
+        ...
+
 
 class MemoryNotes:
     """Notes in this process only (a client without a cache).
@@ -73,6 +77,9 @@ class MemoryNotes:
 
     def count(self) -> int:
         return len(self._values)
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._values.items())
 
 
 class FileNotes:
@@ -133,6 +140,11 @@ class FileNotes:
             row = connection.execute("SELECT COUNT(*) FROM notes WHERE book = ?", (self.book,))
             return int(row.fetchone()[0])
 
+    def items(self) -> list[tuple[str, str]]:
+        with self._connection() as connection:
+            rows = connection.execute("SELECT key, value FROM notes WHERE book = ?", (self.book,))
+            return [(str(key), str(value)) for key, value in rows]
+
 
 class RedisNotes:
     """Notes in a Redis hash that a team shares (never expiring).
@@ -157,7 +169,7 @@ class RedisNotes:
             chunk = list(keys[start : start + _CHUNK])
             if chunk:
                 raw = self.connection.hmget(self.key, chunk)
-                values.extend(None if value is None else value.decode() for value in raw)
+                values.extend(None if value is None else _text(value) for value in raw)
         return values
 
     def put(self, key: str, value: str) -> None:
@@ -168,6 +180,17 @@ class RedisNotes:
 
     def count(self) -> int:
         return int(self.connection.hlen(self.key))
+
+    def items(self) -> list[tuple[str, str]]:
+        return [
+            (_text(key), _text(value))
+            for key, value in self.connection.hscan_iter(self.key, count=_CHUNK)
+        ]
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis answer as text (a connection may decode answers, or not)."""
+    return value if isinstance(value, str) else value.decode()
 
 
 def notes_for(cache: Any, book: str) -> Notes:

@@ -18,21 +18,23 @@ def test_csv_columns_are_joined_and_rows_numbered_as_in_the_file(tmp_path: Path)
     path.write_text(
         "Ref,Line1,Town,Postcode\n"
         'A1,"Flat 6, 72 High St",Bedford,MK40 1NN\n'
-        "\n"  # a blank line: left out, the numbering keeps counting
-        'A2,"12 Mill Lane\nRear",,mk401nn\n'  # a quoted line break
+        "\n"  # a blank line: kept, blank, with its row number
+        'A2,"12 Mill Lane\nRear",,mk401nn\n'  # a quoted line break: one row
         "A3,NA,,\n"
-        "A4,,,\n",
+        "A4,,,\n"
+        "\n\n",  # blank lines at the end: nothing follows them, left out
         encoding="utf-8",
     )
     read = read_address_list(path, ["Line1", "Town", "Postcode"])
     addresses = read.addresses
     assert addresses.index.name == ROW and read.table.index.equals(addresses.index)
-    assert read.table["Ref"].tolist() == ["A1", "A2", "A3", "A4"]  # every column kept
-    assert addresses.to_dict() == {
+    assert read.table["Ref"].tolist() == ["A1", "", "A2", "A3", "A4"]  # every column kept
+    assert addresses.to_dict() == {  # rows as a spreadsheet numbers them: no jumps
         2: "Flat 6, 72 High St, Bedford, MK40 1NN",
-        5: "12 Mill Lane\nRear, mk401nn",  # the row ends on line 5
-        6: "NA",  # text, not a missing value
-        7: "",  # blank: answered by matching, not dropped
+        3: "",  # the blank line
+        4: "12 Mill Lane\nRear, mk401nn",
+        5: "NA",  # text, not a missing value
+        6: "",  # blank: answered by matching, not dropped
     }
 
 
@@ -51,13 +53,14 @@ def test_xlsx_cells_are_text_and_blank_rows_keep_the_numbering(tmp_path: Path) -
     sheet.append([12, "Mill Lane", "MK40 1NN"])
     sheet.append([None, None, None])
     sheet.append(["0013", "High St", None])
+    sheet.append([None, None, None])  # blank at the end: left out
     other = book.create_sheet("Held")
     other.append(["Address"])
     other.append(["1 Elsewhere Road"])
     path = tmp_path / "book.xlsx"
     book.save(path)
     found = read_address_list(path, ["Number", "Street", "Postcode"]).addresses
-    assert found.to_dict() == {2: "12, Mill Lane, MK40 1NN", 4: "0013, High St"}
+    assert found.to_dict() == {2: "12, Mill Lane, MK40 1NN", 3: "", 4: "0013, High St"}
     assert read_address_list(path, ["Address"], sheet="Held").addresses.tolist() == [
         "1 Elsewhere Road"
     ]

@@ -15,6 +15,7 @@ import openpyxl
 import pytest
 
 from propertykit.cli import main
+from propertykit.client import Client
 from propertykit.sandbox import Sandbox, typed_addresses
 from tests._system import NewProcess
 from tests.notebooks._kernels import SERVICE_VARIABLES as _SERVICE_VARIABLES
@@ -106,6 +107,7 @@ def test_a_dry_run_says_what_matching_would_send_and_sends_nothing(
     assert "2 distinct" in done.stdout and "1 blank" in done.stdout
     assert "requests to send at 30 a minute" in done.stdout
     assert "at most 2 properties to look up" in done.stdout
+    assert "Book: default (its reviewed decisions" in done.stdout
     assert fresh_sandbox.requests == [] and not out.exists()
 
 
@@ -192,3 +194,57 @@ def test_end_to_end_a_clients_xlsx_becomes_a_workbook_and_report(
     assert "sandbox" in notes["Source"] and "not real homes" in notes["Made-up data"]
     assert int(notes["Requests sent"].split()[0].replace(",", "")) > 0
     assert "EPC profile" in page.read_text(encoding="utf-8")
+
+
+def test_a_book_name_that_is_not_one_is_one_line_and_sends_nothing(
+    portfolio: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    source = write_csv(tmp_path / "addresses.csv", [["Address"], ["4 Mill Lane"]])
+    done = portfolio(str(source), "--column", "Address", "--book", "acme/2026")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "--book: book='acme/2026': a book's name is" in lines[0]
+    assert fresh_sandbox.requests == []
+
+
+def test_the_books_decisions_are_applied_and_every_row_is_on_the_matches_sheet(
+    portfolio: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """--book NAME uses that book's decisions, no other's; the sheet keeps the blank line with
+    its number, names the row a repeat repeats, and flags the formula-like row."""
+    picked = fresh_sandbox.location_ids[7]
+    with Client(progress=False) as client:  # the same service and cache folder, another kernel
+        client.match_decisions("acme").pick("92 Nowhere Lane, ZZ1 1ZZ", picked, "92 Nowhere")
+    source = tmp_path / "addresses.csv"
+    source.write_text(
+        "Ref,Address\n"
+        'R1,"92 Nowhere Lane, ZZ1 1ZZ"\n'
+        "\n"  # a blank line: row 3, kept
+        'R3,"92  nowhere lane, zz1 1zz"\n'  # the same address again
+        'R4,"=92 Nowhere Lane, ZZ1 1ZZ"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "book.xlsx"
+    done = portfolio(str(source), "--column", "Address", "--out", str(out), "--book", "acme")
+    assert done.returncode == 0, done.stderr
+    assert "Book: acme (2 reviewed decisions of it applied)" in done.stdout
+    assert "1 row repeating an earlier row, 1 row flagged" in done.stdout
+    rows = rows_of(out)
+    assert [row["row in file"].value for row in rows] == [2, 3, 4, 5]
+    assert [row["Ref"].value for row in rows] == ["R1", None, "R3", "R4"]
+    assert [row["status"].value for row in rows][:3] == ["matched", "unmatched", "matched"]
+    assert rows[0]["locationId"].value == picked
+    assert rows[1]["reason"].value.startswith("blank")
+    assert [row["repeats row"].value for row in rows] == [None, None, 2, None]
+    assert rows[3]["flag"].value.startswith("“Address” began with “=”")
+    assert rows[3]["Address"].data_type == "s" and rows[3]["Address"].quotePrefix
+
+    default = portfolio(str(source), "--column", "Address", "--out", str(out))
+    assert "Book: default (0 reviewed decisions of it applied)" in default.stdout
+    assert picked not in [row["locationId"].value for row in rows_of(out)]
+
+
+def rows_of(workbook: Path) -> list[dict[str, openpyxl.cell.Cell]]:
+    sheet = openpyxl.load_workbook(workbook)["Matches"]
+    header = [cell.value for cell in sheet[1]]
+    return [dict(zip(header, row, strict=True)) for row in sheet.iter_rows(min_row=2)]

@@ -27,3 +27,19 @@ def test_a_decision_on_redis_is_used_by_a_colleague_and_survives_clearing(
     assert df["reason"].iloc[1].startswith("not held by the service")
     assert df.attrs["requests_sent"] == 0
     assert df.attrs["decisions_applied"] == 2
+
+
+def test_books_on_redis_are_apart_until_one_copies_the_other(
+    sandbox: Sandbox, redis_url: str
+) -> None:
+    picked = sandbox.location_ids[8]
+    with pk.Client(sandbox.api_key, sandbox.url, cache=redis_url, progress=False) as mine:
+        mine.match_decisions("team-a").pick("Flat 3, 8 Oak Road", picked)
+        assert mine.match_decisions("team-a").where.endswith(":notes:address-matches:team-a)")
+    with pk.Client(sandbox.api_key, sandbox.url, cache=redis_url, progress=False) as theirs:
+        other = theirs.match_decisions("team-b")
+        assert other.get("flat 3, 8 oak road") is None
+        assert other.copy_from("team-a") == 1
+        df = theirs.match_addresses(["flat 3, 8 oak road"], book="team-b")
+    assert df["locationId"].tolist() == [picked]
+    assert df.attrs["requests_sent"] == 0

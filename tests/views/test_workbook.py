@@ -335,3 +335,32 @@ def test_a_sheet_past_excels_rows_is_refused_before_anything_is_written(tmp_path
     with pytest.raises(InvalidInput, match=r"Matches \(1,048,576 rows\)"):
         write_workbook(pk.frame([]), tmp_path / "big.xlsx", matches=matches)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_matches_sheet_keeps_blank_rows_says_repeats_and_flags_formulas(
+    frame: pd.DataFrame, tmp_path: Path
+) -> None:
+    """Every row of the list, blank ones with their numbers; a repeat names the row it repeats;
+    text that began as a formula would is flagged and stored as text, never a formula."""
+    inputs = ["1 High St", "", "1  HIGH st", "=1 High St", "bell\x07", "+44 Mill Lane", ""]
+    matches = matches_for(inputs, list(frame.locationId))
+    path = write_workbook(frame.head(3), tmp_path / "book.xlsx", matches=matches)
+    workbook = openpyxl.load_workbook(path)
+    rows = rows_of(workbook["Matches"])
+    assert [row["row in file"].value for row in rows] == [2, 3, 4, 5, 6, 7, 8]  # no jumps
+    assert [row["input"].value for row in rows][1] is None  # the blank row is there, blank
+    assert [row["repeats row"].value for row in rows] == [None, None, 2, None, None, None, None]
+    flags = [row["flag"].value for row in rows]
+    assert flags[:3] == [None, None, None]
+    assert flags[3].startswith("“input” began with “=”, as a formula does: written as text")
+    assert flags[4] == "“input” holds control characters: spelled out"
+    assert flags[5] is not None and flags[5].startswith("“input” began with “+”")
+    for cell in (rows[3]["input"], rows[5]["input"]):
+        assert cell.data_type == "s" and cell.quotePrefix  # text, never a formula
+    assert rows[3]["input"].value == "=1 High St"
+    with zipfile.ZipFile(path) as archive:
+        sheets = [n for n in archive.namelist() if n.startswith("xl/worksheets/")]
+        assert not any(b"<f>" in archive.read(name) for name in sheets)
+    notes = notes_of(workbook)["Matches"]
+    assert "1 row repeats an earlier row (repeats row)" in notes
+    assert "3 rows flagged (flag)" in notes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from propertykit.client import Client
 from propertykit.errors import InvalidInput
 from propertykit.sandbox import Sandbox
-from propertykit.widgets import MatchReview
+from propertykit.widgets import LookupForm, MatchReview
 from propertykit.widgets._match_review import LATER, NOT_HELD
 
 from .conftest import text_of
@@ -42,23 +43,116 @@ def uncertain_matches(sb: Sandbox) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns, index=[10, 11, 12, 13])
 
 
-def test_only_uncertain_rows_with_text_are_reviewed(
+def seen(review: MatchReview) -> str:
+    """Every word the form shows (its HTML parts and its choices), as a user reads them."""
+    parts = [review.heading, review.book_line, review.position, review.address, review.reason,
+             review.whole, review.choice_hint, review.message]  # fmt: skip
+    labels = [name for name, _value in review.choice.options]
+    return " | ".join([*(text_of(part.value) for part in parts), *labels])
+
+
+def test_uncertain_and_blank_rows_are_reviewed(
     sandbox: Sandbox, make_client: Callable[..., Client]
 ) -> None:
     review = MatchReview(uncertain_matches(sandbox), make_client(sandbox))
-    assert review.rows == [1, 2]
-    assert "2 addresses to review: 1 ambiguous, 1 unmatched" in text_of(review.heading.value)
-    assert "Address 1 of 2" in text_of(review.position.value)
+    assert review.rows == [1, 2, 3]
+    assert text_of(review.heading.value) == ("3 rows to review: 1 ambiguous, 1 unmatched, 1 blank.")
+    assert "Address 1 of 3 (row 11 of the list)" in text_of(review.position.value)
     labels = [name for name, _value in review.choice.options]
     assert labels[:2] == [
         f"1. Flat 1, 12 Mill Lane ({sandbox.location_ids[1]})",
         f"2. Flat 2, 12 Mill Lane ({sandbox.location_ids[2]})",
     ]
     assert labels[2:] == ["Not held by the service", "Decide later"]
-    listed = text_of(review.candidates.value)
-    assert f"Flat 2, 12 Mill Lane {sandbox.location_ids[2]}" in listed
+    assert seen(review).count("Flat 2, 12 Mill Lane") == 1  # each candidate listed once
+    assert text_of(review.reason.value) == "Ambiguous: names the building but not which"
+    assert "from the list above" in text_of(review.choice_hint.value)
     assert review.choice.value == LATER
     assert review.previous_button.disabled and not review.next_button.disabled
+
+    review.show(2)  # the blank row: listed, said, nothing to decide
+    assert text_of(review.reason.value).startswith("Blank row: no address given")
+    assert review.keep_button.disabled and review.deciding.layout.display == "none"
+
+
+def test_the_form_says_which_book_it_writes_to(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    client = make_client(sandbox)
+    default = MatchReview(uncertain_matches(sandbox), client)
+    assert "default book" in text_of(default.book_line.value)
+    matched_in_a_book = uncertain_matches(sandbox)
+    matched_in_a_book.attrs["book"] = "acme-2026"
+    named = MatchReview(matched_in_a_book, client)
+    assert "book “acme-2026”" in text_of(named.book_line.value)
+    named.choice.value = NOT_HELD
+    named.keep_button.click()
+    assert client.match_decisions("acme-2026").get("12 Mill Lane") is not None
+    assert client.address_decisions.get("12 Mill Lane") is None  # not the default book's
+    with pytest.raises(InvalidInput, match="book="):
+        MatchReview(uncertain_matches(sandbox), client, book="acme/2026")
+
+
+def test_heading_and_status_follow_the_decisions(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    client = make_client(sandbox)
+    review = MatchReview(uncertain_matches(sandbox), client, book="acme")
+    picked = sandbox.location_ids[2]
+    review.choice.value = picked
+    review.keep_button.click()
+    assert text_of(review.heading.value) == (
+        "3 rows to review: 0 ambiguous, 1 unmatched, 1 decided, 1 blank."
+    )
+    review.choice.value = NOT_HELD  # the last row with text: kept, then read again
+    review.keep_button.click()
+    assert text_of(review.heading.value) == (
+        "3 rows to review: 0 ambiguous, 0 unmatched, 2 decided, 1 blank."
+    )
+    assert not text_of(review.reason.value).startswith("Unmatched")
+    review.previous_button.click()
+    status = text_of(review.reason.value)
+    assert status.startswith("Decided on ") and "not held by the service" in status
+    assert not re.search(r"\d{4}-\d\d-\d\dT", seen(review))  # the time in words
+    assert review.choice.value == NOT_HELD
+    review.previous_button.click()
+    assert text_of(review.reason.value).startswith("Decided on ")
+    assert "Ambiguous" not in text_of(review.reason.value)
+    assert "The matcher said: names the building but not which" in text_of(review.reason.value)
+    assert review.choice.value == picked
+
+    for rebuilt in (  # the same frame again, and a fresh match in the book
+        MatchReview(uncertain_matches(sandbox), client, book="acme"),
+        MatchReview(client.match_addresses(["12 Mill Lane", ODD, ""], book="acme"), client),
+    ):
+        assert "2 decided" in text_of(rebuilt.heading.value), text_of(rebuilt.heading.value)
+        assert text_of(rebuilt.reason.value).startswith("Decided on ")
+        assert rebuilt.choice.value == picked
+        assert rebuilt.value["status"].iloc[0] == "matched"
+
+
+def test_a_decided_row_can_be_revised_after_a_fresh_match(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    client = make_client(sandbox)
+    client.match_decisions("acme").pick("12 Mill Lane", sandbox.location_ids[2], "Flat 2")
+    fresh = client.match_addresses(["12 Mill Lane"], book="acme")
+    review = MatchReview(fresh, client)
+    assert review.rows == [0]  # the picked row stays in the review
+    assert "Address 1 of 1 (item 1 of the list)" in text_of(review.position.value)
+    review.choice.value = NOT_HELD
+    review.keep_button.click()
+    assert review.value["status"].tolist() == ["unmatched"]
+    assert (
+        client.match_addresses(["12 Mill Lane"], book="acme")["reason"]
+        .iloc[0]
+        .startswith("not held by the service (review, ")
+    )
+    review.choice.value = LATER
+    review.keep_button.click()
+    assert review.value["status"].tolist() == ["unmatched"]
+    assert "match the address again" in review.value["reason"].iloc[0]
+    assert "1 unmatched" in text_of(review.heading.value)
 
 
 def test_text_from_outside_is_shown_as_text(
@@ -133,11 +227,25 @@ def test_long_addresses_are_listed_whole_and_labelled_short(
     labels = [name for name, _value in review.choice.options]
     assert all(len(name) <= 56 for name in labels), labels
     assert labels[0].endswith(f"… ({sandbox.location_ids[1]})")
-    assert long in text_of(review.candidates.value)
+    assert long not in seen(review)
+    review.choice.value = sandbox.location_ids[1]  # picked: its whole address under the list
+    assert text_of(review.whole.value) == f"Picked: {long} ({sandbox.location_ids[1]})"
+
+
+def test_a_row_without_candidates_is_not_told_to_pick_from_a_list(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    matches = uncertain_matches(sandbox)
+    matches.at[12, "candidates"] = []
+    matches.at[12, "candidate_addresses"] = []
+    review = MatchReview(matches, make_client(sandbox))
+    review.show(1)
+    assert [value for _name, value in review.choice.options] == [NOT_HELD, LATER]
+    assert "No candidates are listed for this row" in text_of(review.choice_hint.value)
 
 
 def test_nothing_to_review_says_so(sandbox: Sandbox, make_client: Callable[..., Client]) -> None:
-    matches = uncertain_matches(sandbox).iloc[[0, 3]]
+    matches = uncertain_matches(sandbox).iloc[[0]]
     review = MatchReview(matches, make_client(sandbox))
     assert review.rows == []
     assert text_of(review.heading.value) == "Every address was matched: nothing to review."
@@ -163,3 +271,16 @@ def test_a_decision_reaches_another_process(
     done = new_process.run("-c", script, env=env)  # type: ignore[attr-defined]
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [sandbox.location_ids[4], 0]
+
+
+def test_a_review_beside_another_form_of_the_client(
+    sandbox: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    """Another form of the same client redraws every form's status line: the review too."""
+    client = make_client(sandbox)
+    review = MatchReview(uncertain_matches(sandbox), client)
+    lookup = LookupForm(client)  # draws the status line of every form of the client
+    lookup.ids.value = "L00000001"
+    lookup.fetch_button.click()
+    assert "Fetched 1 property" in text_of(lookup.message.value)
+    assert text_of(review.reason.value) == "Ambiguous: names the building but not which"
