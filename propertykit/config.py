@@ -173,6 +173,12 @@ class Endpoints:
     autocomplete_query_param, autocomplete_limit_param, autocomplete_offset_param
         Names of its query-text, page-size and offset parameters (Vepler's SDK: ``q``,
         ``limit``, ``offset``; it also takes ``postcodePriority`` and ``streetPriority``).
+    credits_per_record, least_credits_per_request
+        What a billable lookup or area query costs, for the plans of ``dry_run=True``
+        (:meth:`propertykit.Client.appraise`): credits per record returned, and the fewest
+        credits one request costs. The service interface does not say: the defaults are the
+        sandbox's rule (1 and 1); ``None`` (the ``vepler`` profile's, whose prices are not
+        public) leaves a plan's credits unknown. Set them to your account's prices.
 
     Examples
     --------
@@ -203,6 +209,8 @@ class Endpoints:
     autocomplete_query_param: str = "q"
     autocomplete_limit_param: str = "limit"
     autocomplete_offset_param: str = "offset"
+    credits_per_record: float | None = 1
+    least_credits_per_request: float | None = 1
 
     def __post_init__(self) -> None:
         from propertykit.errors import InvalidInput
@@ -250,6 +258,8 @@ class Endpoints:
             "money_unit": "minor",
             "key_env": ("VEPLER_API_KEY",),
             "autocomplete_path": VEPLER_AUTOCOMPLETE_PATH,
+            "credits_per_record": None,  # not public: set them to your account's prices
+            "least_credits_per_request": None,
         }
         fields.update(changes)
         return cls(**fields)  # type: ignore[arg-type]

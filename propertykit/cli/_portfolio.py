@@ -1,12 +1,14 @@
 """``propertykit portfolio``: a client's address list in, a portfolio workbook (and report) out.
 
-``propertykit portfolio addresses.csv --column Address --out book.xlsx [--report book.html]``
-reads the list (:mod:`~propertykit.cli._address_list`: CSV or XLSX, one address column or several
-joined), matches each address to a property (``client.match_addresses``: never a guess), fetches
-the matched properties, values them from their sales (``df.pk.valuation()``), and writes the
-workbook (:func:`propertykit.views.write_workbook`) and, when asked, the report. The addresses
-not matched, ambiguous or unmatched, are listed on the terminal (text from the file with its
-control characters spelled out) and on the workbook's Matches sheet.
+``propertykit portfolio addresses.csv --column Address --out book.xlsx [--report book.html]
+[--value [--radius M] [--as-of D] [--budget CREDITS]]`` reads the list
+(:mod:`~propertykit.cli._address_list`: CSV or XLSX, one address column or several joined), matches
+each address to a property (``client.match_addresses``: never a guess), fetches the matched
+properties, with ``--value`` values each from the sales around it within a budget
+(``client.appraise``, :mod:`~propertykit.cli._portfolio_value`), and writes the workbook
+(:func:`propertykit.views.write_workbook`) and, when asked, the report. The addresses not matched,
+ambiguous or unmatched, are listed on the terminal (text from the file with its control characters
+spelled out) and on the workbook's Matches sheet.
 
 ``--book NAME`` names the client's book: reviewed decisions of that book
 (:class:`propertykit.widgets.MatchReview`) answer their addresses, and no other book's do; without
@@ -32,6 +34,15 @@ from pathlib import Path
 import pandas as pd
 
 from propertykit.cli._address_list import read_address_list
+from propertykit.cli._portfolio_value import (
+    check_pdf_extra,
+    check_value_options,
+    configure_value,
+    matched_ids,
+    plan_within_budget,
+    say_charged,
+    value_book,
+)
 from propertykit.cli._service import open_service
 from propertykit.client import Client, check_book
 from propertykit.errors import FewPairsWarning, InvalidInput, MissingIdsWarning
@@ -71,11 +82,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--sandbox", action="store_true", help="use a local sandbox even if the service is set"
     )
     parser.add_argument("--seed", type=int, default=0, help="sandbox data seed")
+    configure_value(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     out = _checked_path(args.out, (".xlsx",), "--out") or Path("portfolio.xlsx")
     report = _checked_path(args.report, (".html", ".htm", ".pdf"), "--report")
+    if report is not None and report.suffix.lower() == ".pdf":
+        check_pdf_extra()
+    valuing = check_value_options(args)
     book = _checked_book(args.book)
     held = read_address_list(args.addresses, args.column, sheet=args.sheet)
     addresses = held.addresses
@@ -87,8 +102,19 @@ def run(args: argparse.Namespace) -> int:
             return 0
         matches = client.match_addresses(addresses, book=book)
         say_matches(matches)
+        sandbox = svc.sandbox
+        charged = sandbox.credits_charged if sandbox else None  # the service reports none
+        plan = None
+        if valuing is not None:  # the plan within the budget before any lookup is sent
+            plan = plan_within_budget(client, matched_ids(matches), valuing)
         df = fetch_matched(client, matches)
-        valuation = value(df)
+        valuation = value(df) if valuing is None else None
+        if valuing is not None and plan is not None:
+            valuation = value_book(client, matched_ids(matches), valuing, plan)
+            spent = (
+                None if sandbox is None or charged is None else sandbox.credits_charged - charged
+            )
+            say_charged(valuation, plan, spent)
         path = write_workbook(
             df,
             out,
@@ -98,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             source=svc.source,
         )
         print(f"Workbook: {path} ({plural(len(df), 'property', 'properties')})")
-        if valuation is not None:
+        if valuation is not None and valuing is None:
             valued = int(valuation["estimate"].notna().sum())
             print(
                 f"Valued {valued:,} of {plural(len(df), 'property', 'properties')} from the "

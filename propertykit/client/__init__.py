@@ -2,6 +2,7 @@
 
 Health, property lookups by location or source id (checked, percent-encoded, batched, paged),
 search-suggest, address lists matched to properties (never a guess; reviewed decisions kept),
+books of homes valued from the evidence around each (``client.appraise``, priced beforehand),
 bulk runs with bounded requests in flight and dry runs, and title-deed purchases handed to
 :mod:`propertykit.deeds`.
 
@@ -12,6 +13,8 @@ typed DataFrames), ``deeds``, and core. Never ``views``, ``widgets`` or ``cli``.
 from __future__ import annotations
 
 from propertykit._public import public_dir
+from propertykit.client._appraisal_plan import AppraisalPlan
+from propertykit.client._appraise import BookAppraisal, check_book_ids
 from propertykit.client._bulk import DryRun
 from propertykit.client._client import Client
 from propertykit.client._ids import ParsedIds, parse_ids, validate_ids
@@ -24,6 +27,8 @@ from propertykit.client._query_input import check_area
 from propertykit.wire import Clock
 
 __all__ = [
+    "AppraisalPlan",
+    "BookAppraisal",
     "Client",
     "ClientRecipe",
     "Clock",
@@ -35,6 +40,7 @@ __all__ = [
     "Reviewed",
     "check_area",
     "check_book",
+    "check_book_ids",
     "check_subject_id",
     "held_in",
     "parse_ids",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 from requests_cache.backends.base import BaseCache
 
 from propertykit.client._address_search import AddressesMixin
+from propertykit.client._appraise import AppraiseMixin
 from propertykit.client._arguments import attribute_params, check_paging, check_settings
 from propertykit.client._bulk import DEFAULT_MAX_IN_FLIGHT, Batch, DryRun, run_batches
 from propertykit.client._context import LookupContext
@@ -61,7 +62,15 @@ def _cache_faults_named(method: _Method) -> _Method:
     return cast(_Method, named)
 
 
-class Client(HealthMixin, QueryMixin, AddressesMixin, NeighbourhoodMixin, PurchasesMixin, Portable):
+class Client(
+    HealthMixin,
+    QueryMixin,
+    AddressesMixin,
+    NeighbourhoodMixin,
+    AppraiseMixin,
+    PurchasesMixin,
+    Portable,
+):
     """A client of the property-data service for notebooks: cached, budgeted, key-safe.
 
     Parameters

@@ -307,6 +307,32 @@ def _valuation_note(valuation: pd.DataFrame) -> str:
     )
     if isinstance(criteria, str) and criteria:
         text += f" Comparables: {criteria}."
+    if "why" in valuation.columns and (why := valuation["why"].dropna()).size:
+        counted = why.astype(str).value_counts()
+        reasons = "; ".join(f"{reason}: {count:,}" for reason, count in counted.items())
+        text += f" Not valued, with why (the why column): {reasons}."
+    if "wider" in valuation.columns and (borrowed := int(valuation["wider"].notna().sum())):
+        text += (
+            f" {plural(borrowed, 'property', 'properties')} had too few sales around them to fit "
+            "an index or a size elasticity: those were fitted on their outcode (the wider column)."
+        )
+    credits = valuation.attrs.get("credits")
+    if isinstance(credits, Mapping):
+        planned, charged = credits.get("planned"), credits.get("charged")
+        text += " Credits: " + (
+            "the cost rule was not set, so none were planned"
+            if planned is None
+            else f"at most {planned:,.0f} planned before sending"
+        )
+        text += (
+            "; "
+            + (
+                "the service does not report what it charged"
+                if charged is None
+                else f"{charged:,.0f} charged for the valuation"
+            )
+            + "."
+        )
     return text
 
 
@@ -344,5 +370,5 @@ def _usage_rows(usage: Any) -> list[tuple[str, str]]:
     return [
         ("Requests sent", f"{plural(sent, 'request')} over the network"),
         ("From the cache", f"{plural(hits, 'answer')}, at no cost"),
-        ("Credits used", plural(billable, "billable request")),
+        ("Billable requests", plural(billable, "billable request")),
     ]

@@ -448,14 +448,27 @@ class Transport:
 
     # -- the cache --------------------------------------------------------------------------------
 
-    def cached_json(self, path: str, params: Mapping[str, str | int] | None = None) -> Any:
-        """The parsed body the cache would answer a GET of ``path`` with, or ``None``.
+    def cached_json(
+        self,
+        path: str,
+        params: Mapping[str, str | int] | None = None,
+        *,
+        method: str = "GET",
+        json_body: Any = None,
+    ) -> Any:
+        """The parsed body the cache would answer a GET of ``path`` (or a POST read of
+        ``json_body``, as the area query) with, or ``None``.
 
         Nothing is sent and nothing is counted: a dry run asks this. An entry past its expiry
         counts as missing online (it would be fetched again) and as present offline.
         """
         response = self.session.request(
-            "GET", self.base_url + path, params=params, only_if_cached=True, timeout=self.timeout
+            method,
+            self.base_url + path,
+            params=params,
+            json=json_body,
+            only_if_cached=True,
+            timeout=self.timeout,
         )
         if not getattr(response, "from_cache", False) or response.status_code != 200:
             return None

@@ -178,7 +178,7 @@ def test_notes_say_source_cost_and_made_up_data(book: Path) -> None:
     notes = notes_of(openpyxl.load_workbook(book))
     assert notes["Source"] == "the propertykit sandbox (seed 0)"
     assert "not real homes" in notes["Made-up data"]
-    assert notes["Requests sent"].startswith("7 ") and notes["Credits used"].startswith("6 ")
+    assert notes["Requests sent"].startswith("7 ") and notes["Billable requests"].startswith("6 ")
     assert notes["From the cache"].startswith("2 ")
     assert "80 %" in notes["Valuation"] and "not a formal valuation" in notes["Valuation"]
 
@@ -323,7 +323,10 @@ def test_a_frame_served_in_pence_by_the_vepler_profile_is_written_in_pounds(
     assert all(v is None or v < 10_000_000 for v in written)  # pounds, not pence
     sold = [row["price"].value for row in rows_of(workbook["Sales"])]
     assert sold == pounds.pk.sales()["price"].tolist()
-    assert "Credits used" in notes_of(workbook) and "divided by 100" in notes_of(workbook)["Money"]
+    assert (
+        "Billable requests" in notes_of(workbook)
+        and "divided by 100" in notes_of(workbook)["Money"]
+    )
 
 
 def test_a_sheet_past_excels_rows_is_refused_before_anything_is_written(tmp_path: Path) -> None:
