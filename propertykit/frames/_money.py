@@ -190,7 +190,12 @@ class InPounds:
     note: str
 
 
-def in_pounds_for(tables: Mapping[str, pd.DataFrame | None], *, output: str) -> InPounds:
+def in_pounds_for(
+    tables: Mapping[str, pd.DataFrame | None],
+    *,
+    output: str,
+    money: Mapping[str, tuple[str, ...]] | None = None,
+) -> InPounds:
     """Tables a writer shows side by side, each converted to pounds by the unit it says, or
     refused when they cannot be reconciled, before anything is written.
 
@@ -200,6 +205,9 @@ def in_pounds_for(tables: Mapping[str, pd.DataFrame | None], *, output: str) -> 
         The tables by the name the output shows them under (``None`` values are left out).
     output
         What is being written, for the messages (``"the workbook"``).
+    money
+        Money columns by table name beyond those a table lists (``attrs["money_columns"]``):
+        what the output shows as money (a valuation of one's own lists none).
 
     Raises
     ------
@@ -240,13 +248,28 @@ def in_pounds_for(tables: Mapping[str, pd.DataFrame | None], *, output: str) -> 
             "figures are as given, not converted, and no currency sign is shown."
         )
         return InPounds(tables=dict(given), stated=False, note=note)
-    converted = {name: in_major_units(table) for name, table in given.items()}
+    converted = {
+        name: in_major_units(_listing(table, (money or {}).get(name, ())))
+        for name, table in given.items()
+    }
     served = [name for name, unit in units.items() if unit == "minor"]
     kept = [name for name, unit in units.items() if unit == "major"]
     parts = [f"{_names(served)} served in pence, divided by 100"] if served else []
     parts += [f"{_names(kept)} in pounds as given"] if kept and served else []
     note = "Prices are shown in pounds" + (f": {'; '.join(parts)}." if parts else ", as given.")
     return InPounds(tables=converted, stated=True, note=note)
+
+
+def _listing(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``table`` listing ``columns`` among its money columns too (a shallow copy)."""
+    if not columns:
+        return table
+    listed = table.copy(deep=False)
+    listed.attrs = {
+        **table.attrs,
+        "money_columns": (*table.attrs.get("money_columns", ()), *columns),
+    }
+    return listed
 
 
 def _names(names: list[str]) -> str:
@@ -261,14 +284,14 @@ def _warn_unstated(tables: Mapping[str, pd.DataFrame], output: str) -> None:
     """One warning for tables that say no unit: pence-like figures named as such."""
     quartiles = [_upper_quartile_price(table) for table in tables.values()]
     highest = max((q for q in quartiles if not np.isnan(q)), default=np.nan)
-    names = _names(list(tables))
+    names, says = _names(list(tables)), _says(list(tables))
     why = (
         "pandas drops attrs when pd.concat or merge joins frames whose attrs differ, e.g. one "
         "in pence and one in pounds"
     )
     if highest > PENCE_MEDIAN_THRESHOLD:  # a quarter of the prices or more look like pence
         warnings.warn(
-            f"{visible(names)} in {output} say no money unit ({why}), and prices of "
+            f"{visible(names)} in {output} {says} no money unit ({why}), and prices of "
             f"{highest:,.0f} and more look like pence: written as given; convert each frame with "
             "df.pk.in_pounds() before combining them, or set attrs['money_unit']",
             MinorUnitsWarning,
@@ -276,7 +299,7 @@ def _warn_unstated(tables: Mapping[str, pd.DataFrame], output: str) -> None:
         )
         return
     warnings.warn(
-        f"{visible(names)} in {output} say no money unit ({why}): written as given, without "
+        f"{visible(names)} in {output} {says} no money unit ({why}): written as given, without "
         "a currency sign; set attrs['money_unit'] ('major' for pounds, 'minor' for pence)",
         MoneyUnitWarning,
         stacklevel=outside_stacklevel(),

@@ -114,7 +114,11 @@ def write_workbook(
     if target.suffix.lower() != ".xlsx":
         raise InvalidInput(f"A workbook is written as .xlsx, not {target.name!r}")
     counts = _usage_rows(usage)  # refused before anything is written
-    money = in_pounds_for({"Properties": df, "Valuation": valuation}, output="the workbook")
+    money = in_pounds_for(
+        {"Properties": df, "Valuation": valuation},
+        output="the workbook",
+        money={"Valuation": _VALUATION_MONEY},
+    )
     pounds = money.tables["Properties"]
     profile = epc_profile(df, today=today)
     tables = {

@@ -116,7 +116,7 @@ def test_a_concat_of_pence_and_pounds_says_no_unit_and_cannot_be_written_as_poun
 ) -> None:
     mixed = pd.concat([pence.iloc[:200], df.iloc[200:]], ignore_index=True)
     assert money_unit_of(mixed) is None  # pandas keeps attrs only when all inputs agree
-    with pytest.warns(MinorUnitsWarning, match="say no money unit"):
+    with pytest.warns(MinorUnitsWarning, match="says no money unit"):
         said = in_pounds_for({"Properties": mixed}, output="the workbook")
     assert not said.stated and "no unit" in said.note
     both = pd.concat([pence.pk.in_pounds().iloc[:200], df.iloc[200:]], ignore_index=True)
@@ -145,7 +145,7 @@ def test_tables_of_known_units_are_each_converted_and_a_missing_unit_beside_one_
 
 def test_a_table_of_ones_own_says_its_unit_is_not_stated() -> None:
     own = pd.DataFrame({"price": [250_000.0, 310_000.0]})
-    with pytest.warns(MoneyUnitWarning, match="say no money unit") as caught:
+    with pytest.warns(MoneyUnitWarning, match="says no money unit") as caught:
         said = in_pounds_for({"Sales": own}, output="the report")
     assert [type(w.message) for w in caught] == [MoneyUnitWarning]  # not pence-like
     assert said.tables["Sales"] is own and "no currency sign" in said.note
