@@ -152,6 +152,8 @@ def _histories_in_major_units(histories: pd.Series) -> pd.Series:
 
 
 def _chunk_in_major_units(chunk: pa.ListArray) -> pa.ListArray:
+    if chunk.offset:  # a slice (rows taken, frames concatenated): its own buffers, from 0
+        chunk = pa.concat_arrays([chunk])
     values: pa.StructArray = chunk.values
     fields = [values.field(i) for i in range(values.type.num_fields)]
     position = values.type.get_field_index("price")
