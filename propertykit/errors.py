@@ -33,7 +33,8 @@ Warnings share one base too, and every name ends in ``Warning``::
     ├── NotRecordsWarning       items of a list of records that are not records, left out
     ├── PagingWarning           a page said more follow but not where: the rest not fetched
     ├── UnparsedValuesWarning   values with no clear meaning in their column (kept raw)
-    ├── MinorUnitsWarning       prices that look like pence although pounds were assumed
+    ├── MoneyUnitWarning        a table of money that does not say its unit: written as given
+    │   └── MinorUnitsWarning   prices that look like pence although pounds were assumed
     ├── CacheWriteWarning       answers paid for that could not be stored in the cache
     ├── ServiceDegradedWarning  health says ``degraded``
     ├── GeometryWarning         locations or boundaries that could not be read
@@ -75,6 +76,7 @@ __all__ = [
     "InvalidInput",
     "MinorUnitsWarning",
     "MissingIdsWarning",
+    "MoneyUnitWarning",
     "NetworkError",
     "NotCached",
     "NotFound",
@@ -164,8 +166,15 @@ class PagingWarning(PropertyKitWarning):
     not fetched (never asked again from offset 0); the message names the field."""
 
 
-class MinorUnitsWarning(PropertyKitWarning):
-    """Prices look like minor units (pence) although major units (pounds) were assumed."""
+class MoneyUnitWarning(PropertyKitWarning):
+    """A table holding money does not say its unit (``attrs["money_unit"]``: pandas drops
+    ``attrs`` when ``pd.concat`` or ``merge`` joins frames whose ``attrs`` differ): its figures
+    are written as given, not converted, and the output says that the unit is not stated."""
+
+
+class MinorUnitsWarning(MoneyUnitWarning):
+    """Prices look like minor units (pence) although major units (pounds) were assumed, or
+    although no unit was stated."""
 
 
 class UnparsedValuesWarning(PropertyKitWarning):

@@ -17,6 +17,7 @@ import pandas as pd
 from propertykit import sandbox
 from propertykit.cli._service import fetch_frame, say_missing
 from propertykit.client import Client
+from propertykit.frames import in_pounds_for
 from propertykit.text import plural, visible
 from propertykit.views import write_report
 
@@ -71,9 +72,12 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {client.usage}")
                 print(f"  credits charged by the sandbox: {sb.credits_charged - charged_before:,}")
         print(f"\nReport: {path.resolve()}")
-        currency = df.attrs.get("currency") or "as served"
-        print(f"\nMedian last sale price by town, top 5 ({currency}):")
-        print(_top_towns(df).to_string(formatters={"median": "{:,.0f}".format}))
+        money = in_pounds_for({"the frame": df}, output="the summary")  # read, never assumed
+        unit = "£" if money.stated else "unit not stated"
+        print(f"\nMedian last sale price by town, top 5 ({unit}):")
+        print(
+            _top_towns(money.tables["the frame"]).to_string(formatters={"median": "{:,.0f}".format})
+        )
     return 0
 
 

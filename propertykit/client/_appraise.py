@@ -31,7 +31,15 @@ from propertykit.client._neighbourhood import (
     gather_neighbourhood,
 )
 from propertykit.errors import InvalidInput, MissingIdsWarning
-from propertykit.frames import VALUATION_COLUMNS, Appraisal, ValuationSearch, appraise, check_as_of
+from propertykit.frames import (
+    VALUATION_COLUMNS,
+    VALUATION_MONEY,
+    Appraisal,
+    ValuationSearch,
+    appraise,
+    check_as_of,
+    money_attrs,
+)
 from propertykit.jsonio import Record
 
 #: Columns of :attr:`BookAppraisal.values`: the id asked for, the valuation's, then the wider
@@ -263,7 +271,11 @@ class AppraiseMixin:
             found.append(appraisal)
             frames.append(df)
         values = _typed(pd.concat(rows, ignore_index=True))
-        values.attrs = {"radius_m": radius, "homes": len(asked)}
+        values.attrs = {
+            "radius_m": radius,
+            "homes": len(asked),
+            **money_attrs(frames[0], VALUATION_MONEY),  # one client: one unit for every home
+        }
         return BookAppraisal(values, tuple(found), tuple(frames))
 
     def _subjects(self, asked: Sequence[str]) -> list[list[Record]]:

@@ -15,7 +15,9 @@ with floor area per property type; :func:`appraise` values subjects point in tim
 refusals, pure), returning an :class:`Appraisal` whose values :func:`valuation` and whose
 schedule :func:`comparables` return;
 :func:`gross_yield` the gross rental yield (the rent's period named by the caller);
-:func:`in_major_units` rescales a frame served in pence to pounds (a copy).
+:func:`in_major_units` rescales a frame served in pence to pounds (a copy);
+:func:`money_unit_of` reads the unit a table says (``attrs["money_unit"]``, carried to every
+derived table) and :func:`in_pounds_for` reconciles the tables a writer shows side by side.
 :mod:`~propertykit.frames._stored_form` keeps bodies as read into Arrow, so a warm re-run need not
 parse them again (the client's replay imports it by that name).
 
@@ -49,7 +51,20 @@ from propertykit.frames._epc_profile import EpcProfile, epc_profile
 from propertykit.frames._epc_trend import EPC_TREND_MIN_COUNT, epc_trend
 from propertykit.frames._evidence import check_as_of, check_subject
 from propertykit.frames._gross_yield import RENT_PERIODS, gross_yield
-from propertykit.frames._money import MINOR_PER_MAJOR, MINOR_UNIT_COLUMNS, in_major_units, is_minor
+from propertykit.frames._money import (
+    MINOR_PER_MAJOR,
+    MINOR_UNIT_COLUMNS,
+    PENCE_MEDIAN_THRESHOLD,
+    UNIT_WORDS,
+    VALUATION_MONEY,
+    InPounds,
+    in_major_units,
+    in_pounds_for,
+    is_minor,
+    money_attrs,
+    money_columns_of,
+    money_unit_of,
+)
 from propertykit.frames._price_index import price_index
 from propertykit.frames._schema import EPC_RATINGS, TAX_BANDS
 from propertykit.frames._schema import KINDS as KINDS  # the record's leaves and their kinds
@@ -64,7 +79,6 @@ from propertykit.frames._stored_form import records_frame_and_shares as records_
 from propertykit.frames._tables import (
     COLUMNS,
     EPC_COLUMNS,
-    PENCE_MEDIAN_THRESHOLD,
     SALES_COLUMNS,
     epc_table,
     explode_sales,
@@ -83,11 +97,14 @@ __all__ = [
     "RENT_PERIODS",
     "SALES_COLUMNS",
     "TAX_BANDS",
+    "UNIT_WORDS",
     "VALUATION_COLUMNS",
+    "VALUATION_MONEY",
     "Appraisal",
     "EpcProfile",
     "EpcTrendWarning",
     "FewPairsWarning",
+    "InPounds",
     "MinorUnitsWarning",
     "SizeElasticity",
     "UnparsedValuesWarning",
@@ -104,7 +121,11 @@ __all__ = [
     "frame",
     "gross_yield",
     "in_major_units",
+    "in_pounds_for",
     "is_minor",
+    "money_attrs",
+    "money_columns_of",
+    "money_unit_of",
     "price_index",
     "unparsed_table",
     "valuation",

@@ -23,6 +23,12 @@ from propertykit.frames._evidence import (
     read_as_of,
     read_subjects,
 )
+from propertykit.frames._money import (
+    RECONCILIATION_MONEY,
+    SCHEDULE_MONEY,
+    VALUATION_MONEY,
+    money_attrs,
+)
 from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start
 from propertykit.frames._valuation import (
     CONFIDENCE_RULE,
@@ -126,6 +132,7 @@ class Appraisal:
             "index": row["index"],
             "size": row["size"],
             "left_out": dict(evidence.left_out),
+            **money_attrs(self.frame, SCHEDULE_MONEY),  # in the frame's unit
         }
         return table
 
@@ -179,7 +186,9 @@ class Appraisal:
                      "detail": "the service's current estimate, not as of the valuation date"}
                 )  # fmt: skip
         columns = ["source", "value", "detail", "lower", "upper", "date", "price", "factor"]
-        return pd.DataFrame(rows, columns=columns)
+        table = pd.DataFrame(rows, columns=columns)
+        table.attrs = money_attrs(self.frame, RECONCILIATION_MONEY)  # in the frame's unit
+        return table
 
     @property
     def homes(self) -> pd.DataFrame:
@@ -312,6 +321,7 @@ def appraise(
         "confidence_rule": CONFIDENCE_RULE,
         "left_out": left_out,
         "basis": basis,
+        **money_attrs(df, VALUATION_MONEY),  # in the frame's unit, as its sales are
     }
     return Appraisal(values, search, basis, df, evidence, read, valued, knowledge)
 

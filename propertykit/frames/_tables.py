@@ -33,6 +33,7 @@ from propertykit.errors import (
 from propertykit.frames._bodies import read_bodies
 from propertykit.frames._coercion import Sink, Unparsed, report
 from propertykit.frames._dtypes import as_arrow, typed_columns
+from propertykit.frames._money import PENCE_MEDIAN_THRESHOLD
 from propertykit.frames._records import read_histories, read_records
 from propertykit.frames._schema import (
     ARROW_ERRORS,
@@ -42,10 +43,6 @@ from propertykit.frames._schema import (
     SALE_FIELDS,
     SALE_TYPE,
 )
-
-#: A median sale price above this (5 million in major units) is taken as a sign of minor units.
-PENCE_MEDIAN_THRESHOLD = 5_000_000
-
 
 #: Columns of :func:`frame`, in order.
 COLUMNS: tuple[str, ...] = tuple(f.name for f in RECORD_FIELDS)

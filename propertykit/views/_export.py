@@ -12,7 +12,9 @@ Columns keep their types (categoricals, nullable ints, timestamps, ``saleHistory
 structs). Values whose form the service does not fix (``spatial.boundary``) are written as JSON
 text, so every file has the same schema. The GeoParquet files carry the ``geo`` metadata of
 GeoParquet 1.0 (WKB geometry, CRS as PROJJSON, bounding box of the whole frame). Row order
-across partitions is not kept.
+across partitions is not kept. Money says its unit to every reader: pandas reads ``attrs`` back
+(``money_unit``, ``currency``), and each money column's Arrow field carries ``unit``
+(``pounds`` or ``pence``) and ``currency`` in its metadata, for DuckDB, Spark and pyarrow.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from propertykit.errors import InvalidInput
+from propertykit.frames import UNIT_WORDS, money_columns_of, money_unit_of
 from propertykit.views._columns import nested_as_json
 
 if TYPE_CHECKING:
@@ -161,7 +164,23 @@ def _arrow_table(df: pd.DataFrame) -> pa.Table:
                 column["numpy_type"] = "object"
         metadata[b"pandas"] = json.dumps(described).encode()
         table = table.replace_schema_metadata(metadata)
-    return table
+    return _money_fields_said(table, df)
+
+
+def _money_fields_said(table: pa.Table, df: pd.DataFrame) -> pa.Table:
+    """``table`` with each money column's field saying its unit and currency (readers other
+    than pandas do not read ``attrs``)."""
+    import pyarrow as pa
+
+    unit, money = money_unit_of(df), set(money_columns_of(df))
+    if unit is None or not money:
+        return table
+    said = {
+        b"unit": UNIT_WORDS[unit].encode(),
+        b"currency": str(df.attrs.get("currency") or "").encode(),
+    }
+    fields = [f.with_metadata(said) if f.name in money else f for f in table.schema]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
 
 
 def _unreadable_dtype(name: Any) -> bool:

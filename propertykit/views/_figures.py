@@ -93,9 +93,15 @@ def for_display(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def money_unit(df: pd.DataFrame) -> str:
-    """The unit of the frame's money columns for titles: ``"GBP"``, ``"GBP, minor units"``."""
-    currency = df.attrs.get("currency") or "currency not stated"
-    return f"{currency}, minor units" if df.attrs.get("money_unit") == "minor" else str(currency)
+    """The unit of the frame's money columns for titles: ``"GBP"``, ``"GBP, minor units"``;
+    a frame that says no unit (``attrs["money_unit"]``) is said to: ``"unit not stated"``."""
+    from propertykit.frames import money_unit_of
+
+    unit, currency = money_unit_of(df), df.attrs.get("currency")
+    if unit is None:
+        return f"{currency}, unit not stated" if currency else "unit not stated"
+    currency = currency or "currency not stated"
+    return f"{currency}, minor units" if unit == "minor" else str(currency)
 
 
 def lower_first(text: str) -> str:

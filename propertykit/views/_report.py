@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 
 from propertykit.config import VERSION
 from propertykit.errors import InvalidInput
+from propertykit.frames import in_pounds_for
 from propertykit.text import visible
 from propertykit.views import _figures as shared
 from propertykit.views import _maps as maps
@@ -155,7 +156,8 @@ def build_report(
     """
     when = (generated_at or datetime.now(UTC)).astimezone(UTC)
     counts = _usage_counts(usage)  # refused before the figures are built, not after
-    df = shared.for_display(df)  # pounds in the report, whatever the served unit
+    money = in_pounds_for({"the frame": df}, output="the report")  # said, never assumed
+    df = money.tables["the frame"]  # pounds in the report, whatever the served unit
     notes: list[str] = []
     evidence = _evidence(df, subject, as_of, search) if subject is not None else None
     figures = _figures(df, notes)
@@ -182,6 +184,7 @@ def build_report(
         )
     notes_html = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
     lede = f"{len(df):,} properties · generated {when:%d %B %Y, %H:%M} UTC"
+    footer = _footer(df, counts=counts, source=source, when=when, streets=credit, money=money.note)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -201,7 +204,7 @@ def build_report(
 <section class="card"><h2>EPC profile</h2>{epc_profile_html(df)}</section>
 {notes_html}
 {"".join(charts[1:] if evidence is not None else charts)}
-<footer>{_footer(df, counts=counts, source=source, when=when, streets=credit)}</footer>
+<footer>{footer}</footer>
 </main>
 </body>
 </html>
@@ -442,6 +445,7 @@ def _footer(
     source: str | None,
     when: datetime,
     streets: str | None,
+    money: str,
 ) -> str:
     if counts is None:
         cost = "Request and credit usage was not recorded for this data."
@@ -467,7 +471,7 @@ def _footer(
         f"Report generated {when:%Y-%m-%d %H:%M:%S} UTC "
         f"by propertykit {html.escape(VERSION)}.</p>"
         f"<p>{html.escape(cost)}</p>"
-        "<p>Prices are shown in pounds (divided by 100 where they were served in pence). "
+        f"<p>{html.escape(money)} "
         f"{html.escape(ground)}coastlines, lakes, rivers and borders: Natural Earth "
         "(public domain).</p>"
     )

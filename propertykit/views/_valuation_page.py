@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from propertykit.errors import InvalidInput
+from propertykit.frames import money_unit_of
 from propertykit.text import short_address
 
 if TYPE_CHECKING:
@@ -118,9 +120,20 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     >>> page.count("<h3>"), "No estimate" in page, "RICS Red Book" in page
     (4, True, True)
     """
+    unit = money_unit_of(appraisal.values)  # the page shows pounds: read, never assumed
+    if unit == "minor":
+        raise InvalidInput(
+            "This appraisal is in pence and the page shows pounds: appraise df.pk.in_pounds(), "
+            "or use pk.views.comparable_evidence, which does"
+        )
     value = html.escape(value_range_text(appraisal, position))
     head = f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
     disclosure = f'<p class="disclosure">This is {html.escape(appraisal.basis["disclosure"])}.</p>'
+    if unit is None:
+        disclosure += (
+            '<p class="disclosure">The frame says no money unit (pounds or pence): its figures '
+            "are shown as given.</p>"
+        )
     sections = {
         "The property": _described(appraisal.subject(position)),
         "Comparable sales": _schedule(appraisal, position),

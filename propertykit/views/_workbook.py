@@ -7,7 +7,9 @@ share per band, share below C, certificates expired or expiring within a year) a
 "Valuation" (``df.pk.valuation()``) and "Matches" (``client.match_addresses()``), then "Notes":
 where the data came from, when, what it cost, and the caveats in plain words.
 
-Prices are numbers in pounds with a ``£`` format (divided by 100 where the service sent pence),
+Prices are numbers in pounds with a ``£`` format, each table converted by the unit it says
+(:func:`~propertykit.frames.in_pounds_for`: divided by 100 where it says pence; a table saying
+no unit beside one that does is refused; none saying one: as given, without ``£``, and said),
 dates are Excel dates, each sheet's header is frozen and filtered, columns sized to what they
 hold. Cells are written by :mod:`~propertykit.views._workbook_cells`: text from the service or a
 client's file stays text, whatever it begins with or holds.
@@ -27,14 +29,12 @@ import pandas as pd
 from propertykit.config import VERSION
 from propertykit.errors import InvalidInput
 from propertykit.frames import (
-    MINOR_PER_MAJOR,
     MINOR_UNIT_COLUMNS,
     EpcProfile,
     epc_profile,
     epc_table,
     explode_sales,
-    in_major_units,
-    is_minor,
+    in_pounds_for,
 )
 from propertykit.text import plural, visible
 from propertykit.views._files import write_atomically
@@ -73,8 +73,9 @@ def write_workbook(
         Where to write; must end in ``.xlsx``. Written whole or not at all (a temporary file
         beside it, renamed when complete); parent folders are created.
     valuation
-        ``df.pk.valuation(...)``'s frame, in the frame's money unit: a "Valuation" sheet, with
-        each property's address beside its estimate.
+        ``df.pk.valuation(...)``'s frame: a "Valuation" sheet, with each property's address
+        beside its estimate; in pounds by the unit it says (``attrs["money_unit"]``), whatever
+        ``df``'s is.
     matches
         ``client.match_addresses(...)``'s frame: a "Matches" sheet, one row per row given,
         blank ones too (the index first, as the row it came from), with ``repeats row`` (the
@@ -98,8 +99,9 @@ def write_workbook(
     Raises
     ------
     InvalidInput
-        ``path`` is not an .xlsx file, ``usage`` lacks a count, or a sheet would pass Excel's
-        1,048,576 rows (nothing is written).
+        ``path`` is not an .xlsx file, ``usage`` lacks a count, ``valuation`` or ``df`` says
+        no money unit while the other says one, or a sheet would pass Excel's 1,048,576 rows
+        (nothing is written).
 
     Examples
     --------
@@ -116,7 +118,12 @@ def write_workbook(
     if target.suffix.lower() != ".xlsx":
         raise InvalidInput(f"A workbook is written as .xlsx, not {target.name!r}")
     counts = _usage_rows(usage)  # refused before anything is written
-    pounds = in_major_units(df)
+    money = in_pounds_for(
+        {"Properties": df, "Valuation": valuation},
+        output="the workbook",
+        money={"Valuation": _VALUATION_MONEY},
+    )
+    pounds = money.tables["Properties"]
     profile = epc_profile(df, today=today)
     tables = {
         "Properties": pounds,
@@ -124,7 +131,7 @@ def write_workbook(
         "EPC": epc_table(df, today=profile.today),
     }
     if valuation is not None:
-        tables["Valuation"] = _valuation_sheet(valuation, pounds, minor=is_minor(df))
+        tables["Valuation"] = _valuation_sheet(money.tables["Valuation"], pounds)
     if matches is not None:
         tables["Matches"] = match_sheet(matches)
     too_long = [f"{name} ({len(table):,} rows)" for name, table in tables.items()
@@ -135,22 +142,24 @@ def write_workbook(
             f"{', '.join(too_long)}; split the frame, or write Parquet (df.pk.to_parquet)"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    money: dict[str, Collection[str]] = {
+    formatted: dict[str, Collection[str]] = {  # a £ format only where the unit is known
         "Properties": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
         "Sales": {*MINOR_UNIT_COLUMNS, *_POUNDS_AS_SERVED},
         "Valuation": _VALUATION_MONEY,
-    }
+    } if money.stated else {}  # fmt: skip
 
     def write(temporary: Path) -> None:
         with xlsxwriter.Workbook(temporary, {"strings_to_formulas": False}) as book:
             writer = SheetWriter(book, currency=df.attrs.get("currency"))
             for name in ("Properties", "Sales", "EPC"):
-                writer.write_table(name, tables[name], money=money.get(name, ()))
+                writer.write_table(name, tables[name], money=formatted.get(name, ()))
             _write_profile(writer, profile)
             for name in ("Valuation", "Matches"):
                 if name in tables:
-                    writer.write_table(name, tables[name], money=money.get(name, ()))
-            notes = _notes(df, profile, valuation, tables.get("Matches"), counts, source)
+                    writer.write_table(name, tables[name], money=formatted.get(name, ()))
+            notes = _notes(
+                df, profile, valuation, tables.get("Matches"), counts, source, money.note
+            )
             _write_notes(writer, notes)
 
     return write_atomically(target, write)
@@ -175,13 +184,9 @@ def _write_profile(writer: SheetWriter, profile: EpcProfile) -> None:
     _print_on_one_page_wide(sheet)
 
 
-def _valuation_sheet(valuation: pd.DataFrame, pounds: pd.DataFrame, *, minor: bool) -> pd.DataFrame:
-    """The valuation in pounds, each property's address after its id."""
+def _valuation_sheet(valuation: pd.DataFrame, pounds: pd.DataFrame) -> pd.DataFrame:
+    """The valuation (in pounds already), each property's address after its id."""
     table = valuation.copy()
-    if minor and valuation.attrs.get("money_unit") != "major":
-        for column in _VALUATION_MONEY:
-            if column in table.columns:
-                table[column] = pd.to_numeric(table[column], errors="coerce") / MINOR_PER_MAJOR
     name = "address.displayAddress"
     if {"propertyId", name} <= set(pounds.columns) and "propertyId" in table.columns:
         addresses = pounds.drop_duplicates("propertyId").set_index("propertyId")[name]
@@ -231,6 +236,7 @@ def _notes(
     matches: pd.DataFrame | None,
     counts: list[tuple[str, str]],
     source: str | None,
+    money: str,
 ) -> list[tuple[str, str]]:
     """What the notes sheet says, as (what, detail) rows, in plain words."""
     when = datetime.now(UTC)
@@ -245,12 +251,11 @@ def _notes(
         )
     notes += counts
     notes.append(("Properties", _properties_note(df)))
-    served = "served in pence, divided by 100" if is_minor(df) else "served in pounds"
     notes.append(
         (
             "Money",
-            f"Columns with a £ format are in pounds ({served}). Other amounts (ground rent, "
-            "service charge, council tax) are as the service sent them.",
+            f"{money} Other amounts (ground rent, service charge, council tax) are as the "
+            "service sent them.",
         )
     )
     notes.append(

@@ -195,6 +195,7 @@ def test_prices_are_pounds_when_served_in_pence(
                 record["pricing"][name] *= 100
     served = pk.frame(pence, money_unit="minor")
     valuation = pd.DataFrame({"propertyId": ["PK00000000"], "estimate": [25_000_000.0]})
+    valuation.attrs["money_unit"] = "minor"  # a table of one's own says its unit
     path = write_workbook(served, tmp_path / "pence.xlsx", valuation=valuation, today=TODAY)
     workbook = openpyxl.load_workbook(path)
     first = rows_of(workbook["Properties"])[0]
@@ -364,3 +365,110 @@ def test_the_matches_sheet_keeps_blank_rows_says_repeats_and_flags_formulas(
     notes = notes_of(workbook)["Matches"]
     assert "1 row repeats an earlier row (repeats row)" in notes
     assert "3 rows flagged (flag)" in notes
+
+
+# -- money as data: each table in pounds by the unit it says ----------------------------------
+
+#: Homes of :func:`small_world` that have enough comparables to be valued.
+VALUED_IN_SMALL_WORLD = ["PK00000035", "PK00000044"]
+
+
+@pytest.fixture(scope="module")
+def small_world() -> list[dict[str, Any]]:
+    """1,000 sandbox homes (in pounds): the smallest world where a few are valued."""
+    from propertykit.sandbox import generate_records
+
+    return generate_records(1000)
+
+
+@pytest.fixture(scope="module")
+def small_world_frame(small_world: list[dict[str, Any]]) -> pd.DataFrame:
+    return pk.frame(small_world)
+
+
+def the_valued(df: pd.DataFrame) -> pd.DataFrame:
+    """The valued homes' rows only (what a book holds; a workbook of them is quick to write)."""
+    return df[df["propertyId"].isin(VALUED_IN_SMALL_WORLD)]
+
+
+@pytest.fixture(scope="module")
+def small_world_in_pence(small_world: list[dict[str, Any]]) -> pd.DataFrame:
+    """The same homes served in pence, said (``money_unit="minor"``)."""
+    pence = copy.deepcopy(small_world)
+    for record in pence:
+        for sale in record.get("saleHistory") or []:
+            sale["price"] *= 100
+        for name in ("estimatedSaleValue", "currentSalePrice"):
+            if record["pricing"].get(name) is not None:
+                record["pricing"][name] *= 100
+    return pk.frame(pence, money_unit="minor")
+
+
+@pytest.fixture(scope="module")
+def estimates(small_world_frame: pd.DataFrame) -> list[float]:
+    """The estimates in pounds, from the frame in pounds: what every workbook must show."""
+    values = small_world_frame.pk.valuation(VALUED_IN_SMALL_WORLD, as_of=TODAY)
+    assert values["estimate"].notna().all()
+    return values["estimate"].tolist()
+
+
+def written_estimates(path: Path) -> list[float]:
+    return [row["estimate"].value for row in rows_of(openpyxl.load_workbook(path)["Valuation"])]
+
+
+def test_a_valuation_in_pounds_beside_a_frame_in_pence_is_written_in_pounds_not_100_times_less(
+    small_world_in_pence: pd.DataFrame, estimates: list[float], tmp_path: Path
+) -> None:
+    # Issue 54: appraise replaced attrs, so the workbook took this valuation for pence.
+    valuation = small_world_in_pence.pk.in_pounds().pk.valuation(VALUED_IN_SMALL_WORLD, as_of=TODAY)
+    path = write_workbook(
+        the_valued(small_world_in_pence), tmp_path / "b.xlsx", valuation=valuation
+    )
+    assert written_estimates(path) == pytest.approx(estimates)
+    workbook = openpyxl.load_workbook(path)
+    assert "Properties served in pence, divided by 100" in notes_of(workbook)["Money"]
+    assert "Valuation in pounds as given" in notes_of(workbook)["Money"]
+    first = rows_of(workbook["Valuation"])[0]["estimate"]
+    assert "£" in first.number_format
+
+
+def test_a_valuation_in_pence_beside_a_frame_in_pounds_is_written_in_pounds_not_100_times_more(
+    small_world_frame: pd.DataFrame,
+    small_world_in_pence: pd.DataFrame,
+    estimates: list[float],
+    tmp_path: Path,
+) -> None:
+    valuation = small_world_in_pence.pk.valuation(VALUED_IN_SMALL_WORLD, as_of=TODAY)
+    assert valuation["estimate"].tolist() == pytest.approx([e * 100 for e in estimates])
+    book = the_valued(small_world_frame)
+    path = write_workbook(book, tmp_path / "b.xlsx", valuation=valuation)
+    assert written_estimates(path) == pytest.approx(estimates)
+    in_pence = the_valued(small_world_in_pence)
+    pence_too = write_workbook(in_pence, tmp_path / "c.xlsx", valuation=valuation)
+    assert written_estimates(pence_too) == pytest.approx(estimates)
+    sales = [row["price"].value for row in rows_of(openpyxl.load_workbook(pence_too)["Sales"])]
+    assert sales == book.pk.sales()["price"].tolist()
+
+
+def test_a_valuation_that_lost_its_unit_beside_a_frame_is_refused_before_writing(
+    small_world_in_pence: pd.DataFrame, estimates: list[float], tmp_path: Path
+) -> None:
+    valuation = pd.DataFrame(
+        {"propertyId": VALUED_IN_SMALL_WORLD, "estimate": estimates}
+    )  # e.g. merged with a table of one's own: pandas drops attrs that differ
+    with pytest.raises(InvalidInput, match="Valuation says no money unit while Properties is in"):
+        write_workbook(the_valued(small_world_in_pence), tmp_path / "b.xlsx", valuation=valuation)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_concat_of_pence_and_pounds_is_flagged_and_written_without_a_pound_sign(
+    small_world_frame: pd.DataFrame, small_world_in_pence: pd.DataFrame, tmp_path: Path
+) -> None:
+    pounds = small_world_frame
+    mixed = pd.concat([small_world_in_pence.iloc[:20], pounds.iloc[20:40]], ignore_index=True)
+    with pytest.warns(pk.errors.MinorUnitsWarning, match="says no money unit"):
+        path = write_workbook(mixed, tmp_path / "mixed.xlsx")
+    workbook = openpyxl.load_workbook(path)
+    assert "no unit (pounds or pence)" in notes_of(workbook)["Money"]
+    value = rows_of(workbook["Properties"])[0]["pricing.estimatedSaleValue"]
+    assert "£" not in value.number_format  # not said to be pounds: no sign

@@ -70,3 +70,20 @@ def test_nested_columns_can_be_kept_or_dropped(properties: pd.DataFrame) -> None
     dropped = to_geodataframe(properties, nested="drop")
     assert "saleHistory" not in dropped.columns and "spatial.boundary" not in dropped.columns
     assert "propertyId" in dropped.columns
+
+
+def test_a_parquet_dataset_says_its_money_unit_to_pandas_and_to_other_readers(
+    properties: pd.DataFrame, tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    from propertykit.frames import money_unit_of
+
+    pence = properties.head(30).copy()
+    pence.attrs = {**properties.attrs, "money_unit": "minor"}
+    folder = pence.pk.to_parquet(tmp_path / "book")
+    assert money_unit_of(pd.read_parquet(folder)) == "minor"  # pandas reads attrs back
+    schema = pq.read_schema(next(folder.rglob("*.parquet")))  # DuckDB and Spark read fields
+    said = {b"unit": b"pence", b"currency": b"GBP"}
+    assert schema.field("pricing.estimatedSaleValue").metadata == said
+    assert schema.field("floorAreaSqM").metadata is None

@@ -126,3 +126,21 @@ def test_at_400_px_nothing_overflows_and_the_schedule_scrolls_in_its_card(
         page.page.context.close()
     assert seen["out"] == [] and seen["pageWidth"] <= seen["window"]
     assert seen["scrolls"] and seen["fits"]
+
+
+def test_an_appraisal_in_pence_is_refused_by_the_page_that_shows_pounds() -> None:
+    import warnings
+
+    import propertykit as pk
+    from propertykit.sandbox import generate_records
+    from propertykit.views._valuation_page import evidence_html
+
+    served = pk.frame(generate_records(300), money_unit="minor")  # said to be pence
+    subject = str(served["propertyId"].iloc[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pk.errors.FewPairsWarning)
+        appraisal = pk.frames.appraise(served, [subject], as_of=VALUED_AS_OF)
+        in_pounds = pk.views.comparable_evidence(served, subject, as_of=VALUED_AS_OF)
+    with pytest.raises(InvalidInput, match="This appraisal is in pence"):
+        evidence_html(appraisal)
+    assert "£" in evidence_html(in_pounds)  # the views' own appraisal is in pounds

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from propertykit.errors import InvalidInput
+from propertykit.errors import InvalidInput, MoneyUnitWarning
 from propertykit.views import build_report, write_report
 
 WHEN = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
@@ -131,3 +131,44 @@ def test_a_written_report_is_made_as_any_file_is_not_owner_only(
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # before: 0600, from tempfile.mkstemp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.html"]  # nothing left beside
+
+
+def in_pence(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as the vepler profile serves it: its prices in pence, said."""
+    from propertykit.frames import MINOR_UNIT_COLUMNS
+
+    pence = df.copy()
+    for column in ("pricing.estimatedSaleValue", "pricing.currentSalePrice"):
+        assert column in MINOR_UNIT_COLUMNS
+        pence[column] = pence[column] * 100
+    pence.attrs = {**df.attrs, "money_unit": "minor", "money_unit_assumed": False}
+    return pence
+
+
+def summary_median(page: str) -> str:
+    found = re.search(r"Median estimated sale value \(([^)]*)\)</th><td class=\"number\">([^<]*)<",
+                      page)  # fmt: skip
+    assert found is not None
+    return f"{found[2]} ({found[1]})"
+
+
+def test_a_report_shows_the_same_pounds_from_a_frame_in_pence_and_in_pounds(
+    properties: pd.DataFrame,
+) -> None:
+    book = properties.head(20)
+    median = f"{book['pricing.estimatedSaleValue'].median():,.0f} (GBP)"
+    from_pounds = build_report(book, generated_at=WHEN)
+    from_pence = build_report(in_pence(book), generated_at=WHEN)
+    assert summary_median(from_pounds) == summary_median(from_pence) == median
+    assert "the frame served in pence, divided by 100" in from_pence[from_pence.index("<footer>") :]
+
+
+def test_a_report_of_a_frame_that_says_no_unit_says_so_and_warns(
+    properties: pd.DataFrame,
+) -> None:
+    book = properties.head(20)
+    mixed = pd.concat([in_pence(book.iloc[:10]), book.iloc[10:]])  # attrs differ: dropped
+    with pytest.warns(MoneyUnitWarning, match="the frame in the report says no money unit"):
+        page = build_report(mixed, generated_at=WHEN)
+    assert summary_median(page).endswith("(unit not stated)")
+    assert "the frame says no unit (pounds or pence)" in page[page.index("<footer>") :]
