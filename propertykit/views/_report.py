@@ -72,6 +72,7 @@ footer { color: #444; font-size: 13px; border-top: 1px solid #ddd; margin-top: 3
   section.card { box-shadow: none; border: 1px solid #ddd; margin: 0 0 8mm;
                  break-inside: avoid; page-break-inside: avoid; }
   section.card.evidence { break-inside: auto; page-break-inside: auto; }
+  .pk-figure { break-inside: avoid; page-break-inside: avoid; }
   .pk-val tr, .pk-val p { break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   footer { break-inside: avoid; }
@@ -173,8 +174,9 @@ def build_report(
             default_height="480px",
         )
         kind = "card"
-        if heading == EVIDENCE and evidence is not None:
-            body, kind = evidence_html(evidence) + body, "card evidence"
+        if heading == EVIDENCE and evidence is not None:  # the map kept whole on one page
+            body = f'{evidence_html(evidence)}<div class="pk-figure">{body}</div>'
+            kind = "card evidence"
         charts.append(f'<section class="{kind}"><h2>{html.escape(heading)}</h2>{body}</section>')
     if not figures:
         charts.append(
@@ -294,7 +296,8 @@ def _evidence(
 
 
 def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
-    """The report's figures; ones whose columns are missing are left out with a note."""
+    """The report's figures; ones whose columns are missing, or with nothing to show, are left
+    out with a note."""
     wanted: list[tuple[str, Callable[[], go.Figure]]] = [
         ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
         ("A price index you can trust", lambda: _price_index_section(df)),
@@ -330,6 +333,10 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
                 notes.append(f"{heading}: not drawn ({error}).")
                 continue
         notes.extend(f"{heading}: {_plain(w.message)}" for w in caught)
+        empty = figure.layout.meta.get("no_data") if isinstance(figure.layout.meta, dict) else None
+        if empty:  # an empty panel is left out, with a line saying why
+            notes.append(f"{heading}: left out, nothing to show ({empty}).")
+            continue
         figures.append((heading, figure))
     return figures
 

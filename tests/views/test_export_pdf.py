@@ -28,6 +28,7 @@ from propertykit.sandbox import generate_records
 from propertykit.views import build_report, write_report
 from propertykit.views._static import print_pdf
 from tests._system import require
+from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 from tests.views.tile_server import TileServer
 
 pytestmark = pytest.mark.timeout(600)
@@ -184,3 +185,27 @@ def test_a_browser_that_cannot_print_is_said_in_plain_words(
     (tmp_path / "page.html").write_text("<h1>Hi</h1>")
     with pytest.raises(pk.ConfigError, match=r"The browser could not print the PDF \(/bin/false\)"):
         print_pdf(tmp_path / "page.html", tmp_path / "page.pdf")
+
+
+def test_the_valuation_map_is_whole_on_one_page_and_no_panel_is_empty(
+    valued_frame: pd.DataFrame, tmp_path: Path, system_chromium: str
+) -> None:
+    """The comparables' map: its title and its figure on one page (they were split across pages
+    1 and 2); a panel with nothing to show is left out with a line saying why."""
+    _require_tools()
+    home = valued_frame.set_index("propertyId").loc[VALUED_SUBJECT]
+    near = valued_frame[
+        (valued_frame["spatial.lat"] - home["spatial.lat"]).abs().lt(0.05)
+        & (valued_frame["spatial.lng"] - home["spatial.lng"]).abs().lt(0.08)
+    ]
+    out = write_report(near, tmp_path / "valued.pdf", subject=VALUED_SUBJECT, as_of=VALUED_AS_OF)
+    count = int(re.search(r"^Pages:\s+(\d+)", _run("pdfinfo", str(out)), re.M).group(1))  # type: ignore[union-attr]
+    pages = [
+        _run("pdftotext", "-layout", "-f", str(n), "-l", str(n), str(out), "-")
+        for n in range(1, count + 1)
+    ]
+    titled = [n for n, text in enumerate(pages) if "Comparable sales of" in text]
+    drawn = [n for n, text in enumerate(pages) if "Searched within" in text]
+    assert len(titled) == 1 and titled == drawn, (titled, drawn)
+    text = " ".join(pages)
+    assert "No data:" not in text and "no data (" not in text
