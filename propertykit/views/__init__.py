@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from propertykit.views._geo import to_geodataframe
     from propertykit.views._maps import property_map
     from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
-    from propertykit.views._report import build_report, write_report
+    from propertykit.views._report import build_report, check_report, write_report
     from propertykit.views._static import use_system_browser
     from propertykit.views._street import bake_tiles
     from propertykit.views._tile_source import OSM_TILES
@@ -32,7 +32,12 @@ if TYPE_CHECKING:
         comparable_evidence,
         comparables_map,
     )
-    from propertykit.views._valuation_page import evidence_html, value_range_text
+    from propertykit.views._valuation_page import (
+        date_note,
+        evidence_html,
+        range_only,
+        value_range_text,
+    )
     from propertykit.views._workbook import write_workbook
 
 #: public name -> the module that defines it (imported on first access)
@@ -48,13 +53,16 @@ _LAZY = {
     "epc_price_chart": "plots",
     "price_trend": "plots",
     "build_report": "report",
+    "check_report": "report",
     "write_report": "report",
     "use_system_browser": "static",
     "OSM_TILES": "tile_source",
     "bake_tiles": "street",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
+    "date_note": "valuation_page",
     "evidence_html": "valuation_page",
+    "range_only": "valuation_page",
     "value_range_text": "valuation_page",
     "write_workbook": "workbook",
 }
@@ -64,14 +72,17 @@ __all__ = [
     "WGS84",
     "bake_tiles",
     "build_report",
+    "check_report",
     "comparable_evidence",
     "comparables_map",
+    "date_note",
     "epc_chart",
     "epc_price_chart",
     "epc_trend_chart",
     "evidence_html",
     "price_trend",
     "property_map",
+    "range_only",
     "read_boundaries",
     "to_geodataframe",
     "to_geoparquet",

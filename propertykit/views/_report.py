@@ -249,10 +249,8 @@ def write_report(
     >>> out.suffix, out.stat().st_size > 1_000_000
     ('.html', True)
     """
-    target = Path(path).expanduser().resolve()
+    target = check_report(path, tiles=tiles, attribution=attribution)
     suffix = target.suffix.lower()
-    if suffix not in (".html", ".htm", ".pdf"):
-        raise InvalidInput(f"A report is written as .html or .pdf, not {target.name!r}")
     target.parent.mkdir(parents=True, exist_ok=True)
     page = build_report(df, tiles=tiles, attribution=attribution, **kwargs)
     if suffix != ".pdf":
@@ -262,6 +260,46 @@ def write_report(
         source = Path(folder) / "report.html"
         source.write_text(page, encoding="utf-8")
         write_atomically(target, lambda out: static.print_pdf(source, out))
+    return target
+
+
+def check_report(
+    path: str | os.PathLike[str],
+    *,
+    tiles: str | TileProvider | None = None,
+    attribution: str | None = None,
+) -> Path:
+    """Every check a report can make before anything is fetched for it: the file's format, its
+    place, what a PDF needs (Playwright and a browser), the street tiles' template and credit
+    (and Pillow to draw them). The absolute path to write.
+
+    Raises
+    ------
+    InvalidInput
+        Not ``.html``/``.htm``/``.pdf``, a folder, a place that cannot be written, or tiles that
+        are not an address template.
+    propertykit.ConfigError
+        A PDF without the ``export`` extra or a browser; tiles without Pillow.
+
+    Examples
+    --------
+    >>> check_report("report.docx")
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: A report is written as .html or .pdf, not 'report.docx'
+    """
+    target = Path(path).expanduser().resolve()
+    if target.suffix.lower() not in (".html", ".htm", ".pdf"):
+        raise InvalidInput(f"A report is written as .html or .pdf, not {target.name!r}")
+    if target.is_dir():
+        raise InvalidInput(f"{target} is a folder: name the report's file")
+    existing = next(folder for folder in (target.parent, *target.parents) if folder.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise InvalidInput(f"The report cannot be written in {existing}: not a writable folder")
+    if target.suffix.lower() == ".pdf":
+        static.pdf_ready()
+    if tiles is not None:
+        street.check_tiles(tiles, attribution)
     return target
 
 

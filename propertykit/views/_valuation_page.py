@@ -159,8 +159,8 @@ def date_note(appraisal: Appraisal, position: int = 0, *, today: Any = None) -> 
 
 
 def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool = True) -> str:
-    """The comparable evidence of one subject as HTML: the value (unless ``with_range=False``),
-    why its date is earlier than today, the disclosure (over an estimate only), the property, the
+    """The comparable evidence of one subject as HTML: the value and why its date is earlier
+    than today (unless ``with_range=False``), the disclosure (over an estimate only), the property, the
     schedule, the reconciliation, the basis and the method.
 
     Examples
@@ -174,9 +174,10 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     (5, True, False)
     """
     value = html.escape(value_range_text(appraisal, position))
-    head = f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
-    dated = date_note(appraisal, position)
-    head += f'<p class="as-of">{html.escape(dated)}</p>' if dated else ""
+    head, dated = "", date_note(appraisal, position)
+    if with_range:
+        head = f'<p class="value-range"><strong>{value}</strong></p>'
+        head += f'<p class="as-of">{html.escape(dated)}</p>' if dated else ""
     if estimated(appraisal, position):
         disclosure = html.escape(appraisal.basis["disclosure"])
         head += f'<p class="disclosure">This is {disclosure}.</p>'
