@@ -127,7 +127,9 @@ def comparables_map(
     extent = context.fit_extent(
         np.r_[circle_lng, drawn["lng"], x], np.r_[circle_lat, drawn["lat"], y], pad=0.04
     )
-    coast = chosen == "outline" and _on_land(np.r_[drawn["lng"], x], np.r_[drawn["lat"], y]).all()
+    coast = chosen == "outline" and bool(
+        _on_land(np.r_[drawn["lng"], x], np.r_[drawn["lat"], y]).all()
+    )
     figure = go.Figure(ground.outline_traces(extent) if coast else None)
     figure.add_traces([
         go.Scatter(x=circle_lng.round(6), y=circle_lat.round(6), mode="lines", hoverinfo="skip",
@@ -188,7 +190,8 @@ def _metres(lng: float, lat: float, lngs: np.ndarray, lats: np.ndarray) -> np.nd
     p1, p2 = math.radians(lat), np.radians(lats)
     dlat, dlng = p2 - p1, np.radians(lngs - lng)
     h = np.sin(dlat / 2) ** 2 + math.cos(p1) * np.cos(p2) * np.sin(dlng / 2) ** 2
-    return 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))
+    metres: np.ndarray = 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))
+    return metres
 
 
 @functools.cache
@@ -208,7 +211,10 @@ def _off_land_m(lng: np.ndarray, lat: np.ndarray) -> np.ndarray:
     if not len(lng):
         return np.zeros(0)
     far = shapely.distance(_land(), shapely.points(lng, lat))
-    return np.asarray(far, dtype=float) * 111_000 * np.cos(np.radians(lat)).clip(0.5, 1)
+    metres: np.ndarray = (
+        np.asarray(far, dtype=float) * 111_000 * np.cos(np.radians(lat)).clip(0.5, 1)
+    )
+    return metres
 
 
 def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:

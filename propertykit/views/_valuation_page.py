@@ -160,8 +160,8 @@ def date_note(appraisal: Appraisal, position: int = 0, *, today: Any = None) -> 
 
 def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool = True) -> str:
     """The comparable evidence of one subject as HTML: the value and why its date is earlier
-    than today (unless ``with_range=False``), the disclosure (over an estimate only), the property, the
-    schedule, the reconciliation, the basis and the method.
+    than today (unless ``with_range=False``), the disclosure (over an estimate only), the
+    property, the schedule, the reconciliation, the basis and the method.
 
     Examples
     --------
@@ -223,7 +223,7 @@ def _home(sale: Any) -> str:
     address = short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId)
     new = NEW_BUILD[_text(getattr(sale, "newBuild", None), yes_no=True)]
     beds = getattr(sale, "beds", None)
-    rooms = "bedrooms not recorded" if _text(beds) == "—" else plural(int(beds), "bedroom")
+    rooms = "bedrooms not recorded" if _text(beds) == "—" else plural(int(str(beds)), "bedroom")
     kind = ", ".join([_text(sale.propertyType), rooms, _text(getattr(sale, "tenure", None)), new])
     own = f'<br><strong class="own">{OWN_SALE}</strong>' if bool(sale.own_sale) else ""
     return f'{html.escape(address)}<br><span class="d">{html.escape(kind)}</span>{own}'

@@ -3,7 +3,6 @@ with a calculator (the value, the property, the schedule, the reconciliation, th
 
 from __future__ import annotations
 
-
 import html as markup
 import math
 import re
@@ -240,12 +239,19 @@ def test_the_schedule_says_distance_and_bedrooms_and_marks_the_own_sale(df):
     assert len(rows) == len(table)
     for shown, sale in zip(rows, table.itertuples(index=False), strict=True):
         away = sale.distance_m
-        said = f"{away:,.0f}\N{NO-BREAK SPACE}m" if away < 1000 else f"{away / 1000:,.1f}\N{NO-BREAK SPACE}km"
+        said = (
+            f"{away:,.0f}\N{NO-BREAK SPACE}m"
+            if away < 1000
+            else f"{away / 1000:,.1f}\N{NO-BREAK SPACE}km"
+        )
         assert said in shown
         beds = "bedrooms not recorded" if pd.isna(sale.beds) else f"{sale.beds} bedroom"
         assert beds in shown
         assert ("own earlier sale" in shown) == bool(sale.own_sale)
-        assert f"{sale.date.day}\N{NO-BREAK SPACE}{sale.date:%B}\N{NO-BREAK SPACE}{sale.date:%Y}" in shown
+        assert (
+            f"{sale.date.day}\N{NO-BREAK SPACE}{sale.date:%B}\N{NO-BREAK SPACE}{sale.date:%Y}"
+            in shown
+        )
 
 
 def test_the_own_earlier_sale_is_marked_and_tied_to_the_reconciliation(df):
