@@ -135,10 +135,12 @@ def pdf_ready() -> str:
     True
     """
     try:
-        found = importlib.util.find_spec("playwright.sync_api")
+        found = all(
+            importlib.util.find_spec(name) for name in ("playwright", "playwright.sync_api")
+        )
     except (ImportError, ValueError):  # the package absent, or its import blocked
-        found = None
-    if found is None:
+        found = False
+    if not found:
         raise ConfigError(
             "Writing a PDF needs Playwright: pip install 'propertykit[export]' "
             "(it drives your installed Chrome or Chromium; no browser is downloaded)"
