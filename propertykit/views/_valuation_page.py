@@ -27,18 +27,18 @@ STYLE = (
     ".pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
     ".pk-val .comparables th,.pk-val .comparables td{padding:2px 3px}"
     ".pk-val .comparables th.n{white-space:normal}"
-    ".pk-val .comparables td:nth-child(2){min-width:8.5em}"
+    ".pk-val .comparables td:nth-child(2){min-width:7.5em}"
     ".pk-val .own{color:#8a5300;font-size:12px}.pk-val .as-of{color:#5a3a00}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
 TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
 #: The schedule as shown: heading, and whether it is a number (right-aligned).
-#: The home sold is its address over its type, tenure and new build (one column, so that the
-#: arithmetic's columns fit 590 px of notebook output and an A4 page).
+#: The home sold is its address over its distance from the subject, type, bedrooms, tenure and
+#: new build (one column, so that the arithmetic's columns fit 590 px of notebook output and an
+#: A4 page); the date sold may break before its year.
 SCHEDULE = (
-    ("#", True), ("Home sold", False), ("Sold", False), ("Away", True), ("Area m²", True),
-    ("Price £", True), ("Time adj.", True), ("Size adj.", True), ("£/m² used", True),
-    ("Weight", True),
+    ("#", True), ("Home sold", False), ("Sold", False), ("Area m²", True), ("Price £", True),
+    ("Time adj.", True), ("Size adj.", True), ("£/m² used", True), ("Weight", True),
 )  # fmt: skip
 NEW_BUILD = {"yes": "new build", "no": "not new build", "—": "new build not recorded"}
 #: The property described: its field in ``Appraisal.subject`` -> its name.
@@ -224,7 +224,10 @@ def _home(sale: Any) -> str:
     new = NEW_BUILD[_text(getattr(sale, "newBuild", None), yes_no=True)]
     beds = getattr(sale, "beds", None)
     rooms = "bedrooms not recorded" if _text(beds) == "—" else plural(int(str(beds)), "bedroom")
-    kind = ", ".join([_text(sale.propertyType), rooms, _text(getattr(sale, "tenure", None)), new])
+    away = f"{away_text(float(sale.distance_m))} away"
+    kind = ", ".join(
+        [away, _text(sale.propertyType), rooms, _text(getattr(sale, "tenure", None)), new]
+    )
     own = f'<br><strong class="own">{OWN_SALE}</strong>' if bool(sale.own_sale) else ""
     return f'{html.escape(address)}<br><span class="d">{html.escape(kind)}</span>{own}'
 
@@ -254,8 +257,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
         _row([
             str(number),
             _home(sale),
-            day_text(sale.date).replace(" ", NBSP),
-            away_text(float(sale.distance_m)),
+            day_text(sale.date).replace(" ", NBSP, 1),
             f"{sale.floorAreaSqM:,.1f}",
             f"{sale.price:,.0f}",
             _percent(sale.time_adjustment),
@@ -294,8 +296,8 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
     """How the schedule makes the estimate, in words a calculator follows."""
     said = [
         f"£/m² used = price ÷ floor area {TIMES} (1 + time adj.) {TIMES} (1 + size adj.); time "
-        "adj. brings the price to the valuation date, size adj. to the subject's floor area. "
-        "Away: straight-line distance from the subject."
+        "adj. brings the price to the valuation date, size adj. to the subject's floor area; "
+        "away: the straight-line distance from the subject."
     ]
     own = own_rows(table)
     if own:
