@@ -154,7 +154,7 @@ def date_note(appraisal: Appraisal, position: int = 0, *, today: Any = None) -> 
         return ""
     return (
         f"Valued as of {day_text(as_of)}, {age_text(as_of, now)} before today "
-        f"({day_text(now)}), because {appraisal.basis['as_of_why']}."
+        f"({day_text(now)}). Why this date: {appraisal.basis['as_of_why']}."
     )
 
 
