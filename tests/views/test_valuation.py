@@ -269,3 +269,23 @@ def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):
     assert bool(row["calibrated"]) and band["calibrated_on"] >= 200
     text = value_range_text(found)
     assert f"8 in 10 of {band['calibrated_on']:,} earlier sales" in text
+
+
+def test_no_comparable_is_drawn_in_the_sea(df):
+    """A home's place 3 km or more off the land outline is implausible: not drawn as if fine,
+    the title says which rows; a home outside the coarse coastline leaves the coastline out."""
+    found = comparable_evidence(df, SUBJECT, as_of=AS_OF)
+    rows = len(found.schedule(0))
+    at_sea = df.copy()  # the same homes, every one moved 200 km east: the North Sea
+    at_sea["spatial.lng"] = at_sea["spatial.lng"] + 3.0
+    figure = comparables_map(at_sea, SUBJECT, as_of=AS_OF, basemap="outline")
+    drawn = traces(figure)
+    assert len(drawn[COLOUR_TITLE].x) == 0
+    listed = ", ".join(str(n) for n in range(1, rows + 1))
+    assert f"not drawn: row {listed}, whose recorded place is not plausible" in (
+        figure.layout.title.text
+    )
+    assert not any(trace.meta == "basemap" for trace in figure.data)  # no sea drawn round it
+    assert "no coastline" in figure.layout.title.text
+    at_home = comparables_map(df, SUBJECT, as_of=AS_OF, basemap="outline")
+    assert "not drawn" not in at_home.layout.title.text and at_home.layout.meta["coastline"]
