@@ -17,11 +17,11 @@ from propertykit.client import Client, check_subject_id, held_in
 from propertykit.errors import InvalidInput, PropertyKitError
 from propertykit.frames import ValuationSearch, check_as_of
 from propertykit.text import plural
-from propertykit.views import OSM_TILES, write_report
+from propertykit.views import OSM_TILES, check_report, write_report
 
 #: Metres about a subject not among ``--ids`` whose homes of its type and size are fetched as its
 #: evidence (and within which its comparables are searched).
-DEFAULT_RADIUS_M = 2000.0
+DEFAULT_RADIUS_M = 5000.0  # as the ValuationForm's: values 27 of the sandbox's first 60 homes
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +83,9 @@ def fetch_subject(
 
 
 def checked(args: argparse.Namespace) -> tuple[pd.Timestamp | None, ValuationSearch]:
-    """Every input of a valuation (date, subject's id, search), checked before anything opens."""
+    """Every input (the file, its format and what it needs, the tiles, the valuation's date,
+    subject's id and search), checked before anything opens or is sent."""
+    check_report(args.out, tiles=args.tiles, attribution=args.attribution)
     if args.sample is not None and args.sample < 1:
         raise InvalidInput("--sample needs a positive number of properties")
     if args.ids is None and args.sample is None and args.subject is None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from propertykit.views._maps import property_map
     from propertykit.views._match_sheet import match_sheet
     from propertykit.views._plots import epc_chart, epc_price_chart, price_trend
-    from propertykit.views._report import build_report, write_report
+    from propertykit.views._report import build_report, check_report, write_report
     from propertykit.views._static import use_system_browser
     from propertykit.views._street import bake_tiles
     from propertykit.views._tile_source import OSM_TILES
@@ -33,7 +33,12 @@ if TYPE_CHECKING:
         comparable_evidence,
         comparables_map,
     )
-    from propertykit.views._valuation_page import evidence_html, value_range_text
+    from propertykit.views._valuation_page import (
+        date_note,
+        evidence_html,
+        range_only,
+        value_range_text,
+    )
     from propertykit.views._workbook import write_workbook
 
 #: public name -> the module that defines it (imported on first access)
@@ -50,13 +55,16 @@ _LAZY = {
     "epc_price_chart": "plots",
     "price_trend": "plots",
     "build_report": "report",
+    "check_report": "report",
     "write_report": "report",
     "use_system_browser": "static",
     "OSM_TILES": "tile_source",
     "bake_tiles": "street",
     "comparable_evidence": "valuation",
     "comparables_map": "valuation",
+    "date_note": "valuation_page",
     "evidence_html": "valuation_page",
+    "range_only": "valuation_page",
     "value_range_text": "valuation_page",
     "write_workbook": "workbook",
 }
@@ -66,8 +74,10 @@ __all__ = [
     "WGS84",
     "bake_tiles",
     "build_report",
+    "check_report",
     "comparable_evidence",
     "comparables_map",
+    "date_note",
     "epc_chart",
     "epc_price_chart",
     "epc_trend_chart",
@@ -75,6 +85,7 @@ __all__ = [
     "match_sheet",
     "price_trend",
     "property_map",
+    "range_only",
     "read_boundaries",
     "to_geodataframe",
     "to_geoparquet",

@@ -162,10 +162,12 @@ def legend_square(name: str, colour: str, *, outline: str, width: float) -> go.S
 
 
 def empty_figure(title: str, reason: str) -> go.Figure:
-    """A figure whose title and centred note say there is no data, and why."""
+    """A figure whose title and centred note say there is no data, and why (``layout.meta``
+    holds ``{"no_data": reason}``, so a report can leave the panel out and say why)."""
     figure = go.Figure()
     figure.update_layout(
         template=TEMPLATE,
+        meta={"no_data": reason},
         title=f"{title}: no data ({reason})",
         xaxis_visible=False,
         yaxis_visible=False,

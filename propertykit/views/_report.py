@@ -73,6 +73,7 @@ footer { color: #444; font-size: 13px; border-top: 1px solid #ddd; margin-top: 3
   section.card { box-shadow: none; border: 1px solid #ddd; margin: 0 0 8mm;
                  break-inside: avoid; page-break-inside: avoid; }
   section.card.evidence { break-inside: auto; page-break-inside: auto; }
+  .pk-figure { break-inside: avoid; page-break-inside: avoid; }
   .pk-val tr, .pk-val p { break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   footer { break-inside: avoid; }
@@ -175,8 +176,9 @@ def build_report(
             default_height="480px",
         )
         kind = "card"
-        if heading == EVIDENCE and evidence is not None:
-            body, kind = evidence_html(evidence) + body, "card evidence"
+        if heading == EVIDENCE and evidence is not None:  # the map kept whole on one page
+            body = f'{evidence_html(evidence)}<div class="pk-figure">{body}</div>'
+            kind = "card evidence"
         charts.append(f'<section class="{kind}"><h2>{html.escape(heading)}</h2>{body}</section>')
     if not figures:
         charts.append(
@@ -250,10 +252,8 @@ def write_report(
     >>> out.suffix, out.stat().st_size > 1_000_000
     ('.html', True)
     """
-    target = Path(path).expanduser().resolve()
+    target = check_report(path, tiles=tiles, attribution=attribution)
     suffix = target.suffix.lower()
-    if suffix not in (".html", ".htm", ".pdf"):
-        raise InvalidInput(f"A report is written as .html or .pdf, not {target.name!r}")
     target.parent.mkdir(parents=True, exist_ok=True)
     page = build_report(df, tiles=tiles, attribution=attribution, **kwargs)
     if suffix != ".pdf":
@@ -263,6 +263,46 @@ def write_report(
         source = Path(folder) / "report.html"
         source.write_text(page, encoding="utf-8")
         write_atomically(target, lambda out: static.print_pdf(source, out))
+    return target
+
+
+def check_report(
+    path: str | os.PathLike[str],
+    *,
+    tiles: str | TileProvider | None = None,
+    attribution: str | None = None,
+) -> Path:
+    """Every check a report can make before anything is fetched for it: the file's format, its
+    place, what a PDF needs (Playwright and a browser), the street tiles' template and credit
+    (and Pillow to draw them). The absolute path to write.
+
+    Raises
+    ------
+    InvalidInput
+        Not ``.html``/``.htm``/``.pdf``, a folder, a place that cannot be written, or tiles that
+        are not an address template.
+    propertykit.ConfigError
+        A PDF without the ``export`` extra or a browser; tiles without Pillow.
+
+    Examples
+    --------
+    >>> check_report("report.docx")
+    Traceback (most recent call last):
+    ...
+    propertykit.errors.InvalidInput: A report is written as .html or .pdf, not 'report.docx'
+    """
+    target = Path(path).expanduser().resolve()
+    if target.suffix.lower() not in (".html", ".htm", ".pdf"):
+        raise InvalidInput(f"A report is written as .html or .pdf, not {target.name!r}")
+    if target.is_dir():
+        raise InvalidInput(f"{target} is a folder: name the report's file")
+    existing = next(folder for folder in (target.parent, *target.parents) if folder.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise InvalidInput(f"The report cannot be written in {existing}: not a writable folder")
+    if target.suffix.lower() == ".pdf":
+        static.pdf_ready()
+    if tiles is not None:
+        street.check_tiles(tiles, attribution)
     return target
 
 
@@ -297,7 +337,8 @@ def _evidence(
 
 
 def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
-    """The report's figures; ones whose columns are missing are left out with a note."""
+    """The report's figures; ones whose columns are missing, or with nothing to show, are left
+    out with a note."""
     wanted: list[tuple[str, Callable[[], go.Figure]]] = [
         ("Sale prices over time", lambda: plots.price_trend(df, by="propertyType")),
         ("A price index you can trust", lambda: _price_index_section(df)),
@@ -333,6 +374,10 @@ def _figures(df: pd.DataFrame, notes: list[str]) -> list[tuple[str, go.Figure]]:
                 notes.append(f"{heading}: not drawn ({error}).")
                 continue
         notes.extend(f"{heading}: {_plain(w.message)}" for w in caught)
+        empty = figure.layout.meta.get("no_data") if isinstance(figure.layout.meta, dict) else None
+        if empty:  # an empty panel is left out, with a line saying why
+            notes.append(f"{heading}: left out, nothing to show ({empty}).")
+            continue
         figures.append((heading, figure))
     return figures
 

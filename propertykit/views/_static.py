@@ -119,6 +119,35 @@ def use_system_browser() -> str:
     return path
 
 
+def pdf_ready() -> str:
+    """Check that a PDF can be printed here (Playwright importable, a browser found); the
+    browser's path. Cheap: nothing is started, so callers ask it before fetching anything.
+
+    Raises
+    ------
+    propertykit.ConfigError
+        When Playwright (the ``export`` extra) or a browser is missing.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.access(pdf_ready(), os.X_OK)
+    True
+    """
+    try:
+        found = all(
+            importlib.util.find_spec(name) for name in ("playwright", "playwright.sync_api")
+        )
+    except (ImportError, ValueError):  # the package absent, or its import blocked
+        found = False
+    if not found:
+        raise ConfigError(
+            "Writing a PDF needs Playwright: pip install 'propertykit[export]' "
+            "(it drives your installed Chrome or Chromium; no browser is downloaded)"
+        )
+    return system_browser()
+
+
 def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
     """Print the self-contained HTML file ``page`` to the PDF file ``target`` (A4).
 
@@ -147,15 +176,10 @@ def print_pdf(page: Path, target: Path, *, timeout: float = 120.0) -> None:
     >>> (folder / "p.pdf").read_bytes()[:5]
     b'%PDF-'
     """
-    if importlib.util.find_spec("playwright") is None:
-        raise ConfigError(
-            "Writing a PDF needs Playwright: pip install 'propertykit[export]' "
-            "(it drives your installed Chrome or Chromium; no browser is downloaded)"
-        )
+    browser_path = pdf_ready()
     from playwright.sync_api import Error as BrowserError
     from playwright.sync_api import sync_playwright
 
-    browser_path = system_browser()
     refused: list[str] = []
 
     def stay_local(route: Route) -> None:

@@ -244,6 +244,15 @@ class StreetTiles:
                 raise
 
 
+def check_tiles(tiles: Any, attribution: str | None) -> str:
+    """What :class:`StreetTiles` checks before drawing (the template, the credit, Pillow),
+    without fetching a tile; the template."""
+    template, _credit = tile_source(tiles, attribution)
+    if importlib.util.find_spec("PIL") is None:
+        raise ConfigError(PILLOW_FOR_TILES)
+    return template
+
+
 def bake_tiles(
     figure: go.Figure,
     tiles: Any = None,

@@ -5,6 +5,7 @@ every view draws) and its map among its comparables (:func:`comparables_map`); t
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Mapping
@@ -13,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import shapely
 
 from propertykit.views import _basemap as ground
 from propertykit.views import _context as context
 from propertykit.views import _figures as shared
 from propertykit.views._context import Extent
 from propertykit.views._figures import TEMPLATE
-from propertykit.views._valuation_page import distance_text, subject_name
+from propertykit.views._valuation_page import day_text, distance_text, subject_name
 
 if TYPE_CHECKING:
     from propertykit.frames import Appraisal, ValuationSearch
@@ -29,6 +31,9 @@ MAP_HEIGHT = 560
 SUBJECT_COLOUR = "#c0392b"
 COLOUR_TITLE = "£ per m² used"
 _EARTH_RADIUS_M = 6_371_008.8
+#: A comparable farther than this off the bundled land outline is taken to have an implausible
+#: place (the outline's own error near a coast is a kilometre or two).
+OFF_LAND_M = 3_000.0
 
 
 def comparable_evidence(
@@ -91,8 +96,12 @@ def comparables_map(
     Returns
     -------
     plotly.graph_objects.Figure
-        The searched circle, one marker per comparable property coloured by the £ per m² used
-        (every sale in its hover), the subject as a red star; north up, with a scale bar.
+        The searched circle, one marker per comparable property labelled with its row numbers
+        of the schedule and coloured by the £ per m² used (every sale in its hover), the
+        subject as a red star labelled "Subject"; north up, with a scale bar. A comparable whose
+        place is implausible (outside the circle, or far out at sea) is not drawn, and the
+        title says which rows; where a home falls outside the bundled coastline (too coarse at
+        this scale), the coastline is left out rather than draw the home in the sea.
 
     Examples
     --------
@@ -112,31 +121,49 @@ def comparables_map(
     chosen, streets = ground.street_route(chosen, tiles, attribution, fetch)
     circle_lng, circle_lat = _circle(x, y, radius)
     lng, lat = _locations(df, table)
-    extent = context.fit_extent(np.r_[circle_lng, lng, x], np.r_[circle_lat, lat, y], pad=0.04)
     homes = _by_property(table, lng, lat)
-    figure = go.Figure(ground.outline_traces(extent) if chosen == "outline" else None)
+    placed = _placed(homes, x, y, radius)
+    drawn = homes[placed]
+    extent = context.fit_extent(
+        np.r_[circle_lng, drawn["lng"], x], np.r_[circle_lat, drawn["lat"], y], pad=0.04
+    )
+    coast = chosen == "outline" and bool(
+        _on_land(np.r_[drawn["lng"], x], np.r_[drawn["lat"], y]).all()
+    )
+    figure = go.Figure(ground.outline_traces(extent) if coast else None)
     figure.add_traces([
         go.Scatter(x=circle_lng.round(6), y=circle_lat.round(6), mode="lines", hoverinfo="skip",
                    name=f"Searched within {within}",
                    line={"color": "#555555", "width": 1.5, "dash": "dash"}),
-        go.Scatter(x=homes["lng"].round(6), y=homes["lat"].round(6), mode="markers",
-                   text=homes["hover"], hovertemplate="%{text}<extra></extra>", name=COLOUR_TITLE,
-                   marker={"size": 11, "color": homes["colour"].to_numpy(dtype=float),
+        go.Scatter(x=drawn["lng"].round(6), y=drawn["lat"].round(6), mode="markers+text",
+                   text=drawn["rows"], customdata=drawn["hover"], textposition="top center",
+                   textfont={"size": 11, "color": "#1b1b1b"},
+                   hovertemplate="%{customdata}<extra></extra>", name=COLOUR_TITLE,
+                   marker={"size": 11, "color": drawn["colour"].to_numpy(dtype=float),
                            "colorscale": "Viridis", "line": {"color": "white", "width": 1},
                            "colorbar": {"title": {"text": "£ per m²"}, "tickformat": ",.0f"}}),
-        go.Scatter(x=[round(x, 6)], y=[round(y, 6)], mode="markers", name="Subject", text=[name],
-                   hovertemplate="Subject: %{text}<extra></extra>",
+        go.Scatter(x=[round(x, 6)], y=[round(y, 6)], mode="markers+text", name="Subject",
+                   text=["Subject"], customdata=[name], textposition="bottom center",
+                   textfont={"size": 12, "color": SUBJECT_COLOUR},
+                   hovertemplate="Subject: %{customdata}<extra></extra>",
                    marker={"symbol": "star", "size": 18, "color": SUBJECT_COLOUR,
                            "line": {"color": "white", "width": 1.5}}),
     ])  # fmt: skip
-    _frame(figure, extent, sea=chosen == "outline")
+    _frame(figure, extent, sea=coast)
+    said = [f"{len(table):,} sold within {within} before {day_text(as_of)}, numbered as the "
+            "schedule's rows; colour: £ per m² used"]  # fmt: skip
+    if not placed.all():
+        rows = ", ".join(homes.loc[~placed, "rows"])
+        said.append(f"not drawn: row {rows}, whose recorded place is not plausible")
+    if chosen == "outline" and not coast:
+        said.append("no coastline: at this scale the bundled outline is too coarse for these homes")
     figure.update_layout(
         template=TEMPLATE,
-        title=f"Comparable sales of {name}<br><sup>{len(table):,} sold within {within} before "
-        f"{as_of:%d %B %Y}; colour: £ per m² used</sup>",
+        title=f"Comparable sales of {name}<br><sup>{'<br>'.join(said)}</sup>",
         height=MAP_HEIGHT,
-        margin={"l": 10, "r": 10, "t": 60, "b": 60},
+        margin={"l": 10, "r": 10, "t": 60 + 16 * (len(said) - 1), "b": 60},
         legend={"orientation": "h", "x": 0, "y": 0, "yanchor": "top"},
+        meta={"not_drawn": homes.loc[~placed, "rows"].tolist(), "coastline": coast},
     )
     if streets is not None:
         streets.bake(figure)
@@ -145,8 +172,54 @@ def comparables_map(
     return figure
 
 
+def _placed(homes: pd.DataFrame, lng: float, lat: float, radius_m: float) -> np.ndarray:
+    """Which comparables' recorded places can be drawn: known, within the searched circle (with
+    a little room for rounding), and not far out at sea (more than :data:`OFF_LAND_M` from the
+    bundled land outline, which is too coarse to judge a coastal home closer in)."""
+    away = _metres(lng, lat, homes["lng"].to_numpy(float), homes["lat"].to_numpy(float))
+    known = np.isfinite(away) & (away <= radius_m * 1.01 + 50)
+    far_out = np.zeros(len(homes), dtype=bool)
+    far_out[known] = _off_land_m(homes["lng"].to_numpy(float)[known],
+                                 homes["lat"].to_numpy(float)[known]) > OFF_LAND_M  # fmt: skip
+    placed: np.ndarray = known & ~far_out
+    return placed
+
+
+def _metres(lng: float, lat: float, lngs: np.ndarray, lats: np.ndarray) -> np.ndarray:
+    """Distances (m) from one point, on a sphere (haversine)."""
+    p1, p2 = math.radians(lat), np.radians(lats)
+    dlat, dlng = p2 - p1, np.radians(lngs - lng)
+    h = np.sin(dlat / 2) ** 2 + math.cos(p1) * np.cos(p2) * np.sin(dlng / 2) ** 2
+    metres: np.ndarray = 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))
+    return metres
+
+
+@functools.cache
+def _land() -> shapely.Geometry:
+    rings = ground.outline_data()["land"]
+    return shapely.union_all([shapely.Polygon(ring) for ring in rings if len(ring) >= 4])
+
+
+def _on_land(lng: np.ndarray, lat: np.ndarray) -> np.ndarray:
+    """Which points fall inside the bundled land outline (as drawn on the map)."""
+    inside: np.ndarray = shapely.contains_xy(_land(), lng, lat)
+    return inside
+
+
+def _off_land_m(lng: np.ndarray, lat: np.ndarray) -> np.ndarray:
+    """Roughly how far (m) each point is from the bundled land outline (0 on land)."""
+    if not len(lng):
+        return np.zeros(0)
+    far = shapely.distance(_land(), shapely.points(lng, lat))
+    metres: np.ndarray = (
+        np.asarray(far, dtype=float) * 111_000 * np.cos(np.radians(lat)).clip(0.5, 1)
+    )
+    return metres
+
+
 def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.DataFrame:
-    """One marker per property, coloured by its best-weighted sale, every sale in its hover."""
+    """One marker per property, coloured by its best-weighted sale, labelled with its rows of
+    the schedule (``rows``), every sale in its hover."""
     lines = [
         f"Sold {d:%b %Y} for £{p:,.0f}: £{q:,.0f} per m² used"
         for d, p, q in zip(table["date"], table["price"], table["used_price_per_sqm"], strict=True)
@@ -155,13 +228,16 @@ def _by_property(table: pd.DataFrame, lng: np.ndarray, lat: np.ndarray) -> pd.Da
     rows = pd.DataFrame(
         {"propertyId": table["propertyId"], "lng": lng, "lat": lat, "line": lines,
          "colour": table["used_price_per_sqm"], "address": named.astype(str),
-         "away": table["distance_m"]}
+         "away": table["distance_m"], "row": [str(n) for n in range(1, len(table) + 1)]}
     )  # fmt: skip
     grouped = rows.groupby("propertyId", sort=False)
     homes, sold = grouped.first(), grouped["line"].agg("<br>".join)
+    homes["rows"] = grouped["row"].agg(", ".join)
     homes["hover"] = [
-        f"{html.escape(address)} ({away:,.0f} m away)<br>{sales}"
-        for address, away, sales in zip(homes["address"], homes["away"], sold, strict=True)
+        f"Row {numbers}: {html.escape(address)} ({away:,.0f} m away)<br>{sales}"
+        for numbers, address, away, sales in zip(
+            homes["rows"], homes["address"], homes["away"], sold, strict=True
+        )
     ]
     return homes.reset_index()
 

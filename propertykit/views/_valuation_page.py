@@ -14,7 +14,7 @@ import pandas as pd
 
 from propertykit.errors import InvalidInput
 from propertykit.frames import money_unit_of
-from propertykit.text import short_address
+from propertykit.text import plural, short_address
 
 if TYPE_CHECKING:
     from propertykit.frames import Appraisal
@@ -29,13 +29,15 @@ STYLE = (
     ".pk-val .pk-scroll{overflow-x:auto;max-width:100%;contain:inline-size}"
     ".pk-val .comparables th,.pk-val .comparables td{padding:2px 3px}"
     ".pk-val .comparables th.n{white-space:normal}"
-    ".pk-val .comparables td:nth-child(2){min-width:8.5em}"
+    ".pk-val .comparables td:nth-child(2){min-width:7.5em}"
+    ".pk-val .own{color:#8a5300;font-size:12px}.pk-val .as-of{color:#5a3a00}"
     ".pk-val .disclosure{border-left:3px solid #8a5300;padding-left:8px;color:#5a3a00}</style>"
 )
 TIMES, MINUS, NBSP = "\N{MULTIPLICATION SIGN}", "\N{MINUS SIGN}", "\N{NO-BREAK SPACE}"
 #: The schedule as shown: heading, and whether it is a number (right-aligned).
-#: The home sold is its address over its type, tenure and new build (one column, so that the
-#: arithmetic's columns fit 590 px of notebook output and an A4 page).
+#: The home sold is its address over its distance from the subject, type, bedrooms, tenure and
+#: new build (one column, so that the arithmetic's columns fit 590 px of notebook output and an
+#: A4 page); the date sold may break before its year.
 SCHEDULE = (
     ("#", True), ("Home sold", False), ("Sold", False), ("Area m²", True), ("Price £", True),
     ("Time adj.", True), ("Size adj.", True), ("£/m² used", True), ("Weight", True),
@@ -51,13 +53,40 @@ DESCRIBED = {
 SOURCES = {
     "comparables": "This valuation (comparable sales)",
     "own last sale, brought forward by the index": "The property's own last sale, brought forward",
-    "the service's estimatedSaleValue": "The data service's estimatedSaleValue",
+    "the service's estimatedSaleValue": "The data service's own current estimate",
 }
+#: What the subject's own earlier sale is called where it is one of its comparables.
+OWN_SALE = "this property's own earlier sale"
 
 
 def distance_text(metres: float) -> str:
     """``2 km``, ``750 m``."""
     return f"{metres / 1000:g} km" if metres >= 1000 else f"{metres:,.0f} m"
+
+
+def day_text(when: Any) -> str:
+    """A date as the page writes every date: ``6 March 2025``.
+
+    >>> day_text("2025-03-06")
+    '6 March 2025'
+    """
+    day = pd.Timestamp(when)
+    return f"{day.day} {day:%B %Y}"
+
+
+def age_text(earlier: Any, later: Any) -> str:
+    """How long before ``later`` ``earlier`` is, in years and months (days under a month).
+
+    >>> age_text("2025-03-06", "2026-12-07"), age_text("2026-11-20", "2026-12-07")
+    ('1 year and 9 months', '17 days')
+    """
+    start, end = pd.Timestamp(earlier), pd.Timestamp(later)
+    months = (end.year - start.year) * 12 + end.month - start.month - (end.day < start.day)
+    if months < 1:
+        return plural((end - start).days, "day")
+    years, months = divmod(months, 12)
+    parts = [plural(years, "year")] * bool(years) + [plural(months, "month")] * bool(months)
+    return " and ".join(parts)
 
 
 def rounded(pounds: float) -> str:
@@ -72,20 +101,32 @@ def rounded(pounds: float) -> str:
     return f"£{round(pounds / step) * step:,.0f}"
 
 
+def estimated(appraisal: Appraisal, position: int = 0) -> bool:
+    """Whether the subject has a value at all (a figure or a range)."""
+    row = appraisal.values.iloc[position]
+    return not (bool(row["thin"]) or pd.isna(row["estimate"]))
+
+
+def range_only(appraisal: Appraisal, position: int = 0) -> bool:
+    """Whether the value is a range and no single figure (low confidence), everywhere shown."""
+    return estimated(appraisal, position) and appraisal.values.iloc[position]["confidence"] == "low"
+
+
 def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
     """The value in one plain sentence: a figure and its range, only a range when confidence is
     low, or why there is none and what to change."""
     row = appraisal.values.iloc[position]
-    name, when = subject_name(appraisal.subject(position)), f"{pd.Timestamp(row['as_of']):%d %B %Y}"
+    name, when = subject_name(appraisal.subject(position)), day_text(row["as_of"])
     used, needed = int(row["comparables"]), appraisal.search.min_comparables
-    if bool(row["thin"]) or pd.isna(row["estimate"]):
+    sales = plural(used, "comparable sale")
+    if not estimated(appraisal, position):
         if used == 0 and str(row["method"]) != "too few comparables":
             return f"No estimate for {name}: {row['method']}."
         return (
-            f"No estimate for {name} on {when}: {used} comparable sales found of the {needed} "
-            f"needed, within {distance_text(float(row['radius_m']))} and "
-            f"{appraisal.search.months} months before that date. Try a wider radius (up to 8 "
-            "km) or more months; propertykit gives no value rather than a guess."
+            f"No estimate for {name} on {when}: {sales} found of the {needed} needed, within "
+            f"{distance_text(float(row['radius_m']))} and {appraisal.search.months} months "
+            "before that date. Try a wider radius (up to 8 km) or more months; propertykit "
+            "gives no value rather than a guess."
         )
     span = f"{rounded(row['lower'])} and {rounded(row['upper'])}"
     band = appraisal.values.attrs.get("band") or {}
@@ -93,22 +134,36 @@ def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
         f"8 in 10 of {int(band.get('calibrated_on') or 0):,} earlier sales valued this way fell "
         "within their range"
         if bool(row["calibrated"])
-        else "a range from the comparables' spread, not calibrated on enough earlier sales"
+        else "a range from the comparables' spread, not checked on enough earlier sales"
     )
-    if row["confidence"] == "low":
+    if range_only(appraisal, position):
         return (
-            f"{name} on {when}: between {span} ({chance}), from {used} comparable sales; low "
-            "confidence: the range is too wide to give one figure."
+            f"{name} on {when}: between {span}, from {sales}; low confidence, so a range and "
+            f"no single figure ({chance})."
         )
     return (
         f"{name} on {when}: about {rounded(row['estimate'])}, likely between {span} ({chance}), "
-        f"from {used} comparable sales; {row['confidence']} confidence."
+        f"from {sales}; {row['confidence']} confidence."
+    )
+
+
+def date_note(appraisal: Appraisal, position: int = 0, *, today: Any = None) -> str:
+    """Why the valuation date is earlier than today and how old it is, when no date was given
+    (``""`` when a date was asked for, or it is today)."""
+    as_of = pd.Timestamp(appraisal.values.iloc[position]["as_of"])
+    now = pd.Timestamp.now().normalize() if today is None else pd.Timestamp(today)
+    if not appraisal.basis.get("as_of_default") or as_of >= now:
+        return ""
+    return (
+        f"Valued as of {day_text(as_of)}, {age_text(as_of, now)} before today "
+        f"({day_text(now)}). Why this date: {appraisal.basis['as_of_why']}."
     )
 
 
 def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool = True) -> str:
-    """The comparable evidence of one subject as HTML: the value (unless ``with_range=False``),
-    the disclosure, the property, the schedule, the reconciliation and the basis.
+    """The comparable evidence of one subject as HTML: the value and why its date is earlier
+    than today (unless ``with_range=False``), the disclosure (over an estimate only), the
+    property, the schedule, the reconciliation, the basis and the method.
 
     Examples
     --------
@@ -117,8 +172,8 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
     >>> found = pk.views.comparable_evidence(pk.frame(generate_records(3000)), "PK00000007",
     ...                                      as_of="2025-01-01")
     >>> page = evidence_html(found)
-    >>> page.count("<h3>"), "No estimate" in page, "RICS Red Book" in page
-    (4, True, True)
+    >>> page.count("<h3>"), "No estimate" in page, 'class="disclosure"' in page
+    (5, True, False)
     """
     unit = money_unit_of(appraisal.values)  # the page shows pounds: read, never assumed
     if unit == "minor":
@@ -127,10 +182,15 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
             "or use pk.views.comparable_evidence, which does"
         )
     value = html.escape(value_range_text(appraisal, position))
-    head = f'<p class="value-range"><strong>{value}</strong></p>' if with_range else ""
-    disclosure = f'<p class="disclosure">This is {html.escape(appraisal.basis["disclosure"])}.</p>'
+    head, dated = "", date_note(appraisal, position)
+    if with_range:
+        head = f'<p class="value-range"><strong>{value}</strong></p>'
+        head += f'<p class="as-of">{html.escape(dated)}</p>' if dated else ""
+    if estimated(appraisal, position):
+        disclosure = html.escape(appraisal.basis["disclosure"])
+        head += f'<p class="disclosure">This is {disclosure}.</p>'
     if unit is None:
-        disclosure += (
+        head += (
             '<p class="disclosure">The frame says no money unit (pounds or pence): its figures '
             "are shown as given.</p>"
         )
@@ -139,9 +199,10 @@ def evidence_html(appraisal: Appraisal, position: int = 0, *, with_range: bool =
         "Comparable sales": _schedule(appraisal, position),
         "Reconciliation": _reconciliation(appraisal, position),
         "Basis": _basis(appraisal, position),
+        "Method": _method(appraisal, position),
     }
     body = "".join(f"<h3>{heading}</h3>{text}" for heading, text in sections.items())
-    return f'{STYLE}<div class="pk-val">{head}{disclosure}{body}</div>'
+    return f'{STYLE}<div class="pk-val">{head}{body}</div>'
 
 
 def subject_name(described: dict[str, Any]) -> str:
@@ -170,11 +231,23 @@ def _text(value: object, *, yes_no: bool = False) -> str:
 
 
 def _home(sale: Any) -> str:
-    """A schedule's home sold, as HTML: its address, and under it its type, tenure, new build."""
+    """A schedule's home sold, as HTML: its address, and under it its type, bedrooms, tenure and
+    new build (and, for the subject's own sale, that it is)."""
     address = short_address(getattr(sale, "address", None), postcode=True) or str(sale.propertyId)
     new = NEW_BUILD[_text(getattr(sale, "newBuild", None), yes_no=True)]
-    kind = ", ".join([_text(sale.propertyType), _text(getattr(sale, "tenure", None)), new])
-    return f'{html.escape(address)}<br><span class="d">{html.escape(kind)}</span>'
+    beds = getattr(sale, "beds", None)
+    rooms = "bedrooms not recorded" if _text(beds) == "—" else plural(int(str(beds)), "bedroom")
+    away = f"{away_text(float(sale.distance_m))} away"
+    kind = ", ".join(
+        [away, _text(sale.propertyType), rooms, _text(getattr(sale, "tenure", None)), new]
+    )
+    own = f'<br><strong class="own">{OWN_SALE}</strong>' if bool(sale.own_sale) else ""
+    return f'{html.escape(address)}<br><span class="d">{html.escape(kind)}</span>{own}'
+
+
+def away_text(metres: float) -> str:
+    """A comparable's distance from the subject: ``850 m``, ``1.2 km``."""
+    return f"{metres:,.0f}{NBSP}m" if metres < 1000 else f"{metres / 1000:,.1f}{NBSP}km"
 
 
 def _percent(factor: float) -> str:
@@ -197,7 +270,7 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
         _row([
             str(number),
             _home(sale),
-            f"{sale.date:%d %b %Y}".replace(" ", NBSP),
+            day_text(sale.date).replace(" ", NBSP, 1),
             f"{sale.floorAreaSqM:,.1f}",
             f"{sale.price:,.0f}",
             _percent(sale.time_adjustment),
@@ -212,6 +285,11 @@ def _schedule(appraisal: Appraisal, position: int) -> str:
         f'<div class="pk-scroll"><table class="comparables">{head}{"".join(rows)}'
         f"</table></div>{_arithmetic(appraisal, position, table)}"
     )
+
+
+def own_rows(table: pd.DataFrame) -> list[int]:
+    """The schedule's row numbers (from 1) that are the subject's own earlier sales."""
+    return [int(n) + 1 for n in np.flatnonzero(table["own_sale"].to_numpy(dtype=bool))]
 
 
 def _tenths(weights: np.ndarray) -> list[int]:
@@ -231,14 +309,25 @@ def _arithmetic(appraisal: Appraisal, position: int, table: pd.DataFrame) -> str
     """How the schedule makes the estimate, in words a calculator follows."""
     said = [
         f"£/m² used = price ÷ floor area {TIMES} (1 + time adj.) {TIMES} (1 + size adj.); time "
-        "adj. brings the price to the valuation date, size adj. to the subject's floor area."
+        "adj. brings the price to the valuation date, size adj. to the subject's floor area; "
+        "away: the straight-line distance from the subject."
     ]
+    own = own_rows(table)
+    if own:
+        said.append(
+            f"Row {', '.join(map(str, own))}: {OWN_SALE}, used as one comparable with the weight "
+            "shown."
+        )
     if bool(table["clipped"].any()):
         said.append("* pulled back towards the weighted median before weighting (see Method).")
     row, area = appraisal.values.iloc[position], appraisal.subject(position)["floorAreaSqM"]
-    if not bool(row["thin"]):
+    if estimated(appraisal, position):
         said.append(
             f"Weighted geometric mean of £/m² used (each to the power of its weight, "
+            f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {float(area):,.1f}"
+            f" m² = £{row['estimate']:,.0f}, the centre of the range before rounding."
+            if range_only(appraisal, position)
+            else f"Weighted geometric mean of £/m² used (each to the power of its weight, "
             f"multiplied): £{row['price_per_sqm']:,.0f}; {TIMES} the subject's {float(area):,.1f}"
             f" m² = £{row['estimate']:,.0f}, the estimate before rounding."
         )
@@ -249,17 +338,26 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
     table = appraisal.reconciliation(position)
     if not len(table):
         return "<p>Nothing to set beside it: no estimate, no earlier sale, no service figure.</p>"
+    schedule = appraisal.schedule(position)
+    own = {pd.Timestamp(schedule["date"].iloc[n - 1]): n for n in own_rows(schedule)}
     rows = []
     for item in table.itertuples(index=False):
         detail, value = str(item.detail), rounded(item.value)
         if item.source == "comparables":
-            detail = f"range {rounded(item.lower)} to {rounded(item.upper)}, {detail}"
+            span = f"{rounded(item.lower)} to {rounded(item.upper)}"
+            if range_only(appraisal, position) or pd.isna(item.value):
+                value, detail = span, f"low confidence: a range, no single figure; {detail}"
+            else:
+                detail = f"range {span}, {detail}"
         elif not pd.isna(item.price):
-            sold = f"sold {pd.Timestamp(item.date):%d %b %Y} for £{item.price:,.0f}"
+            sold = f"sold {day_text(item.date)} for £{item.price:,.0f}"
             moved = item.factor != 1  # exactly 1: no index to bring it forward by
             detail = f"{sold}, {TIMES} {item.factor:.3f}: {detail}" if moved else (
                 f"{sold}; not brought forward: {detail}")  # fmt: skip
             value = value if moved else "—"
+            number = own.get(pd.Timestamp(item.date))
+            if number is not None:
+                detail += f". The same sale is row {number} of the comparable sales"
         rows.append(
             f"<tr><th>{html.escape(SOURCES.get(item.source, str(item.source)))}</th>"
             f'<td class="n">{html.escape(value)}</td><td>{html.escape(detail)}</td></tr>'
@@ -269,9 +367,23 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
 
 
 def _basis(appraisal: Appraisal, position: int) -> str:
+    """Basis of value, assumptions and purpose: one short paragraph."""
+    row = appraisal.values.iloc[position]
+    name = subject_name(appraisal.subject(position))
+    return _paragraphs([
+        f"This is {appraisal.basis['disclosure']}. Basis of value: the price {name} would most "
+        f"likely have sold for on {day_text(row['as_of'])} on the open market, judged from the "
+        "recorded sales of similar homes nearby. Assumptions: the property as recorded now "
+        "(floor area, type, tenure), in the usual condition of the homes sold around it; nothing "
+        "was inspected or measured. Purpose: a first view of value for research or for "
+        "screening a book of homes, not for lending, tax or a sale."
+    ])  # fmt: skip
+
+
+def _method(appraisal: Appraisal, position: int) -> str:
     row, basis, attrs = appraisal.values.iloc[position], appraisal.basis, appraisal.values.attrs
     said = [
-        f"Valuation date: {pd.Timestamp(row['as_of']):%d %B %Y}, {basis['as_of_why']}.",
+        f"Valuation date: {day_text(row['as_of'])}, {basis['as_of_why']}.",
         f"Method: {basis['method']}",
         f"Index: {row['index']}.",
         f"Size: {row['size']}.",

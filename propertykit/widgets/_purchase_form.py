@@ -397,6 +397,7 @@ class PurchaseForm(Form):
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.message.value = paragraph(text, kind=kind)
+        self._refresh_status()  # every form's "This client so far" line reads the usage now
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -136,3 +137,39 @@ def test_a_property_id_is_taken_among_the_ids_and_said_how_to_name_it_alone(
     assert "a propertyId is found only among --ids or --sample" in err
     code, err, more = on_service("--ids", location, "--subject", pid, "--as-of", AS_OF)
     assert code == 0 and more - credits == 1  # the ids' lookup, nothing more
+
+
+@pytest.mark.parametrize(
+    ("out", "extra", "said"),
+    [
+        ("v.pdf", {}, "Writing a PDF needs Playwright"),  # no export extra
+        ("v.pdf", {"BROWSER_PATH": "/no/such/chromium"}, "is not a program"),  # no browser
+        ("v.docx", {}, "written as .html or .pdf"),
+        (".", {}, "written as .html or .pdf"),
+        ("v.html", {"--tiles": "https://tiles.example/tile.png"}, "{z}"),
+    ],
+)
+def test_a_report_that_cannot_be_written_is_refused_before_any_request(
+    on_service: Callable[..., tuple[int, str, int]],
+    fresh_sandbox: Sandbox,
+    subject: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    out: str,
+    extra: dict[str, str],
+    said: str,
+) -> None:
+    """It fetched (and paid for) the neighbourhood before saying Playwright is missing."""
+    if said.startswith("Writing a PDF"):  # the export extra not installed: its import fails
+        monkeypatch.setitem(sys.modules, "playwright", None)
+    args = ["--subject", subject, "--out", str(tmp_path / out)]
+    for name, value in extra.items():
+        if name.startswith("--"):
+            args += [name, value]
+        else:
+            monkeypatch.setenv(name, value)
+    sent = len(fresh_sandbox.requests)
+    code, err, credits = on_service(*args)
+    assert code == 1 and said in err, err
+    assert len(fresh_sandbox.requests) == sent == 0 and credits == 0  # nothing was asked
+    assert [path.name for path in tmp_path.iterdir() if path.suffix in (".pdf", ".docx")] == []

@@ -119,7 +119,8 @@ def test_the_valuation_form_reads_whole_at_590_px(
     wide = form.locator(".pk-scroll").first.evaluate("(box) => box.scrollWidth - box.clientWidth")
     assert wide <= 1, f"at 590 px the schedule needs {wide} px of sideways scrolling"
     text = form.inner_text()
-    assert "This valuation (comparable sales)" in text and "estimatedSaleValue" in text
+    assert "This valuation (comparable sales)" in text and "own current estimate" in text
+    assert "estimatedSaleValue" not in text  # a code word, out of the user's sight
     assert "£/sq ft" not in text and "GBP" not in text
     assert cut_in(form) == []
     show_tab(form, "Map")

@@ -24,7 +24,7 @@ import propertykit as pk
 from propertykit.cli import main
 from propertykit.config import ENV_CACHE_DIR
 from propertykit.frames import frame
-from propertykit.sandbox import generate_records
+from propertykit.sandbox import generate_records, serve
 from propertykit.views import build_report, write_report
 from propertykit.views._static import print_pdf
 from tests._system import require
@@ -184,3 +184,26 @@ def test_a_browser_that_cannot_print_is_said_in_plain_words(
     (tmp_path / "page.html").write_text("<h1>Hi</h1>")
     with pytest.raises(pk.ConfigError, match=r"The browser could not print the PDF \(/bin/false\)"):
         print_pdf(tmp_path / "page.html", tmp_path / "page.pdf")
+
+
+def test_the_valuation_map_is_whole_on_one_page_and_no_panel_is_empty(
+    tmp_path: Path, system_chromium: str
+) -> None:
+    """The issue's report (L00000067 at 3 km, fetched from a sandbox): the comparables' map had
+    its title on page 1 and its figure on page 2, and two panels said only "No data"."""
+    _require_tools()
+    with serve() as sb, pk.Client(sb.api_key, sb.url, cache=False, progress=False) as client:
+        nearby = client.neighbourhood("L00000067", radius_m=3000)
+    subject = str(nearby.attrs["neighbourhood"]["propertyId"])
+    search = pk.frames.ValuationSearch(radius_m=3000)
+    out = write_report(nearby, tmp_path / "valued.pdf", subject=subject, search=search)
+    count = int(re.search(r"^Pages:\s+(\d+)", _run("pdfinfo", str(out)), re.M).group(1))  # type: ignore[union-attr]
+    pages = [
+        _run("pdftotext", "-layout", "-f", str(n), "-l", str(n), str(out), "-")
+        for n in range(1, count + 1)
+    ]
+    titled = [n for n, text in enumerate(pages) if "Comparable sales of" in text]
+    drawn = [n for n, text in enumerate(pages) if "Searched within" in text]
+    assert len(titled) == 1 and titled == drawn, (titled, drawn)
+    text = " ".join(pages)
+    assert "No data:" not in text and "left out, nothing to show" in text

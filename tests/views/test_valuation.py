@@ -80,8 +80,13 @@ def test_the_map_marks_the_subject_its_comparables_and_the_searched_circle(df, e
     homes = df.set_index("propertyId").loc[best["propertyId"]]
     assert list(points.x) == pytest.approx(homes["spatial.lng"].tolist(), abs=1e-6)
     sales = found["propertyId"].value_counts()  # a home sold twice: both sales in its hover
-    for pid, text in zip(best["propertyId"], points.text, strict=True):
-        assert text.count("Sold ") == sales[pid]
+    for pid, hover in zip(best["propertyId"], points.customdata, strict=True):
+        assert hover.count("Sold ") == sales[pid]
+    # each marker is labelled with its rows of the schedule: every row once, the same home's
+    numbered = {int(n): pid for pid, label in zip(best["propertyId"], points.text, strict=True)
+                for n in label.split(", ")}  # fmt: skip
+    assert numbered == dict(enumerate(found["propertyId"], start=1))
+    assert list(star.text) == ["Subject"]
     circle = drawn[f"Searched within {found.attrs['radius_m'] / 1000:g} km"]
     away = [
         metres(row["spatial.lng"], row["spatial.lat"], x, y)
@@ -153,8 +158,9 @@ def test_a_reader_recomputes_the_estimate_from_the_page(evidence):
         logs += weight / 100 * math.log(used)
     assert area * math.exp(logs) == pytest.approx(row["estimate"], rel=0.003)
     for cells, sale in zip(schedule, evidence.schedule(0).itertuples(), strict=True):
-        home = cells[1]  # the address, and under it the type, tenure and new build
-        assert f"{sale.propertyType}, {sale.tenure}, " in home and "new build" in home
+        home = cells[1]  # the address, and under it the type, bedrooms, tenure and new build
+        assert f"{sale.propertyType}, " in home and f", {sale.tenure}, " in home
+        assert "new build" in home
     weights = sum(number(cells[8]) for cells in schedule)
     assert weights == pytest.approx(100.0)  # tenths by largest remainder: exactly 100.0 %
     assert f"= £{row['estimate']:,.0f}, the estimate before rounding" in markup.unescape(page)
@@ -193,7 +199,8 @@ def test_too_little_evidence_says_how_many_of_how_many_and_what_to_change(df):
     found = comparable_evidence(df, THIN, as_of=AS_OF, radius_m=2000)
     text = value_range_text(found)
     count = int(found.values["comparables"].iloc[0])
-    assert f"{count} comparable sales found of the 5 needed, within 2 km" in text
+    sales = "1 comparable sale" if count == 1 else f"{count} comparable sales"
+    assert f"{sales} found of the 5 needed, within 2 km" in text
     assert "wider radius" in text and "£" not in text
     assert "8 km" not in text.split("Try")[0]  # never a widening that was not searched
 
@@ -208,7 +215,7 @@ def test_text_from_the_data_is_escaped_in_the_map_and_the_page(df):
     figure = comparables_map(df, SUBJECT, appraisal=found, basemap="none")
     assert "<img" not in page and "&lt;img src=x" in page
     assert "<img" not in figure.layout.title.text
-    assert all("<img" not in text for text in traces(figure)["Subject"].text)
+    assert all("<img" not in text for text in traces(figure)["Subject"].customdata)
 
 
 def test_a_low_confidence_value_is_a_range_not_a_figure(df):
@@ -218,6 +225,42 @@ def test_a_low_confidence_value_is_a_range_not_a_figure(df):
     text = value_range_text(found)
     assert f"between {rounded(row['lower'])} and {rounded(row['upper'])}" in text
     assert "about" not in text and rounded(row["estimate"]) not in text
+    page = markup.unescape(evidence_html(found))  # the reconciliation gives the range too
+    reconciled = page.split("<h3>Reconciliation</h3>")[1].split("<h3>")[0]
+    assert f"{rounded(row['lower'])} to {rounded(row['upper'])}</td>" in reconciled
+    assert rounded(row["estimate"]) not in page and "too wide" not in page
+
+
+def test_the_schedule_says_distance_and_bedrooms_and_marks_the_own_sale(df):
+    found = comparable_evidence(df, SUBJECT, as_of=AS_OF, radius_m=3000)
+    table = found.schedule(0)
+    page = markup.unescape(evidence_html(found))
+    rows = page.split('class="comparables">')[1].split("</table>")[0].split("<tr>")[2:]
+    assert len(rows) == len(table)
+    for shown, sale in zip(rows, table.itertuples(index=False), strict=True):
+        away = sale.distance_m
+        said = (
+            f"{away:,.0f}\N{NO-BREAK SPACE}m"
+            if away < 1000
+            else f"{away / 1000:,.1f}\N{NO-BREAK SPACE}km"
+        )
+        assert said in shown
+        beds = "bedrooms not recorded" if pd.isna(sale.beds) else f"{sale.beds} bedroom"
+        assert beds in shown
+        assert ("own earlier sale" in shown) == bool(sale.own_sale)
+        assert f"{sale.date.day}\N{NO-BREAK SPACE}{sale.date:%B} {sale.date:%Y}" in shown
+
+
+def test_the_own_earlier_sale_is_marked_and_tied_to_the_reconciliation(df):
+    sold = df.loc[df["propertyId"] == SUBJECT, "saleHistory"].iloc[0]
+    later = pd.Timestamp(max(sale["date"] for sale in sold)) + pd.Timedelta(days=30)
+    found = comparable_evidence(df, SUBJECT, as_of=later, radius_m=3000)
+    table = found.schedule(0)
+    assert table["own_sale"].sum() == 1
+    number = int(table.index[table["own_sale"]][0]) + 1
+    page = markup.unescape(evidence_html(found))
+    assert f"Row {number}: this property's own earlier sale" in page
+    assert f"The same sale is row {number} of the comparable sales" in page
 
 
 def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):
@@ -226,3 +269,23 @@ def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):
     assert bool(row["calibrated"]) and band["calibrated_on"] >= 200
     text = value_range_text(found)
     assert f"8 in 10 of {band['calibrated_on']:,} earlier sales" in text
+
+
+def test_no_comparable_is_drawn_in_the_sea(df):
+    """A home's place 3 km or more off the land outline is implausible: not drawn as if fine,
+    the title says which rows; a home outside the coarse coastline leaves the coastline out."""
+    found = comparable_evidence(df, SUBJECT, as_of=AS_OF)
+    rows = len(found.schedule(0))
+    at_sea = df.copy()  # the same homes, every one moved 200 km east: the North Sea
+    at_sea["spatial.lng"] = at_sea["spatial.lng"] + 3.0
+    figure = comparables_map(at_sea, SUBJECT, as_of=AS_OF, basemap="outline")
+    drawn = traces(figure)
+    assert len(drawn[COLOUR_TITLE].x) == 0
+    listed = ", ".join(str(n) for n in range(1, rows + 1))
+    assert f"not drawn: row {listed}, whose recorded place is not plausible" in (
+        figure.layout.title.text
+    )
+    assert not any(trace.meta == "basemap" for trace in figure.data)  # no sea drawn round it
+    assert "no coastline" in figure.layout.title.text
+    at_home = comparables_map(df, SUBJECT, as_of=AS_OF, basemap="outline")
+    assert "not drawn" not in at_home.layout.title.text and at_home.layout.meta["coastline"]

@@ -406,3 +406,22 @@ def test_a_title_the_service_cannot_vouch_for_is_said_and_not_offered(tmp_path):
         assert form.confirm_box.layout.display == "none"
         assert form.check_button.layout.display is None
         client.close()
+
+
+def test_after_a_purchase_every_forms_usage_line_reads_the_client_now(fresh_sandbox, make_client):
+    """The "This client so far" lines stayed at the counts before a 25-credit purchase."""
+    from propertykit.widgets import LookupForm, ValuationForm
+
+    sb, title = fresh_sandbox, fresh_sandbox.title_numbers[3]
+    client = make_client(sb)
+    lookup, valuation = LookupForm(client), ValuationForm(client)
+    form = PurchaseForm(client, cost=25)
+    before = text_of(valuation.status.value)
+    buy(form, title)
+    usage = client.usage
+    assert usage.requests_sent >= 1 and purchase_charges(sb, title) == 1
+    sent = "1 request" if usage.requests_sent == 1 else f"{usage.requests_sent} requests"
+    now = f"This client so far: {sent} sent ({usage.billable_requests:,} billable)"
+    assert before != text_of(valuation.status.value)
+    assert text_of(valuation.status.value).startswith(now)
+    assert text_of(lookup.status.value) == text_of(valuation.status.value)

@@ -4,6 +4,7 @@ the user sees (the range, the comparables, the map, messages in plain words)."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -112,10 +113,31 @@ def test_an_id_is_fetched_with_its_neighbourhood_and_valued(
         around["floorAreaSqM"].between(own["floorAreaSqM"] / 1.5, own["floorAreaSqM"] * 1.5).all()
     )
     assert form.appraisal.search.radius_m == 3000  # searched within what was fetched
-    assert f"Valued from {int(value['comparables'])} comparable sales" in text_of(
-        form.message.value
-    )
+    said, count = text_of(form.message.value), int(value["comparables"])
+    if value["confidence"] == "low":  # a range everywhere: never a green "Valued from" over it
+        assert f"A range only, low confidence, from {count} comparable sales" in said
+        assert "Valued from" not in said and "pk-warn" in form.message.value
+        assert rounded(value["estimate"]) not in text_of(form.range.value + form.table.value)
+    else:
+        assert f"Valued from {count} comparable sales" in said
     assert_plain(form)
+
+
+def test_the_date_found_stays_when_the_radius_changes(sandbox, make_client, subject):
+    """The default date moved with the radius (6 March -> 15 April 2025): the date found is
+    written in the box and kept; another property clears it."""
+    form = ValuationForm(make_client(sandbox), radius_m=3000)
+    form.subject.value = subject[0]
+    form.value_button.click()
+    assert form.appraisal is not None
+    found = form.as_of.value
+    assert found == f"{form.appraisal.values['as_of'].iloc[0]:%Y-%m-%d}"
+    form.radius.value = 8000
+    form.value_button.click()
+    assert form.as_of.value == found
+    assert f"{form.appraisal.values['as_of'].iloc[0]:%Y-%m-%d}" == found
+    form.subject.value = "L00000001"
+    assert form.as_of.value == ""  # another property: its own date is found
 
 
 def test_a_property_picked_from_a_frame_costs_nothing(sandbox, make_client, homes):
@@ -202,7 +224,10 @@ def test_too_little_evidence_says_how_many_of_how_many_and_what_to_change(
         form.message.value
     )
     said = text_of(form.range.value)
-    assert "No estimate" in said and "comparable sales found of the 5 needed" in said
+    assert "No estimate" in said and re.search(
+        r"\b1 comparable sale found|\d+ comparable sales found", said
+    )
+    assert "found of the 5 needed" in said
     assert "wider radius" in said and "more months" in said and "£" not in said
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from propertykit.errors import InvalidInput
 from propertykit.views import build_report, write_report
-from propertykit.views._valuation_page import rounded
+from propertykit.views._valuation_page import age_text, rounded
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 SUBJECT = VALUED_SUBJECT  # a London house with a dozen comparables in 3,000 records
@@ -56,6 +56,16 @@ def test_the_evidence_comes_first_and_a_client_can_follow_it(df, valued_page: st
 def test_the_date_left_out_is_stated_with_why(df):
     shown = html.unescape(section(build_report(df, subject=SUBJECT)))
     assert "no date was given" in shown and "the day after the frame's latest sale" in shown
+    # earlier than today: the page says how old the date is, beside the value
+    as_of = pd.Timestamp(df.pk.valuation([SUBJECT])["as_of"].iloc[0])
+    today = pd.Timestamp.now().normalize()
+    assert as_of < today
+    said = f"Valued as of {as_of.day} {as_of:%B %Y}, {age_text(as_of, today)} before today"
+    assert said in shown and shown.index(said) < shown.index("<h3>The property</h3>")
+
+
+def test_how_old_a_date_is_counts_whole_months():
+    assert age_text("2024-01-31", "2025-03-01") == "1 year and 1 month"
 
 
 def test_a_date_after_today_is_refused_and_nothing_written(df, tmp_path: Path):

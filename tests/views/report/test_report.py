@@ -90,7 +90,8 @@ def test_text_from_the_data_is_escaped(small_page: str) -> None:
 
 def test_an_empty_frame_still_gives_a_report(empty_page: str) -> None:
     page = empty_page  # build_report(properties.iloc[:0], ...)
-    assert page.count("no data (") >= 4 and "0 property records" in page
+    assert page.count("left out, nothing to show (") >= 4 and "0 property records" in page
+    assert "No data:" not in page  # no empty panel: each left out with a line saying why
 
 
 def test_missing_columns_leave_a_chart_out_with_a_note(properties: pd.DataFrame) -> None:
