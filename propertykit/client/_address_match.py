@@ -438,6 +438,15 @@ def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison)
             f"no {'-'.join(typed.building_numbers)} among the {len(same_street)} suggested on "
             f"{street}{where}: {number_ranges(numbers)}"
         )
+    elsewhere = [
+        c
+        for c in compared
+        if c.kind in ("postcode", "place")
+        and c.candidate.read.building_numbers == typed.building_numbers
+        and _street_similarity(typed, c.candidate.read) >= STREET_MIN
+    ]
+    if elsewhere:  # the number and street are suggested, but the place typed is not shown
+        nearest = max(elsewhere, key=lambda c: c.score)
     return f"nearest suggestion differs: {nearest.why} ({nearest.candidate.display})"
 
 

@@ -24,7 +24,8 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     suggestions, so a query carries only words the address surely has: the postcode
     and the numbers when there is a postcode, since the postcode must agree anyway, then the
     numbers, the street and the town typed (words every answer shows, for an answer that shows
-    no postcode: a ranked search's full page is then judged by them); else the
+    no postcode: a ranked search's full page is then judged by them), then the street at the
+    postcode (the homes it has, for a number it lacks); else the
     numbers, the street and the town, then the numbers and the street alone, then the numbers,
     the street's last word and the town (for a typo in the street's name). A house known by its
     name is asked for by one word of its name at a time, longest first (a shop's or company's
@@ -34,7 +35,7 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     --------
     >>> from propertykit.client._addresses import read_address
     >>> plan_queries(read_address("Flat 6, 72 High St, MK40 1NN"))
-    ['6 72 mk401nn', '6 72 high street']
+    ['6 72 mk401nn', '6 72 high street', 'high street mk401nn']
     >>> plan_queries(read_address("72 High St, Kempston, Bedford"))
     ['72 high street kempston', '72 high street', '72 street kempston']
     >>> plan_queries(read_address("Rose Cottage, MK40 1NN"))
@@ -47,7 +48,8 @@ def plan_queries(typed: ReadAddress) -> list[str]:
     last = street_words[-1] if street_words and street_words[-1] in STREET_WORDS else ""
     town = typed.places[0] if typed.places else ""
     if postcode and numbers:  # then the words an answer shows, where it may not show postcodes
-        queries = [f"{numbers} {postcode}", f"{numbers} {typed.street} {town}".strip()]
+        queries = [f"{numbers} {postcode}", f"{numbers} {typed.street} {town}".strip(),
+                   f"{typed.street} {postcode}"]  # fmt: skip
     elif postcode:  # a house's name: one word of it at a time (a shop's name may be in front)
         queries = [f"{word} {postcode}" for word in name_words[:2]]
         queries.append(f"{typed.street} {postcode}")

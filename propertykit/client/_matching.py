@@ -10,11 +10,11 @@ per-minute limit (shared in Redis by a team), each answer cached like any other,
 address decided (:func:`~propertykit.client._address_match.decide`) on everything its requests
 answered -> one row per input, in order.
 
-An address is settled when it is matched, or ambiguous among addresses shown, or its queries
-are spent. Its next request is the next page of a full answer where the service pages (the
-autocomplete's ``offset``) and one fitting address was on a full page that may have left out
-others as good; else its next, narrower or looser, planned query. A full page is never by itself
-a reason to give up.
+An address is settled when it is matched, or ambiguous among addresses shown, or its requests
+are spent. Its next request is its next planned query (narrower: words every answer shows; or,
+when nothing fits, looser); once they are spent, where one fitting address was on a full page
+that may have left out others as good and the service pages (the autocomplete's ``offset``),
+the next page. A full page is never by itself a reason to give up.
 
 Resumable: every answer is in the cache as soon as it arrives, so a list interrupted part-way (a
 restarted kernel, ``KeyboardInterrupt``, a network failure) sends, the next time, only the
@@ -334,14 +334,16 @@ def _next_request(
         return None
     if decision.status == "ambiguous" and decision.reason != MAYBE_MORE:
         return None
+    spent = {query for query, _ in asked}
+    remaining = [query for query in queries if query not in spent]
+    if remaining:  # a narrower question (or, when nothing fits, a looser one)
+        return (remaining[0], 0)
     if decision.reason == MAYBE_MORE and search.pages:
         full = [r for r in asked if len(answers[r]) >= PAGE and (r[0], r[1] + PAGE) not in asked]
         if full:
             query, offset = full[-1]
             return (query, offset + PAGE)
-    spent = {query for query, _ in asked}
-    remaining = [query for query in queries if query not in spent]
-    return (remaining[0], 0) if remaining else None
+    return None
 
 
 def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
