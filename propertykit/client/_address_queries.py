@@ -67,7 +67,9 @@ def plan_queries(typed: ReadAddress) -> list[str]:
         return []  # nothing places it: no postcode, no street
     # "saint" is this reader's word for "St": the service may hold either, so it is left out.
     cleaned = [" ".join(w for w in query.split() if w != "saint") for query in queries]
-    return [q for q in dict.fromkeys(cleaned) if q and len(q.split()) <= MOST_QUERY_WORDS]
+    if any(len(query.split()) > MOST_QUERY_WORDS for query in cleaned):
+        return []  # a text that long is no address
+    return [q for q in dict.fromkeys(cleaned) if q]
 
 
 def _name_words(typed: ReadAddress) -> list[str]:
