@@ -59,7 +59,13 @@ def outcome(row: TypedAddress, status: str, location_id: object) -> str:
 
 
 def line_of(row: TypedAddress) -> str:
-    return row.kind if row.kind in NEGATIVE_KINDS else "register" if row.kind == "register" else "typed"
+    return (
+        row.kind
+        if row.kind in NEGATIVE_KINDS
+        else "register"
+        if row.kind == "register"
+        else "typed"
+    )
 
 
 def run_style(
@@ -92,12 +98,13 @@ def run_style(
                     continue
                 found = counts[line]
                 total = sum(found.values())
+                whole = line in ("typed", "register")  # the list's own figures on its line
                 records.append({
                     "homes": homes, "style": style, "line": line, "rows": total,
                     **{k: found[k] / total for k in ("right", "wrong", "ambiguous", "unmatched")},
-                    "req/address": per_address if line in ("typed", "register") else None,
-                    "again": again.attrs["requests_sent"] if line in ("typed", "register") else None,
-                    "seconds": seconds if line in ("typed", "register") else None,
+                    "req/address": per_address if whole else None,
+                    "again": again.attrs["requests_sent"] if whole else None,
+                    "seconds": seconds if whole else None,
                 })  # fmt: skip
     return records
 

@@ -54,6 +54,8 @@ PLACE_MIN = 80.0
 NAME_MIN = 80.0
 #: The most suggestions one answer holds: an answer that full may have left out some.
 FULL_ANSWER = 10
+#: Between the ends of a run of house numbers (``1`` to ``9``); a building's range keeps ``-``.
+DASH = "\N{EN DASH}"
 #: Most near misses listed with an unmatched address, for review.
 NEAR_MISSES = 5
 
@@ -455,8 +457,8 @@ def number_ranges(numbers: set[str]) -> str:
 
     Examples
     --------
-    >>> number_ranges({"1", "2", "3", "5", "7", "8", "9", "11", "12a"})
-    '1–3, 5, 7–9, 11, 12a'
+    >>> number_ranges({"1", "2", "3", "5", "7", "8", "11", "12a"}) == f"1{DASH}3, 5, 7, 8, 11, 12a"
+    True
     """
     plain = sorted(int(n) for n in numbers if n.isdigit())
     runs: list[list[int]] = []
@@ -466,12 +468,14 @@ def number_ranges(numbers: set[str]) -> str:
         else:
             runs.append([number])
     others = [n for n in numbers if not n.isdigit()]
-    ordered = sorted([(r[0], w) for r in runs for w in _run_words(r)] + [(_lead(n), n) for n in others])
+    ordered = sorted(
+        [(r[0], w) for r in runs for w in _run_words(r)] + [(_lead(n), n) for n in others]
+    )
     return ", ".join(word for _, word in ordered)
 
 
 def _run_words(run: list[int]) -> list[str]:
-    return [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else [str(n) for n in run]
+    return [f"{run[0]}{DASH}{run[-1]}"] if len(run) >= 3 else [str(n) for n in run]
 
 
 def _lead(number: str) -> int:

@@ -132,8 +132,11 @@ class MatchDryRun:
     --------
     >>> dry = MatchDryRun(addresses=3, distinct=2, decided=0, blank=1, queries=4, requests=3,
     ...                   cached=1, per_minute=30.0, seconds=6.0, credits=0, later=2)
-    >>> repr(dry).split("; ")[1]
-    '3 requests to send at 30 a minute (about 6 s), 1 cached (free), at most 2 more if answers call for them'
+    >>> for part in repr(dry).split("; ")[1].split(", "):
+    ...     print(part)
+    3 requests to send at 30 a minute (about 6 s)
+    1 cached (free)
+    at most 2 more if answers call for them
     """
 
     addresses: int
@@ -256,25 +259,24 @@ def match_addresses(
     left_out = 0
     asked: dict[str, list[Request]] = {key: [] for key in plan.read}
     decided: dict[str, Decision] = {}
-    wanted = {key: _next_request(search, plan.queries[key], [], None, {}) for key in plan.read}
+    pending = {key: _next_request(search, plan.queries[key], [], None, {}) for key in plan.read}
     most = sum(min(MOST_REQUESTS, len(qs) if not search.pages else MOST_REQUESTS)
                for qs in plan.queries.values() if qs)  # fmt: skip
     with progress_bar(most, "address queries (at most)", show=search.progress) as bar:
         for _ in range(MOST_REQUESTS):
-            wanted = {key: request for key, request in wanted.items() if request is not None}
+            wanted = {key: request for key, request in pending.items() if request is not None}
             if not wanted:
                 break
             left_out += _ask(search, list(dict.fromkeys(wanted.values())), answers, bar)
             for key, request in wanted.items():
                 asked[key].append(request)
-            following: dict[str, Request | None] = {}
+            pending = {}
             for key in wanted:
                 found = [c for request in asked[key] for c in answers[request]]
                 decided[key] = decide(plan.read[key], found)
-                following[key] = _next_request(
+                pending[key] = _next_request(
                     search, plan.queries[key], asked[key], decided[key], answers
                 )
-            wanted = following  # type: ignore[assignment]
     for key, typed in plan.read.items():
         if key not in decided:  # nothing to ask (no postcode, no street)
             decided[key] = decide(typed, [])

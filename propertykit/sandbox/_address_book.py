@@ -262,7 +262,9 @@ def _row(world: _World, draws: random.Random, index: int, kind: str) -> TypedAdd
         text, said = _write(draws, fields, kind)
         found = world.matching(said)
         expected = sandbox_ids.location_id(found[0]) if len(found) == 1 else "ambiguous"
-        return TypedAddress(text, expected, "house_name", index, _ids(found) if len(found) > 1 else ())
+        return TypedAddress(
+            text, expected, "house_name", index, _ids(found) if len(found) > 1 else ()
+        )
     if kind == "wrong_number":
         number = _missing_number(world, fields)
         if number is None:

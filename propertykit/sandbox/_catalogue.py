@@ -80,7 +80,8 @@ def display_only(index: int, address: dict[str, Any]) -> dict[str, str]:
 
     Examples
     --------
-    >>> display_only(3, {"displayAddress": "4 Mill Lane, Bedford, MK40 1NN", "postcode": "MK40 1NN"})
+    >>> display_only(3, {"displayAddress": "4 Mill Lane, Bedford, MK40 1NN",
+    ...                  "postcode": "MK40 1NN"})
     {'locationId': 'L00000003', 'displayAddress': '4 Mill Lane, Bedford'}
     """
     display = str(address["displayAddress"])

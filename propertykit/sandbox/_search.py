@@ -230,7 +230,7 @@ class AddressIndex:
         if not len(candidates):
             return [], 0
         scored = scores[candidates] * self._length_norm[candidates]
-        keys = [candidates, -np.round(scored, 9)]
+        keys: list[npt.NDArray[Any]] = [candidates, -np.round(scored, 9)]
         keys += self._priorities(words, candidates, postcode_first, street_first)
         order = np.lexsort(keys)
         chosen = candidates[order[offset : offset + limit]]

@@ -135,7 +135,9 @@ def test_a_house_name_with_a_word_left_out_is_not_matched(
     rows = typed_addresses(8, n_properties=HOMES, kinds={"subset_name": 1})
     assert any(row.text.startswith("The ") for row in rows)
     df = client_of(make_client, spec_styled).match_addresses([row.text for row in rows])
-    assert (df["status"] != "matched").all(), df[df["status"] == "matched"][["input", "matched_address"]]
+    assert (df["status"] != "matched").all(), df[df["status"] == "matched"][
+        ["input", "matched_address"]
+    ]
     assert df["reason"].str.contains("named").any()
 
 
@@ -182,5 +184,7 @@ def test_a_number_the_street_lacks_lists_the_numbers_suggested(
     assert (df["status"] != "matched").all()
     reasons = df["reason"].tolist()
     assert not any("suggested nothing" in reason for reason in reasons)
-    listed = [reason for reason in reasons if " among the " in reason and " suggested on " in reason]
+    listed = [
+        reason for reason in reasons if " among the " in reason and " suggested on " in reason
+    ]
     assert len(listed) >= len(rows) // 2, reasons
