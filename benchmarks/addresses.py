@@ -1,22 +1,27 @@
-"""Address matching benchmark: ``client.match_addresses`` beside a naive first-suggestion pick.
+"""Address matching on every search style: ``client.match_addresses`` against the truth, one table.
 
-A sandbox of the real address geography (``--homes``, default 100,000) serves search-suggest over
-real HTTP, its per-minute limit raised so nothing waits; ``--addresses`` rows (default 10,000)
-are drawn from its world, typed as clients type them (``propertykit.sandbox._address_book``: case,
-abbreviations, no postcode, a shop in front, a transposed letter, the flat after the street, and
-the negatives: a house number the street lacks, a building without its flat), each with the truth.
+For each world size (``--homes``, default 5,000 and 100,000) and each search style the sandbox
+answers in (``every-word``, ``ranked``, ``fuzzy``, ``display-only``;
+:mod:`propertykit.sandbox._search`), a sandbox of the real address geography serves
+search-suggest over real HTTP (its per-minute limit raised so nothing waits), and two lists drawn
+from its world are matched cold, then again (which must send nothing):
 
-- **naive, as typed**: each address's text asked of search-suggest as typed (one request), the
-  first suggestion taken, as a hurried person picks in the lookup form;
-- **naive, same queries**: the queries ``match_addresses`` asks (answers from its cache), the
-  first suggestion of the first query that has one taken: the same candidates without the rules;
-- **match_addresses**: cold (every query sent), then warm (all from the cache); and the local
-  work alone (reading, planning, deciding on the answers already fetched), timed in CPU seconds.
+- **typed**: ``--addresses`` rows typed as clients type them
+  (:func:`propertykit.sandbox.typed_addresses`: case, abbreviations, no postcode, a shop in front,
+  a transposed or dropped letter, the flat after the street, houses known by name), and the
+  negatives among them, each its own line: **wrong number** (a number the street lacks),
+  **no flat** (a building's address without its flat: must be ambiguous, never one flat),
+  **other town** (the number and street with another town and that town's postcode), **subset
+  name** ("The Forge" where the house is "The Old Forge");
+- **register**: ``--register`` rows as another register writes the same homes (capitals, the
+  number a part of its own, the county, apostrophes gone).
 
-Both are scored against the truth: right, wrong (a property, but another), matched where no
-property has the address or where several could be it (guesses), and not matched.
+Columns: right (the home; for a negative line: not matched), wrong (another home; for a
+negative line: matched), ambiguous, unmatched, as shares of the line's rows; requests per
+distinct address of the list, cold; and requests the second run sent.
 
-Run: ``.venv/bin/python benchmarks/addresses.py [--addresses 10000] [--homes 100000]``.
+Run: ``.venv/bin/python benchmarks/addresses.py [--homes 5000 100000] [--addresses 2000]
+[--register 1000] [--styles every-word ranked fuzzy display-only]``.
 """
 
 from __future__ import annotations
@@ -28,128 +33,107 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
+
 import propertykit as pk
-from propertykit.client._address_match import Candidate, decide
-from propertykit.client._address_queries import plan_queries
-from propertykit.client._addresses import read_address
 from propertykit.sandbox import TypedAddress, typed_addresses
+from propertykit.sandbox._address_book import NEGATIVE_KINDS
+from propertykit.sandbox._search import STYLES
 
-#: A per-minute limit high enough that neither side waits (the sandbox's is raised to match).
+#: A per-minute limit high enough that nothing waits (the sandbox's is raised to match).
 FAST = 1_000_000
+#: The lines of the table for each style and size, in order.
+LINES = ("typed", "register", *NEGATIVE_KINDS)
 
 
-def score(rows: list[TypedAddress], picks: list[tuple[str, str | None]]) -> Counter[str]:
-    """Outcomes of ``picks`` (status, location id) against the truth of ``rows``."""
-    outcomes: Counter[str] = Counter()
-    for row, (status, location_id) in zip(rows, picks, strict=True):
-        matched = status == "matched"
-        if row.expected == "absent":
-            outcomes["matched a missing address" if matched else "kept out (absent)"] += 1
-        elif row.expected == "ambiguous":
-            outcomes["guessed among several" if matched else "kept out (ambiguous)"] += 1
-        elif not matched:
-            outcomes["not matched"] += 1
-        else:
-            outcomes["right" if location_id == row.expected else "wrong"] += 1
-    return outcomes
+def outcome(row: TypedAddress, status: str, location_id: object) -> str:
+    """right, wrong, ambiguous or unmatched, for the line ``row`` is counted in."""
+    if row.kind in NEGATIVE_KINDS:
+        if status == "matched":
+            return "wrong"
+        fits = status == "ambiguous" if row.kind == "no_flat" else True
+        return "right" if fits else status
+    if status != "matched":
+        return status
+    return "right" if location_id == row.expected else "wrong"
 
 
-def naive(client: pk.Client, rows: list[TypedAddress]) -> list[tuple[str, str | None]]:
-    """The first suggestion for each address as typed."""
-    picks: list[tuple[str, str | None]] = []
-    for row in rows:
-        found = client.suggest(row.text) if row.text.strip() else []
-        picks.append(("matched", str(found[0]["locationId"])) if found else ("unmatched", None))
-    return picks
-
-
-def first_of_same_queries(
-    client: pk.Client, rows: list[TypedAddress]
-) -> list[tuple[str, str | None]]:
-    """The first suggestion of the first of ``match_addresses``' queries that has one."""
-    picks: list[tuple[str, str | None]] = []
-    for row in rows:
-        found = [s for q in plan_queries(read_address(row.text)) for s in client.suggest(q)]
-        picks.append(("matched", str(found[0]["locationId"])) if found else ("unmatched", None))
-    return picks
-
-
-def local_seconds(client: pk.Client, rows: list[TypedAddress]) -> tuple[float, float]:
-    """CPU seconds of the local work (reading, planning, deciding) on answers from the cache;
-    and the wall seconds of reading those answers from the cache."""
-    texts = list(dict.fromkeys(row.text for row in rows))
-    read = [read_address(text) for text in texts]
-    started = time.perf_counter()
-    answers = {q: client.suggest(q) for typed in read for q in plan_queries(typed)}
-    cache_s = time.perf_counter() - started
-    started = time.process_time()
-    for text in texts:
-        typed = read_address(text)
-        found = [Candidate.of(s) for q in plan_queries(typed) for s in answers[q]]
-        decide(typed, found)
-    return time.process_time() - started, cache_s
-
-
-def report(name: str, outcomes: Counter[str], present: int) -> None:
-    right, wrong = outcomes["right"], outcomes["wrong"]
-    guesses = outcomes["matched a missing address"] + outcomes["guessed among several"]
-    print(
-        f"{name:<22} right {right / present:7.2%}  wrong {wrong / present:6.2%}  "
-        f"guesses {guesses:,}  not matched {outcomes['not matched']:,}  ({dict(outcomes)})"
+def line_of(row: TypedAddress) -> str:
+    return (
+        row.kind
+        if row.kind in NEGATIVE_KINDS
+        else "register"
+        if row.kind == "register"
+        else "typed"
     )
+
+
+def run_style(
+    style: str, homes: int, lists: dict[str, list[TypedAddress]]
+) -> list[dict[str, object]]:
+    """Match each list on a sandbox answering in ``style``: one record per line of the table."""
+    records: list[dict[str, object]] = []
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        pk.sandbox.serve(realism="real", n_properties=homes, search_style=style) as sb,
+    ):
+        sb.set_suggest_limit(FAST)
+        endpoints = pk.Endpoints(suggest_per_minute=FAST)
+        for name, rows in lists.items():
+            cache = Path(folder) / name
+            with pk.Client(sb.api_key, sb.url, cache=cache, endpoints=endpoints,
+                           progress=False) as client:  # fmt: skip
+                texts = [row.text for row in rows]
+                started = time.perf_counter()
+                cold = client.match_addresses(texts)
+                seconds = time.perf_counter() - started
+                again = client.match_addresses(texts)
+            per_address = cold.attrs["requests_sent"] / len(set(texts))
+            counts: dict[str, Counter[str]] = {}
+            for row, status, location_id in zip(rows, cold["status"], cold["locationId"],
+                                                strict=True):  # fmt: skip
+                counts.setdefault(line_of(row), Counter())[outcome(row, status, location_id)] += 1
+            for line in LINES:
+                if line not in counts:
+                    continue
+                found = counts[line]
+                total = sum(found.values())
+                whole = line in ("typed", "register")  # the list's own figures on its line
+                records.append({
+                    "homes": homes, "style": style, "line": line, "rows": total,
+                    **{k: found[k] / total for k in ("right", "wrong", "ambiguous", "unmatched")},
+                    "req/address": per_address if whole else None,
+                    "again": again.attrs["requests_sent"] if whole else None,
+                    "seconds": seconds if whole else None,
+                })  # fmt: skip
+    return records
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--addresses", type=int, default=10_000)
-    parser.add_argument("--homes", type=int, default=100_000)
+    parser.add_argument("--homes", type=int, nargs="+", default=[5_000, 100_000])
+    parser.add_argument("--addresses", type=int, default=2_000)
+    parser.add_argument("--register", type=int, default=1_000)
+    parser.add_argument("--styles", nargs="+", choices=STYLES, default=list(STYLES))
     arguments = parser.parse_args()
-    started = time.perf_counter()
-    rows = typed_addresses(arguments.addresses, n_properties=arguments.homes)
-    print(f"{len(rows):,} typed addresses drawn in {time.perf_counter() - started:.1f} s")
-    present = sum(1 for row in rows if row.expected.startswith("L"))
-    texts = [row.text for row in rows]
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        pk.sandbox.serve(realism="real", n_properties=arguments.homes) as sb,
-    ):
-        sb.set_suggest_limit(FAST)
-        endpoints = pk.Endpoints(suggest_per_minute=FAST)
-        options = {"endpoints": endpoints, "progress": False}
-        with pk.Client(sb.api_key, sb.url, cache=Path(folder) / "naive", **options) as client:
+    records: list[dict[str, object]] = []
+    for homes in arguments.homes:
+        lists = {
+            "typed": typed_addresses(arguments.addresses, n_properties=homes),
+            "register": typed_addresses(arguments.register, n_properties=homes, draw_seed=1,
+                                        kinds={"register": 1}),
+        }  # fmt: skip
+        for style in arguments.styles:
             started = time.perf_counter()
-            naive_picks = naive(client, rows)
-            naive_s, naive_sent = time.perf_counter() - started, client.usage.requests_sent
-        with pk.Client(sb.api_key, sb.url, cache=Path(folder) / "match", **options) as client:
-            planned = client.match_addresses(texts, dry_run=True)
-            started = time.perf_counter()
-            cold = client.match_addresses(texts)
-            cold_s = time.perf_counter() - started
-            started = time.perf_counter()
-            warm = client.match_addresses(texts)
-            warm_s = time.perf_counter() - started
-            scoring_s, cache_s = local_seconds(client, rows)
-            sent = client.usage.requests_sent
-            same_queries = first_of_same_queries(client, rows)
-            assert client.usage.requests_sent == sent, "the same queries were not all cached"
-    assert cold.attrs["requests_sent"] == planned.requests, "the dry run was not exact"
-    assert warm.attrs["requests_sent"] == 0 and cold.attrs["charged"] == 0
-    distinct = planned.distinct
-    print(f"{arguments.homes:,} homes; {len(rows):,} rows ({distinct:,} distinct, "
-          f"{present:,} of homes that exist once)")  # fmt: skip
-    print(f"naive, as typed:       {naive_sent:,} requests ({naive_sent / len(rows):.2f} a row), "
-          f"{naive_s:.1f} s")  # fmt: skip
-    print(f"match_addresses cold:  {cold.attrs['requests_sent']:,} requests "
-          f"({cold.attrs['requests_sent'] / distinct:.2f} an address; dry run said "
-          f"{planned.requests:,}), {cold_s:.1f} s")  # fmt: skip
-    print(f"match_addresses warm:  {warm.attrs['requests_sent']} requests, {warm_s:.1f} s "
-          f"(the same answers one query at a time by client.suggest: {cache_s:.1f} s)")  # fmt: skip
-    print(f"local scoring:         {scoring_s:.2f} CPU s for {distinct:,} addresses "
-          f"({1000 * scoring_s / distinct:.2f} ms each)")  # fmt: skip
-    report("naive, as typed", score(rows, naive_picks), present)
-    report("naive, same queries", score(rows, same_queries), present)
-    picks = list(zip(cold["status"], cold["locationId"], strict=True))
-    report("match_addresses", score(rows, picks), present)
+            records += run_style(style, homes, lists)
+            print(f"{homes:,} homes, {style}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr)  # fmt: skip
+    table = pd.DataFrame.from_records(records).set_index(["homes", "style", "line"])
+    for name in ("right", "wrong", "ambiguous", "unmatched"):
+        table[name] = table[name].map("{:.1%}".format)
+    for name, form in (("req/address", "{:.2f}"), ("again", "{:.0f}"), ("seconds", "{:.1f}")):
+        table[name] = table[name].map(lambda v, f=form: "" if pd.isna(v) else f.format(v))
+    print(table.to_string())
     return 0
 
 

@@ -73,6 +73,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="sale prices as the repeat-sales method assumes (textbook) or shaped like real "
         "sales: a known price per m2, quick resales that vary most, outliers (real)",
     )
+    parser.add_argument(
+        "--search-style",
+        choices=("every-word", "ranked", "fuzzy", "display-only"),
+        default=None,
+        help="how search-suggest and the autocomplete answer (default: every word for suggest, "
+        "ranked for the vepler autocomplete)",
+    )
     parser.add_argument("--fault", action="append", default=[], metavar="SPEC", help=_FAULT_HELP)
 
 
@@ -93,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             delivery_delay=args.delivery_delay,
             profile=args.profile,
             realism=args.realism,
+            search_style=args.search_style,
         )
         for fault in faults:
             sandbox.inject_fault(**fault)  # type: ignore[arg-type]
@@ -115,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         with sandbox:
             print(f"Sandbox of the property-data service at {sandbox.url}", flush=True)
             print(f"Profile: {sandbox.profile}", flush=True)
+            if sandbox.search_style is not None:
+                print(f"Address search: {sandbox.search_style}", flush=True)
             if sandbox.realism != "textbook":
                 print(f"Prices: {sandbox.realism}-shaped sales", flush=True)
             print(f"API key: {sandbox.api_key}", flush=True)

@@ -5,29 +5,37 @@ their queries found (:mod:`propertykit.client._address_queries`), the last step 
 :meth:`propertykit.Client.match_addresses`:
 
 - :func:`compare`: one suggestion against the typed address. The numbers must agree in their
-  roles (building, flat or unit, both ends of a range), the postcode must agree when one was
-  typed, the street must be the same street give or take a typo (the same kind, ``lane`` or
-  ``road``, and names alike by rapidfuzz's ``ratio``, at least :data:`STREET_MIN`; a transposed
-  letter is one slip), a typed town must be one of the suggestion's places, and a house known
-  only by its name must carry that name;
+  roles (building, flat or unit, both ends of a range); the street must be the same street give
+  or take a typo (the same kind, ``lane`` or ``road``, and names alike by rapidfuzz's ``ratio``,
+  at least :data:`STREET_MIN`; a transposed letter is one slip); the place typed must be shown
+  by the suggestion, never assumed: a typed postcode must be the suggestion's (its field or its
+  text), and where the suggestion shows no postcode a typed town or locality must be one of its
+  places, else the postcode "could not be confirmed"; without a postcode, a typed town must be
+  one of its places. A house known only by its name must carry that name as a name: every word
+  of one side found in the other (``The Barn`` is not ``The Old Barn``);
 - :func:`decide`: from every suggestion of an address's queries, those that fit (agree, or are
   flats of the building typed), keeping the ones that hold the most of the places and names
   typed; ``matched`` when that leaves exactly one and it agrees, ``ambiguous`` when it leaves
   several (or a building's address names none of its flats), ``unmatched`` otherwise, with the
-  reason in plain words.
+  reason in plain words. One fitting suggestion on a full page (:data:`FULL_ANSWER`) is a match
+  only when the page reached weaker answers (its last suggestion shows fewer of the query's
+  words than the fitting one: a ranked search has listed every address as good); otherwise
+  the matcher asks a narrower question or the next page
+  (:mod:`propertykit.client._matching`).
 
 Examples
 --------
 >>> typed = read_address("92 Mill Lane, MK40 1NN")
 >>> ninety = Candidate.of({"locationId": "L1", "displayAddress": "90 Mill Lane, Bedford, MK40 1NN"})
 >>> decide(typed, [ninety]).status, decide(typed, [ninety]).reason
-('unmatched', 'no number 92 on mill lane at MK40 1NN (the service has 90)')
+('unmatched', 'no 92 among the 1 suggested on Mill Lane, MK40 1NN: 90')
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from rapidfuzz import fuzz
@@ -46,15 +54,18 @@ PLACE_MIN = 80.0
 NAME_MIN = 80.0
 #: The most suggestions one answer holds: an answer that full may have left out some.
 FULL_ANSWER = 10
+#: Between the ends of a run of house numbers (``1`` to ``9``); a building's range keeps ``-``.
+DASH = "\N{EN DASH}"
 #: Most near misses listed with an unmatched address, for review.
 NEAR_MISSES = 5
 
 Status = Literal["matched", "ambiguous", "unmatched"]
 
-_MAYBE_MORE = (
-    f"one address fits, but the service listed only its first {FULL_ANSWER} answers for this "
-    "text: others may fit too"
+MAYBE_MORE = (
+    f"one address fits, but the service listed only its first {FULL_ANSWER} answers, all as "
+    "good, and did not list more when asked: others may fit too"
 )
+_TOKEN = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -66,12 +77,13 @@ class Candidate:
     read: ReadAddress
     places: tuple[str, ...]
     listed_in_full: bool = True
+    shown: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, suggestion: Mapping[str, Any], *, listed_in_full: bool = True) -> Candidate:
         """Read a suggestion (``locationId``, ``displayAddress``; town, locality and county
-        where it has them). ``listed_in_full``: its answer listed every address holding the
-        query's words (it held fewer than :data:`FULL_ANSWER`).
+        where it has them). ``listed_in_full``: its answer listed every address as good as it
+        (see :func:`candidates_of`). ``shown``: the search words it shows (text, fields).
 
         Examples
         --------
@@ -84,20 +96,37 @@ class Candidate:
         extra = tuple(normalise(value) for value in fields if isinstance(value, str) and value)
         places = tuple(dict.fromkeys(read.places + extra))
         location_id = str(suggestion.get("locationId", ""))
-        return cls(location_id, display, read, places, listed_in_full)
+        shown = {*_TOKEN.findall(display.casefold()), *_TOKEN.findall(" ".join(places))}
+        if read.postcode:
+            shown.update(_TOKEN.findall(read.postcode.casefold()))
+            shown.add(read.postcode.replace(" ", "").casefold())
+        shown.update(_TOKEN.findall(" ".join((read.street, *read.names))))
+        return cls(location_id, display, read, places, listed_in_full, frozenset(shown))
+
+    def holds(self, query: str) -> int:
+        """How many of the query's words the suggestion shows."""
+        return sum(1 for word in set(query.split()) if word in self.shown)
 
 
-def candidates_of(answer: Sequence[Mapping[str, Any]]) -> list[Candidate]:
-    """The suggestions of one answer, read; a full answer (:data:`FULL_ANSWER`) may have left
-    out addresses that fit as well.
+def candidates_of(answer: Sequence[Mapping[str, Any]], query: str = "") -> list[Candidate]:
+    """The suggestions of one answer to ``query``, read. Each is *listed in full* when no
+    address as good can have been left out: the answer is not full (:data:`FULL_ANSWER`), or
+    its last suggestion shows fewer of the query's words than this one (a ranked search that
+    reached weaker answers has listed every stronger one first).
 
     Examples
     --------
     >>> [c.listed_in_full for c in candidates_of([{"locationId": "L1"}])]
     [True]
+    >>> page = [{"locationId": f"L{n}", "displayAddress": f"{n} Mill Lane"} for n in range(10)]
+    >>> [c.listed_in_full for c in candidates_of(page, "4 mill lane")][3:5]
+    [False, True]
     """
-    in_full = len(answer) < FULL_ANSWER
-    return [Candidate.of(s, listed_in_full=in_full) for s in answer if usable_suggestion(s)]
+    read = [Candidate.of(s) for s in answer if usable_suggestion(s)]
+    if len(answer) < FULL_ANSWER or not read:
+        return read
+    floor = read[-1].holds(query)
+    return [replace(c, listed_in_full=c.holds(query) > floor) for c in read]
 
 
 def usable_suggestion(suggestion: object) -> bool:
@@ -170,7 +199,7 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
     'flat 6, not 7'
     """
     theirs = candidate.read
-    score = fuzz.token_set_ratio(typed.words(), theirs.words())
+    score = fuzz.token_sort_ratio(typed.words(), theirs.words())
 
     def differs(kind: str, why: str, flat_of_building: bool = False) -> Comparison:
         return Comparison(candidate, False, flat_of_building, score, kind, why)
@@ -183,8 +212,9 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
     street = _street_similarity(typed, theirs)
     if street < STREET_MIN:
         return differs("street", f"on {theirs.street or 'no street'}, not {typed.street}")
-    if not typed.postcode and typed.places and not _in_a_place(typed.places, candidate.places):
-        return differs("place", f"in {listed(list(candidate.places), most=2) or 'no town'}")
+    unconfirmed = _unconfirmed_place(typed, candidate)
+    if unconfirmed:
+        return differs("place", unconfirmed)
     if not typed.numbers and not _same_name(typed.names, theirs.names):
         return differs("name", f"named {listed(list(theirs.names)) or 'nothing'}")
     if typed.sub_numbers != theirs.sub_numbers:
@@ -193,6 +223,31 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
         have = "-".join(theirs.sub_numbers) or "no flat"
         return differs("flat", f"flat {have}, not {'-'.join(typed.sub_numbers)}")
     return Comparison(candidate, True, False, max(score, street), "", "")
+
+
+def _unconfirmed_place(typed: ReadAddress, candidate: Candidate) -> str:
+    """Which typed part of the place the suggestion contradicts or cannot confirm ("": none).
+
+    A postcode the suggestion shows (checked before) confirms the place. Without one, a typed
+    town or locality must be among the places it shows; a typed postcode it cannot show is
+    then confirmed only that way.
+    """
+    if typed.postcode and candidate.read.postcode:
+        return ""  # the same postcode (a different one was refused before)
+    if typed.places and _in_a_place(typed.places, candidate.places):
+        return ""
+    shown = listed(list(candidate.places), most=2)
+    town = f"town {typed.places[0]}" if typed.places else ""
+    if typed.postcode:
+        why = f"postcode {typed.postcode} could not be confirmed: the suggestion shows no postcode"
+        if town:
+            return f"{why}, and {town} is not among its places ({shown or 'none shown'})"
+        return f"{why} and no town was typed to confirm the place"
+    if not typed.places:
+        return ""  # nothing typed places it: the street decides (several are ambiguous)
+    if not candidate.places:
+        return f"{town} could not be confirmed: the suggestion shows no town"
+    return f"in {shown}, not {typed.places[0]}"
 
 
 def _street_similarity(typed: ReadAddress, theirs: ReadAddress) -> float:
@@ -244,10 +299,32 @@ def _in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
 
 
 def _same_name(typed: Sequence[str], theirs: Sequence[str]) -> bool:
+    """Whether a typed part is one of their names, as a name: every word of each found in the
+    other, give or take a typo (``the barn`` is not ``the old barn``; a shop's name in front is
+    its own part, so ``The Corner Cafe, Rose Cottage`` is Rose Cottage).
+
+    Examples
+    --------
+    >>> _same_name(["the barn"], ["the old barn"]), _same_name(["teh old barn"], ["the old barn"])
+    (False, True)
+    """
     if not theirs:
         return not typed
-    mine = " ".join(typed)
-    return any(fuzz.token_set_ratio(mine, name) >= NAME_MIN for name in theirs)
+    return any(_name_words_agree(mine, name) for mine in typed for name in theirs)
+
+
+def _name_words_agree(mine: str, theirs: str) -> bool:
+    mine_words, their_words = mine.replace(" s ", "s ").split(), theirs.replace(" s ", "s ").split()
+    if not mine_words or not their_words:
+        return False
+
+    def found(word: str, among: list[str]) -> bool:
+        return any(fuzz.ratio(word, other) >= NAME_MIN or _one_transposition(word, other)
+                   for other in among)  # fmt: skip
+
+    return all(found(w, their_words) for w in mine_words) and all(
+        found(w, mine_words) for w in their_words
+    )
 
 
 def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
@@ -275,7 +352,7 @@ def decide(typed: ReadAddress, suggestions: Sequence[Candidate]) -> Decision:
     if len(agreeing) == 1 and not flats:
         best = agreeing[0]
         if not best.candidate.listed_in_full:
-            return _ambiguous(fitting, _MAYBE_MORE)
+            return _ambiguous(fitting, MAYBE_MORE)
         return Decision("matched", best.candidate.location_id, best.candidate.display,
                         round(best.score, 1), (), (), None)  # fmt: skip
     if agreeing:
@@ -298,7 +375,7 @@ def _most_said(fitting: list[Comparison], typed: ReadAddress) -> list[Comparison
         their_words = {word for place in theirs.places for word in place.split()}
         places = sum(any(fuzz.ratio(mine, word) >= PLACE_MIN for word in their_words)
                      for mine in typed_words)  # fmt: skip
-        names = sum(any(fuzz.token_set_ratio(mine, name) >= NAME_MIN for name in theirs.read.names)
+        names = sum(any(_name_words_agree(mine, name) for name in theirs.read.names)
                     for mine in typed.names)  # fmt: skip
         return places + names
 
@@ -351,14 +428,56 @@ def _reason(typed: ReadAddress, compared: list[Comparison], nearest: Comparison)
         c
         for c in compared
         if c.kind == "number"
-        and (not typed.postcode or c.candidate.read.postcode == typed.postcode)
+        and (not typed.postcode or c.candidate.read.postcode in (None, typed.postcode))
+        and not _unconfirmed_place(typed, c.candidate)
         and _street_similarity(typed, c.candidate.read) >= STREET_MIN
     ]
     if same_street and typed.building_numbers:
-        numbers = sorted({"-".join(c.candidate.read.building_numbers) for c in same_street})
-        where = f" at {typed.postcode}" if typed.postcode else ""
+        numbers = {"-".join(c.candidate.read.building_numbers) for c in same_street} - {""}
+        street = (same_street[0].candidate.read.street or typed.street or "that street").title()
+        where = f", {typed.postcode}" if typed.postcode else ""
         return (
-            f"no number {'-'.join(typed.building_numbers)} on {typed.street or 'that street'}"
-            f"{where} (the service has {listed([n for n in numbers if n], most=4)})"
+            f"no {'-'.join(typed.building_numbers)} among the {len(same_street)} suggested on "
+            f"{street}{where}: {number_ranges(numbers)}"
         )
+    elsewhere = [
+        c
+        for c in compared
+        if c.kind in ("postcode", "place")
+        and c.candidate.read.building_numbers == typed.building_numbers
+        and _street_similarity(typed, c.candidate.read) >= STREET_MIN
+    ]
+    if elsewhere:  # the number and street are suggested, but the place typed is not shown
+        nearest = max(elsewhere, key=lambda c: c.score)
     return f"nearest suggestion differs: {nearest.why} ({nearest.candidate.display})"
+
+
+def number_ranges(numbers: set[str]) -> str:
+    """House numbers in order, runs written as ranges.
+
+    Examples
+    --------
+    >>> number_ranges({"1", "2", "3", "5", "7", "8", "11", "12a"}) == f"1{DASH}3, 5, 7, 8, 11, 12a"
+    True
+    """
+    plain = sorted(int(n) for n in numbers if n.isdigit())
+    runs: list[list[int]] = []
+    for number in plain:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    others = [n for n in numbers if not n.isdigit()]
+    ordered = sorted(
+        [(r[0], w) for r in runs for w in _run_words(r)] + [(_lead(n), n) for n in others]
+    )
+    return ", ".join(word for _, word in ordered)
+
+
+def _run_words(run: list[int]) -> list[str]:
+    return [f"{run[0]}{DASH}{run[-1]}"] if len(run) >= 3 else [str(n) for n in run]
+
+
+def _lead(number: str) -> int:
+    digits = re.match(r"[0-9]+", number)
+    return int(digits[0]) if digits else 0

@@ -2,7 +2,8 @@
 
 Under the spec's profile, candidates come from search-suggest (``Endpoints.suggest_path``); under
 a profile with an address autocomplete (Vepler's ``location.autocompleteAddress``:
-``Endpoints.autocomplete_path``, asked for its most answers, ``limit=10``), from that. Both are
+``Endpoints.autocomplete_path``, asked for its most answers, ``limit=10``, and paged by its
+``offset`` where a full page calls for the next), from that. Both are
 free, cached like every answer and paced by the client at ``Endpoints.suggest_per_minute`` (one
 limit for both, counted in Redis for a team: the service counts them together). Each answer's
 ``locationId`` is a property's, for :meth:`propertykit.Client.properties`.
@@ -137,25 +138,29 @@ class AddressesMixin:
         """Where candidates come from: the profile's address autocomplete, else search-suggest."""
         endpoints = self.endpoints
         params: dict[str, str | int] = {}
+        offset_param: str | None = None
         if endpoints.autocomplete_path:
             path, endpoint = endpoints.autocomplete_path, "autocomplete"
             params[endpoints.autocomplete_limit_param] = AT_MOST
             query_param = endpoints.autocomplete_query_param
+            offset_param = endpoints.autocomplete_offset_param or None
         else:
             path, endpoint = endpoints.suggest_path, "suggest"
             query_param = endpoints.suggest_query_param
         transport = self._transport
         billable = endpoint in endpoints.billable_endpoints
 
-        def fetch(query: str) -> list[dict[str, Any]]:
-            sending: dict[str, str | int] = {query_param: query, **params}
-            body = transport.fetch_json(
-                path, endpoint=endpoint, params=sending, billable=billable, check=check_envelope
-            )
+        def sending(query: str, offset: int) -> dict[str, str | int]:
+            paged = {offset_param: offset} if offset and offset_param else {}
+            return {query_param: query, **params, **paged}
+
+        def fetch(query: str, offset: int) -> list[dict[str, Any]]:
+            body = transport.fetch_json(path, endpoint=endpoint, params=sending(query, offset),
+                                        billable=billable, check=check_envelope)  # fmt: skip
             return list(_suggestions_of(body))
 
-        def cached(queries: list[str]) -> list[list[dict[str, Any]] | None]:
-            wanted = [(transport.base_url + path, {query_param: q, **params}) for q in queries]
+        def cached(requests: list[tuple[str, int]]) -> list[list[dict[str, Any]] | None]:
+            wanted = [(transport.base_url + path, sending(q, at)) for q, at in requests]
             bodies = cached_bodies(transport.session, wanted, offline=transport.offline)
             return [None if body is None else _answer_of(body) for body in bodies]
 
@@ -168,6 +173,7 @@ class AddressesMixin:
             billable=billable,
             progress=self.progress,
             decisions=decisions,
+            pages=offset_param is not None,
         )
 
 

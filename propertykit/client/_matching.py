@@ -3,16 +3,24 @@
 One straight route: the list is checked (a list or Series of text, else ``InvalidInput`` before
 anything is sent) -> blank and non-text rows answered ``unmatched`` -> decisions of earlier
 reviews applied (:mod:`propertykit.client._match_decisions`) -> each distinct address read and
-given its queries (:func:`~propertykit.client._address_match.plan_queries`, at most three, from
-the text alone) -> the distinct queries asked of search-suggest, one after another, paced by the
-client's per-minute limit (shared in Redis by a team), each answer cached like any other -> each
-address decided (:func:`~propertykit.client._address_match.decide`) -> one row per input, in order.
+given its queries (:func:`~propertykit.client._address_queries.plan_queries`, at most three,
+from the text alone) -> in rounds (at most :data:`MOST_REQUESTS`): each unsettled address's next
+request, the distinct ones asked of search-suggest one after another, paced by the client's
+per-minute limit (shared in Redis by a team), each answer cached like any other, then each
+address decided (:func:`~propertykit.client._address_match.decide`) on everything its requests
+answered -> one row per input, in order.
+
+An address is settled when it is matched, or ambiguous among addresses shown, or its requests
+are spent. Its next request is its next planned query (narrower: words every answer shows; or,
+when nothing fits, looser); once they are spent, where one fitting address was on a full page
+that may have left out others as good and the service pages (the autocomplete's ``offset``),
+the next page. A full page is never by itself a reason to give up.
 
 Resumable: every answer is in the cache as soon as it arrives, so a list interrupted part-way (a
 restarted kernel, ``KeyboardInterrupt``, a network failure) sends, the next time, only the
-queries not yet answered; a list matched before sends nothing. Since the queries depend on the
-text alone, ``dry_run=True`` counts exactly what would be sent (:class:`MatchDryRun`), asking
-the cache only. Search-suggest is free: matching buys no property records.
+requests not yet answered; a list matched before sends nothing (the rounds replay from the
+cache). ``dry_run=True`` counts the first round exactly and the most the later rounds may add
+(:class:`MatchDryRun`), asking the cache only. Search-suggest is free: matching buys no records.
 """
 
 from __future__ import annotations
@@ -24,7 +32,13 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client._address_match import Candidate, Decision, candidates_of, decide
+from propertykit.client._address_match import (
+    MAYBE_MORE,
+    Candidate,
+    Decision,
+    candidates_of,
+    decide,
+)
 from propertykit.client._address_queries import plan_queries
 from propertykit.client._addresses import ReadAddress, read_address
 from propertykit.client._match_decisions import MatchDecisions, Reviewed, text_key
@@ -32,6 +46,13 @@ from propertykit.client._progress import progress_bar
 from propertykit.errors import InvalidInput
 from propertykit.text import plural
 from propertykit.wire import Usage
+
+#: The most requests asked for one address (its queries and their further pages).
+MOST_REQUESTS = 3
+#: Suggestions on a page of the service's answers (the next page starts there).
+PAGE = 10
+#: One request: a query and the offset of its page.
+Request = tuple[str, int]
 
 #: The columns of ``match_addresses``' frame, in order.
 COLUMNS = [
@@ -53,10 +74,14 @@ class AddressSearch:
     Attributes
     ----------
     fetch
-        Asks the service one query: its suggestions (through the cache and the limit).
+        Asks the service one query at an offset: its suggestions (through the cache and the
+        limit).
     cached
-        The suggestions the cache holds for each query, read in bulk (``None``: not cached);
-        nothing is sent and nothing counted.
+        The suggestions the cache holds for each (query, offset), read in bulk (``None``: not
+        cached); nothing is sent and nothing counted.
+    pages
+        Whether the service pages its answers (an offset parameter): a full page's next page
+        can then be asked.
     endpoint
         The endpoint's name in the client's usage counts (``suggest``, ``autocomplete``).
     usage
@@ -71,14 +96,15 @@ class AddressSearch:
         Review decisions to apply.
     """
 
-    fetch: Callable[[str], list[dict[str, Any]]]
-    cached: Callable[[list[str]], list[list[dict[str, Any]] | None]]
+    fetch: Callable[[str, int], list[dict[str, Any]]]
+    cached: Callable[[list[Request]], list[list[dict[str, Any]] | None]]
     endpoint: str
     usage: Usage
     per_minute: float | None
     billable: bool
     progress: bool | None
     decisions: MatchDecisions
+    pages: bool = False
 
 
 @dataclass(frozen=True, repr=False)
@@ -91,7 +117,10 @@ class MatchDryRun:
         Rows given, distinct address texts among them, texts a review decided already, and
         blank or non-text rows (answered without asking).
     queries, requests, cached
-        Distinct queries the addresses need; those to send; those the cache answers (free).
+        Distinct first queries of the addresses; those to send; those the cache answers (free).
+    later
+        The most requests later rounds may add (narrower queries, further pages), asked only
+        where an answer calls for one.
     per_minute
         The per-minute limit sending is paced at (``None``: no limit).
     seconds
@@ -102,9 +131,12 @@ class MatchDryRun:
     Examples
     --------
     >>> dry = MatchDryRun(addresses=3, distinct=2, decided=0, blank=1, queries=4, requests=3,
-    ...                   cached=1, per_minute=30.0, seconds=6.0, credits=0)
-    >>> repr(dry).split("; ")[1]
-    '3 requests to send at 30 a minute (about 6 s), 1 cached (free)'
+    ...                   cached=1, per_minute=30.0, seconds=6.0, credits=0, later=2)
+    >>> for part in repr(dry).split("; ")[1].split(", "):
+    ...     print(part)
+    3 requests to send at 30 a minute (about 6 s)
+    1 cached (free)
+    at most 2 more if answers call for them
     """
 
     addresses: int
@@ -117,6 +149,7 @@ class MatchDryRun:
     per_minute: float | None
     seconds: float
     credits: int
+    later: int = 0
 
     def __repr__(self) -> str:
         pace = f" at {self.per_minute:g} a minute" if self.per_minute else ""
@@ -124,8 +157,8 @@ class MatchDryRun:
             f"<MatchDryRun: {plural(self.addresses, 'address', 'addresses')} "
             f"({self.distinct:,} distinct, {self.decided:,} decided in review, "
             f"{self.blank:,} blank); {plural(self.requests, 'request')} to send{pace} "
-            f"(about {_duration(self.seconds)}), {self.cached:,} cached (free); "
-            f"{plural(self.credits, 'credit')}>"
+            f"(about {_duration(self.seconds)}), {self.cached:,} cached (free), at most "
+            f"{self.later:,} more if answers call for them; {plural(self.credits, 'credit')}>"
         )
 
 
@@ -174,8 +207,8 @@ class _Plan:
     queries: dict[str, list[str]]
 
     @property
-    def distinct_queries(self) -> list[str]:
-        return list(dict.fromkeys(q for qs in self.queries.values() for q in qs))
+    def first_requests(self) -> list[Request]:
+        return list(dict.fromkeys((qs[0], 0) for qs in self.queries.values() if qs))
 
 
 def _plan(values: Sequence[Any], decisions: MatchDecisions) -> _Plan:
@@ -218,29 +251,35 @@ def match_addresses(
     values = check_addresses(addresses)
     index = addresses.index if isinstance(addresses, pd.Series) else None
     plan = _plan(values, search.decisions)
-    queries = plan.distinct_queries
     if dry_run:
-        return _dry_run(search, plan, queries, len(values))
+        return _dry_run(search, plan, len(values))
     usage = search.usage
     sent, hits, billed = usage.requests_sent, usage.cache_hits, usage.billable_requests
-    answers: dict[str, list[Candidate]] = {}
+    answers: dict[Request, list[Candidate]] = {}
     left_out = 0
-    for query, found in zip(queries, search.cached(queries), strict=True):
-        if found is not None:  # a warm cache read in bulk, counted as the normal path would
-            answers[query] = candidates_of(found)
-            left_out += len(found) - len(answers[query])
-            usage.record_cache_hit(search.endpoint)
-    to_send = [query for query in queries if query not in answers]
-    with progress_bar(len(to_send), "address queries", show=search.progress) as bar:
-        for query in to_send:  # one after another: the per-minute limit paces them
-            found = search.fetch(query)
-            answers[query] = candidates_of(found)
-            left_out += len(found) - len(answers[query])
-            bar.update(1)
-    decided = {
-        key: decide(typed, [c for q in plan.queries[key] for c in answers[q]])
-        for key, typed in plan.read.items()
-    }
+    asked: dict[str, list[Request]] = {key: [] for key in plan.read}
+    decided: dict[str, Decision] = {}
+    pending = {key: _next_request(search, plan.queries[key], [], None, {}) for key in plan.read}
+    most = sum(min(MOST_REQUESTS, len(qs) if not search.pages else MOST_REQUESTS)
+               for qs in plan.queries.values() if qs)  # fmt: skip
+    with progress_bar(most, "address queries (at most)", show=search.progress) as bar:
+        for _ in range(MOST_REQUESTS):
+            wanted = {key: request for key, request in pending.items() if request is not None}
+            if not wanted:
+                break
+            left_out += _ask(search, list(dict.fromkeys(wanted.values())), answers, bar)
+            for key, request in wanted.items():
+                asked[key].append(request)
+            pending = {}
+            for key in wanted:
+                found = [c for request in asked[key] for c in answers[request]]
+                decided[key] = decide(plan.read[key], found)
+                pending[key] = _next_request(
+                    search, plan.queries[key], asked[key], decided[key], answers
+                )
+    for key, typed in plan.read.items():
+        if key not in decided:  # nothing to ask (no postcode, no street)
+            decided[key] = decide(typed, [])
     frame = _frame(values, plan, decided, index)
     frame.attrs.update(
         {
@@ -250,7 +289,7 @@ def match_addresses(
             "decisions_applied": sum(1 for row in plan.rows if row in plan.reviewed),
             "decisions_where": search.decisions.where,
             "book": search.decisions.book,
-            "queries": len(queries),
+            "queries": len(answers),
             "suggestions_left_out": left_out,
             "counts": frame["status"].value_counts().to_dict(),
         }
@@ -258,9 +297,64 @@ def match_addresses(
     return frame
 
 
-def _dry_run(search: AddressSearch, plan: _Plan, queries: list[str], rows: int) -> MatchDryRun:
-    cached = sum(1 for found in search.cached(queries) if found is not None)
-    requests = len(queries) - cached
+def _ask(
+    search: AddressSearch,
+    requests: list[Request],
+    answers: dict[Request, list[Candidate]],
+    bar: Any,
+) -> int:
+    """Answer ``requests`` (the cache first, read in bulk; then the service, one after another);
+    the suggestions left out as unusable."""
+    left_out = 0
+    requests = [request for request in requests if request not in answers]
+    for request, found in zip(requests, search.cached(requests), strict=True):
+        if found is not None:  # a warm cache read in bulk, counted as the normal path would
+            answers[request] = candidates_of(found, request[0])
+            left_out += len(found) - len(answers[request])
+            search.usage.record_cache_hit(search.endpoint)
+    to_send = [request for request in requests if request not in answers]
+    for request in to_send:  # one after another: the per-minute limit paces them
+        found = search.fetch(*request)
+        answers[request] = candidates_of(found, request[0])
+        left_out += len(found) - len(answers[request])
+        bar.update(1)
+    return left_out
+
+
+def _next_request(
+    search: AddressSearch,
+    queries: list[str],
+    asked: list[Request],
+    decision: Decision | None,
+    answers: dict[Request, list[Candidate]],
+) -> Request | None:
+    """The next request for an address, or ``None`` when it is settled or its budget spent."""
+    if len(asked) >= MOST_REQUESTS:
+        return None
+    if decision is None:
+        return (queries[0], 0) if queries else None
+    if decision.status == "matched":
+        return None
+    if decision.status == "ambiguous" and decision.reason != MAYBE_MORE:
+        return None
+    spent = {query for query, _ in asked}
+    remaining = [query for query in queries if query not in spent]
+    if remaining:  # a narrower question (or, when nothing fits, a looser one)
+        return (remaining[0], 0)
+    if decision.reason == MAYBE_MORE and search.pages:
+        full = [r for r in asked if len(answers[r]) >= PAGE and (r[0], r[1] + PAGE) not in asked]
+        if full:
+            query, offset = full[-1]
+            return (query, offset + PAGE)
+    return None
+
+
+def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
+    first = plan.first_requests
+    cached = sum(1 for found in search.cached(first) if found is not None)
+    requests = len(first) - cached
+    later = sum(min(MOST_REQUESTS, len(qs) if not search.pages else MOST_REQUESTS) - 1
+                for qs in plan.queries.values() if qs)  # fmt: skip
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0
     return MatchDryRun(
@@ -268,12 +362,13 @@ def _dry_run(search: AddressSearch, plan: _Plan, queries: list[str], rows: int) 
         distinct=len(plan.read) + len(plan.reviewed),
         decided=len(plan.reviewed),
         blank=len(plan.blank_reasons),
-        queries=len(queries),
+        queries=len(first),
         requests=requests,
         cached=cached,
         per_minute=per_minute,
         seconds=seconds,
         credits=requests if search.billable else 0,
+        later=later,
     )
 
 

@@ -5,11 +5,15 @@ each with the truth.
 of the records (about 20 µs a home). :func:`typed_addresses` draws rows of a client's list from
 it: the address of a home written the way people write addresses (case, punctuation, ``Rd``/
 ``St``/``Ave``/``Gdns``, locality and county there or not, the postcode with or without its
-space or missing, a shop's or company's name in front, two letters of the street swapped, the
-flat after the street: ``72 high street flat 6 mk401nn``), and negative rows: a house number the
-street does not have, a building's address without the flat. Each row carries what a careful
-matcher should answer: the home's ``locationId``, ``"absent"`` (no home of the world has that
-address) or ``"ambiguous"`` (several do: then ``candidates`` lists them).
+space or missing, a shop's or company's name in front, two letters of the street swapped or one
+dropped, the flat after the street: ``72 high street flat 6 mk401nn``), or as another register
+writes it (``register``: ``FLAT 6, ST JOHNS COURT, 72, HIGH STREET, KEMPSTON, BEDFORD,
+BEDFORDSHIRE, MK40 1NN``), and negative rows: a house number the street does not have, a
+building's address without the flat, the number and street written with another town and that
+town's postcode (``other_town``), a house's name with a word left out (``subset_name``: "The
+Forge" where the house is "The Old Forge"). Each row carries what a careful matcher should
+answer: the home's ``locationId``, ``"absent"`` (no home of the world has that address) or
+``"ambiguous"`` (several do: then ``candidates`` lists them).
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ _BUSINESSES = ("THE CORNER CAFE", "Smith & Sons Ltd", "Acme Lettings", "c/o J. P
                "Bloom Florists", "Northern Estates plc")  # fmt: skip
 #: Row kinds and their weights: positives first, then the two negatives.
 KINDS = {"standard": 30, "abbreviated": 14, "no_postcode": 8, "flat_after": 10, "business": 8,
-         "transposed": 8, "bare": 10, "wrong_number": 6, "no_flat": 6}  # fmt: skip
+         "transposed": 8, "dropped": 6, "bare": 10, "wrong_number": 6, "no_flat": 6,
+         "house_name": 4, "other_town": 4, "subset_name": 3, "register": 0}  # fmt: skip
+#: Kinds whose rows name no home of the world (or several): the negatives.
+NEGATIVE_KINDS = ("wrong_number", "no_flat", "other_town", "subset_name")
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,10 @@ class _World:
         self.addresses = addresses
         self.by_key: dict[tuple[str, str, str], list[int]] = {}
         self.by_place: dict[tuple[str, str], list[int]] = {}
+        #: Houses known by their name alone (no number, no flat).
+        self.named = [i for i, a in enumerate(addresses)
+                      if not a.get("streetNumber") and not a.get("subBuilding")
+                      and a.get("buildingName")]  # fmt: skip
         for index, address in enumerate(addresses):
             sub, number = address.get("subBuilding"), address.get("streetNumber")
             display = str(address["displayAddress"])
@@ -120,6 +131,22 @@ def _transpose(draws: random.Random, street: str) -> str:
     return street.replace(word, swapped, 1) if swapped != word else street
 
 
+def _drop_letter(draws: random.Random, street: str) -> str:
+    word = street.split(" ")[0]
+    if len(word) < 5 or not word.isalpha():
+        return street
+    at = draws.randint(1, len(word) - 2)
+    return street.replace(word, word[:at] + word[at + 1 :], 1)
+
+
+def _register(fields: Mapping[str, Any]) -> str:
+    """As another register writes the address: capitals, the number a part of its own, the
+    county there, apostrophes gone."""
+    parts = [fields["sub"], fields["name"], fields["number"], fields["street"],
+             fields["locality"], fields["town"], fields["county"], fields["postcode"]]  # fmt: skip
+    return ", ".join(str(p) for p in parts if p).upper().replace("'", "")
+
+
 def _write(
     draws: random.Random, fields: Mapping[str, Any], kind: str
 ) -> tuple[str, dict[str, Any]]:
@@ -130,6 +157,8 @@ def _write(
         street = _abbreviate(street)
     if kind == "transposed":
         street = _transpose(draws, street)
+    if kind == "dropped":
+        street = _drop_letter(draws, street)
     sub = fields["sub"]
     if sub and kind in ("abbreviated", "bare"):
         sub = _abbreviate(sub)
@@ -216,6 +245,26 @@ def _row(world: _World, draws: random.Random, index: int, kind: str) -> TypedAdd
     fields = _fields(world.addresses[index])
     if kind == "transposed" and _transpose(draws, fields["street"]) == fields["street"]:
         return None  # a street whose first word is too short to misspell this way
+    if kind == "dropped" and _drop_letter(draws, fields["street"]) == fields["street"]:
+        return None
+    if kind == "register":
+        return TypedAddress(_register(fields), _expected(world, fields), kind, index)
+    if kind == "other_town":
+        return _other_town(world, draws, fields, index)
+    if kind == "subset_name":
+        return _subset_name(world, draws, fields, index)
+    if kind == "house_name":  # a house known by its name alone, typed as any other row
+        if not world.named:
+            return None
+        index = draws.choice(world.named)
+        fields = _fields(world.addresses[index])
+        kind = "standard" if draws.random() < 0.5 else "abbreviated"
+        text, said = _write(draws, fields, kind)
+        found = world.matching(said)
+        expected = sandbox_ids.location_id(found[0]) if len(found) == 1 else "ambiguous"
+        return TypedAddress(
+            text, expected, "house_name", index, _ids(found) if len(found) > 1 else ()
+        )
     if kind == "wrong_number":
         number = _missing_number(world, fields)
         if number is None:
@@ -235,6 +284,53 @@ def _row(world: _World, draws: random.Random, index: int, kind: str) -> TypedAdd
     if len(found) == 1:
         return TypedAddress(text, sandbox_ids.location_id(found[0]), kind, index)
     return TypedAddress(text, "ambiguous", kind, index, _ids(found))
+
+
+def _expected(world: _World, fields: Mapping[str, Any]) -> str:
+    found = world.matching(fields)
+    return sandbox_ids.location_id(found[0]) if len(found) == 1 else "ambiguous"
+
+
+def _other_town(
+    world: _World, draws: random.Random, fields: Mapping[str, Any], index: int
+) -> TypedAddress | None:
+    """The home's number and street with another town and that town's postcode, where no home
+    of the world has that number on that street."""
+    if not fields["number"]:
+        return None
+    other = _fields(world.addresses[draws.randrange(len(world.addresses))])
+    if other["town"] == fields["town"]:
+        return None
+    said = {"town": other["town"], "postcode": other["postcode"]}
+    if world.at(fields["number"], fields["street"], said) or world.at(
+        fields["number"], fields["street"], {"town": other["town"]}
+    ):
+        return None
+    street = _abbreviate(fields["street"]) if draws.random() < 0.3 else fields["street"]
+    text = f"{fields['number']} {street}, {other['town']}, {other['postcode']}"
+    return TypedAddress(text, "absent", "other_town", index)
+
+
+def _subset_name(
+    world: _World, draws: random.Random, fields: Mapping[str, Any], index: int
+) -> TypedAddress | None:
+    """A house known by its name, written with one of its words left out ("The Forge" for
+    "The Old Forge"), where no house of that street is called so."""
+    if not world.named:
+        return None
+    index = draws.choice(world.named)
+    fields = _fields(world.addresses[index])
+    words = str(fields["name"]).split()
+    if len(words) < 3:
+        return None
+    short = " ".join(words[:1] + words[2:])
+    same_street = world.by_place.get(("", str(fields["street"]).casefold()), [])
+    if any(str(world.addresses[i].get("buildingName") or "") == short for i in same_street):
+        return None
+    parts = [short, fields["street"], fields["town"]]
+    if draws.random() < 0.5:
+        parts.append(fields["postcode"])
+    return TypedAddress(", ".join(parts), "absent", "subset_name", index)
 
 
 def _same_place(address: Mapping[str, Any], said: Mapping[str, Any]) -> bool:

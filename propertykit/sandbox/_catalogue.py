@@ -17,7 +17,7 @@ from typing import Any
 from propertykit.sandbox import _data as data
 from propertykit.sandbox import _ids as sandbox_ids
 from propertykit.sandbox._profiles import PROFILES, SandboxProfile
-from propertykit.sandbox._search import AddressIndex
+from propertykit.sandbox._search import AddressIndex, check_style
 
 #: Top-level record attributes the ``attributes`` query parameter may name.
 ATTRIBUTES = (
@@ -74,6 +74,23 @@ def suggestion(index: int, address: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+def display_only(index: int, address: dict[str, Any]) -> dict[str, str]:
+    """What a display-only search says of the address at ``index``: its id and its display text
+    without the postcode (no postcode, town or other field).
+
+    Examples
+    --------
+    >>> display_only(3, {"displayAddress": "4 Mill Lane, Bedford, MK40 1NN",
+    ...                  "postcode": "MK40 1NN"})
+    {'locationId': 'L00000003', 'displayAddress': '4 Mill Lane, Bedford'}
+    """
+    display = str(address["displayAddress"])
+    postcode = str(address.get("postcode") or "")
+    if postcode and display.endswith(postcode):
+        display = display[: -len(postcode)].rstrip(", ")
+    return {"locationId": sandbox_ids.location_id(index), "displayAddress": display}
+
+
 class Catalogue:
     """The first ``n_properties`` records of the world ``seed`` (prices as ``realism`` says:
     see :func:`propertykit.sandbox._data.generate_record`).
@@ -92,6 +109,7 @@ class Catalogue:
         n_properties: int,
         profile: SandboxProfile = PROFILES["spec"],
         realism: str = "textbook",
+        search_style: str | None = None,
     ) -> None:
         if n_properties < 1:
             raise ValueError("n_properties must be at least 1")
@@ -99,6 +117,9 @@ class Catalogue:
         self.n_properties = n_properties
         self.profile = profile
         self.realism = realism
+        #: How search-suggest and the autocomplete answer (``None``: every word for suggest,
+        #: ranked for the vepler profile's autocomplete, as Elasticsearch answers).
+        self.search_style = None if search_style is None else check_style(search_style)
 
     def _known(self, index: int | None) -> bool:
         return index is not None and 0 <= index < self.n_properties
@@ -131,8 +152,10 @@ class Catalogue:
         *,
         postcode_first: bool = False,
         street_first: bool = False,
+        style: str = "every-word",
     ) -> tuple[list[dict[str, str]], int]:
-        """The suggestions for ``q`` (see :mod:`propertykit.sandbox._search`), and how many match.
+        """The suggestions for ``q`` in ``style`` (see :mod:`propertykit.sandbox._search`), and
+        how many match.
 
         Examples
         --------
@@ -141,9 +164,22 @@ class Catalogue:
         """
         index = _address_index(self.seed, self.n_properties, self.realism)
         found, total = index.search(
-            q, limit, offset, postcode_first=postcode_first, street_first=street_first
+            q, limit, offset, postcode_first=postcode_first, street_first=street_first, style=style
         )
-        return [suggestion(i, self.address(i)) for i in found], total
+        answer = display_only if style == "display-only" else suggestion
+        return [answer(i, self.address(i)) for i in found], total
+
+    def style_of(self, endpoint: str) -> str:
+        """The search style ``endpoint`` (``suggest``, ``autocomplete``) answers in.
+
+        Examples
+        --------
+        >>> Catalogue(seed=0, n_properties=5).style_of("autocomplete")
+        'ranked'
+        """
+        if self.search_style is not None:
+            return self.search_style
+        return "ranked" if endpoint == "autocomplete" else "every-word"
 
     def suggest(self, q: str, limit: int = MAX_SUGGESTIONS) -> list[dict[str, str]]:
         """Up to ``limit`` suggestions holding every token of ``q``, best first.

@@ -64,6 +64,7 @@ class Sandbox:
         now: Now = None,
         profile: str = "spec",
         realism: str = "textbook",
+        search_style: str | None = None,
     ) -> None:
         if realism not in REALISMS:
             raise ValueError(f"realism must be one of {', '.join(REALISMS)}, got {realism!r}")
@@ -76,8 +77,10 @@ class Sandbox:
         self.profile = profile
         self.realism = realism
         self._catalogue = Catalogue(
-            seed=seed, n_properties=n_properties, profile=get_profile(profile), realism=realism
-        )
+            seed=seed, n_properties=n_properties, profile=get_profile(profile), realism=realism,
+            search_style=search_style,
+        )  # fmt: skip
+        self.search_style = self._catalogue.search_style
         self._state = SandboxState(
             balance=balance,
             daily_cap=daily_cap,
@@ -293,6 +296,7 @@ def serve(
     now: Now = None,
     profile: str = "spec",
     realism: str = "textbook",
+    search_style: str | None = None,
 ) -> Iterator[Sandbox]:
     """Run a sandbox of the service on 127.0.0.1 for the duration of a ``with`` block.
 
@@ -320,6 +324,12 @@ def serve(
         ``"textbook"`` (sale prices as the repeat-sales method assumes) or ``"real"`` (as real
         sales are: a known price-per-m² surface, quick resales that vary most, outliers, homes
         out in the country; see :func:`propertykit.sandbox._data.generate_record`).
+    search_style
+        How search-suggest and the autocomplete answer: ``"every-word"`` (every word of the query
+        held), ``"ranked"`` (any word counts, BM25, best first, full pages), ``"fuzzy"`` (ranked,
+        a letter off still matches), ``"display-only"`` (ranked; only ``locationId`` and the
+        display text without postcode). ``None``: every word for search-suggest, ranked for the
+        vepler profile's autocomplete (see :mod:`propertykit.sandbox._search`).
 
     Examples
     --------
@@ -341,6 +351,7 @@ def serve(
         now=now,
         profile=profile,
         realism=realism,
+        search_style=search_style,
     )
     with sandbox:
         yield sandbox

@@ -269,7 +269,8 @@ class Router:
             limit = self._int_param(request, self.limit_param, MAX_SUGGESTIONS, minimum=1)
         except _Invalid as exc:
             return json_error(400, exc.code, exc.message)
-        found, _ = self.catalogue.search(query, min(limit, MAX_SUGGESTIONS))
+        style = self.catalogue.style_of("suggest")
+        found, _ = self.catalogue.search(query, min(limit, MAX_SUGGESTIONS), style=style)
         return json_reply(200, {"success": True, "result": found})
 
     def autocomplete(self, request: Request, params: list[str]) -> Reply:
@@ -287,8 +288,9 @@ class Router:
             return json_error(400, exc.code, exc.message)
         limit = min(limit, MAX_SUGGESTIONS)
         found, total = self.catalogue.search(
-            query, limit, offset, postcode_first=postcode_first, street_first=street_first
-        )
+            query, limit, offset, postcode_first=postcode_first, street_first=street_first,
+            style=self.catalogue.style_of("autocomplete"),
+        )  # fmt: skip
         payload = {"success": True, "result": found, "total": total, "limit": limit,
                    "offset": offset}  # fmt: skip
         return json_reply(200, payload)

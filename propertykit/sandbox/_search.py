@@ -1,23 +1,29 @@
-"""The sandbox's address search: a plain full-text search, as PostgreSQL's ``plainto_tsquery``.
+"""The sandbox's address search, in the styles real searches answer in (chosen when served).
 
 Text is split into case-folded runs of letters and digits (:func:`tokens`): spaces and
 punctuation only separate them, so ``"Queen's"`` is ``queen`` and ``s`` and ``"13-14"`` is
 ``13`` and ``14``. An address's tokens are those of its ``displayAddress`` and ``county``, plus
-its postcode without the space as one more (``mk401nn``). A query matches an address that holds
-**every** token of the query as a whole token, except the last, which may also be the start of
-one (as a user types: ``mill la`` finds Mill Lane). Nothing else: no abbreviations (``rd`` is not
-``road``), no spelling tolerance, no stemming; a token the address lacks (a shop's name, a
-misspelt street) finds nothing.
+its postcode without the space as one more (``mk401nn``). The styles (:data:`STYLES`):
 
-Answers are ranked by the share of the address's distinct tokens the query covers, highest first
-(a short address that the query says almost all of comes before a long one); then addresses
-holding the query's last token whole before those that only start with it; then by index
-(location id).
+- ``"every-word"``: a plain full-text search, as PostgreSQL's ``plainto_tsquery``. A query
+  matches an address that holds **every** token of the query as a whole token, except the last,
+  which may also be the start of one (as a user types: ``mill la`` finds Mill Lane). No
+  abbreviations (``rd`` is not ``road``), no spelling tolerance; a token the address lacks finds
+  nothing. Ranked by the share of the address's distinct tokens the query covers, highest first;
+  then addresses holding the query's last token whole; then by index (location id).
+- ``"ranked"``: as an Elasticsearch ``match`` query: **any** token counts, each address scored
+  by BM25 (:data:`BM25_K1`, :data:`BM25_B`; a token counted once an address), best first, then by
+  index. Ten addresses sharing one word of the query fill a page of ten.
+- ``"fuzzy"``: ranked, and a query token of 3-5 characters also matches index tokens one edit
+  away, of 6 or more two (Elasticsearch's ``fuzziness: AUTO``; a transposed pair is one edit,
+  a dropped letter one), scored by how near (``1 - edits / length`` of the BM25 score).
+- ``"display-only"``: ranked; the answers carry only ``locationId`` and the display text without
+  its postcode (see :mod:`propertykit.sandbox._catalogue`): no postcode or town field.
 
-The index maps each token to the sorted array of the addresses holding it; a query intersects
-the arrays of its tokens, smallest first. Built once per world and process (0.6-1.1 s for 100,000
-addresses, after 1.9-4.9 s to draw them; ``benchmarks/address_search.py``); a query takes about
-0.2 ms (median), against 16-26 ms reading every address.
+The index maps each token to the sorted array of the addresses holding it, built once per world
+and process, when first asked (0.6-1.1 s for 100,000 addresses, after 1.9-4.9 s to draw them;
+``benchmarks/address_search.py``); an every-word query takes about 0.2 ms (median), against
+16-26 ms reading every address; a ranked one adds the scores of its tokens' postings.
 """
 
 from __future__ import annotations
@@ -30,9 +36,42 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 _TOKEN = re.compile(r"[^\W_]+")
 _Indexes = npt.NDArray[np.int64]
+
+#: The search styles, in the order the docs list them.
+STYLES = ("every-word", "ranked", "fuzzy", "display-only")
+#: BM25's term-saturation and length-normalisation constants (Elasticsearch's defaults).
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def check_style(style: str) -> str:
+    """``style`` if it is one of :data:`STYLES`, else ``ValueError`` naming them.
+
+    Examples
+    --------
+    >>> check_style("ranked")
+    'ranked'
+    """
+    if style not in STYLES:
+        raise ValueError(f"search_style must be one of {', '.join(STYLES)}, got {style!r}")
+    return style
+
+
+def fuzzy_edits(word: str) -> int:
+    """Edits a query token may be off by under ``fuzziness: AUTO``: 0 up to 2 characters, 1 up
+    to 5, else 2.
+
+    Examples
+    --------
+    >>> [fuzzy_edits(w) for w in ("12", "high", "hampstead")]
+    [0, 1, 2]
+    """
+    return 0 if len(word) <= 2 else 1 if len(word) <= 5 else 2
 
 
 def tokens(text: str) -> list[str]:
@@ -101,6 +140,10 @@ class AddressIndex:
         self._vocabulary = sorted(postings)
         self._counts = np.array(counts, dtype=np.float64)
         self.size = len(counts)
+        average = float(self._counts.mean()) if self.size else 1.0
+        self._length_norm = (BM25_K1 + 1) / (
+            1 + BM25_K1 * (1 - BM25_B + BM25_B * self._counts / average)
+        )
 
     def _prefixed(self, start: str) -> list[str]:
         """Tokens of the index that start with ``start`` (itself included)."""
@@ -116,17 +159,22 @@ class AddressIndex:
         *,
         postcode_first: bool = False,
         street_first: bool = False,
+        style: str = "every-word",
     ) -> tuple[list[int], int]:
         """The indexes of the best ``limit`` matches after ``offset``, and how many match.
 
-        See the module docstring for what matches and in which order. ``postcode_first``:
-        addresses whose whole postcode the query names (with or without its space) come before
-        the others; ``street_first``: those whose every street-name token the query holds (after
-        the postcode ones when both are asked).
+        See the module docstring for what matches and in which order in each ``style``.
+        ``postcode_first``: addresses whose whole postcode the query names (with or without its
+        space) come before the others; ``street_first``: those whose every street-name token the
+        query holds (after the postcode ones when both are asked).
         """
         words = tokens(query)
         if not words or limit < 1:
             return [], 0
+        if style != "every-word":
+            return self._ranked(words, limit, offset, check_style(style) == "fuzzy",
+                                postcode_first=postcode_first,
+                                street_first=street_first)  # fmt: skip
         whole, last = set(words[:-1]), words[-1]
         if any(word not in self._postings for word in whole):
             return [], 0
@@ -140,15 +188,64 @@ class AddressIndex:
         exact = self._postings.get(last)
         holds_last = np.isin(candidates, exact) if exact is not None else np.zeros(len(share), bool)
         keys = [candidates, ~holds_last, -share]
+        keys += self._priorities(words, candidates, postcode_first, street_first)
+        order = np.lexsort(keys)
+        chosen = candidates[order[offset : offset + limit]]
+        return [int(i) for i in chosen], len(candidates)
+
+    def _priorities(
+        self, words: list[str], candidates: _Indexes, postcode_first: bool, street_first: bool
+    ) -> list[npt.NDArray[np.bool_]]:
+        """Sort keys putting the named postcode's and street's addresses first, when asked."""
+        keys = []
         if street_first:
             said = set(words)
             keys.append(~np.array([set(self._streets[i]) <= said for i in candidates], bool))
         if postcode_first:
             named = set(words) | {a + b for a, b in itertools.pairwise(words)}
             keys.append(~np.array([self._postcodes[i] in named for i in candidates], bool))
+        return keys
+
+    def _ranked(
+        self,
+        words: list[str],
+        limit: int,
+        offset: int,
+        fuzzy: bool,
+        *,
+        postcode_first: bool,
+        street_first: bool,
+    ) -> tuple[list[int], int]:
+        """Any token counts: BM25 over the addresses holding one (or one near it, ``fuzzy``)."""
+        scores = np.zeros(self.size, dtype=np.float64)
+        for word in dict.fromkeys(words):
+            best = np.zeros(self.size, dtype=np.float64)
+            for found, weight in self._variants(word, fuzzy):
+                postings = self._postings[found]
+                frequency = len(postings)
+                idf = np.log(1 + (self.size - frequency + 0.5) / (frequency + 0.5))
+                best[postings] = np.maximum(best[postings], idf * weight)
+            scores += best
+        candidates = np.flatnonzero(scores > 0)
+        if not len(candidates):
+            return [], 0
+        scored = scores[candidates] * self._length_norm[candidates]
+        keys: list[npt.NDArray[Any]] = [candidates, -np.round(scored, 9)]
+        keys += self._priorities(words, candidates, postcode_first, street_first)
         order = np.lexsort(keys)
         chosen = candidates[order[offset : offset + limit]]
         return [int(i) for i in chosen], len(candidates)
+
+    def _variants(self, word: str, fuzzy: bool) -> list[tuple[str, float]]:
+        """Index tokens a query token matches, each with its weight (1 when exact)."""
+        found = [(word, 1.0)] if word in self._postings else []
+        edits = fuzzy_edits(word) if fuzzy else 0
+        if edits:
+            near = process.extract(
+                word, self._vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None
+            )
+            found += [(token, 1 - distance / len(word)) for token, distance, _ in near if distance]
+        return found
 
     def _intersect(self, whole: set[str]) -> _Indexes | None:
         """Addresses holding every token of ``whole`` (``None``: no condition, i.e. all)."""

@@ -62,7 +62,7 @@ def test_a_different_house_number_on_the_same_street_is_not_a_match() -> None:
     decision = decide(read_address("92 Mill Lane, MK40 2AB"), WORLD)
     assert decision.status == "unmatched"
     assert decision.location_id is None
-    assert "no number 92 on mill lane at MK40 2AB" in (decision.reason or "")
+    assert decision.reason == "no 92 among the 5 suggested on Mill Lane, MK40 2AB: 13, 13-14, 90"
 
 
 def test_a_range_matches_only_the_same_range() -> None:
@@ -144,7 +144,11 @@ def test_queries_are_at_most_three_and_depend_on_the_text_only() -> None:
         assert 1 <= len(queries) <= 3
         assert len(set(queries)) == len(queries)
         assert queries == plan_queries(read_address(text))
-    assert plan_queries(read_address("Flat 6, 72 High St, MK40 1NN")) == ["6 72 mk401nn"]
+    assert plan_queries(read_address("Flat 6, 72 High St, MK40 1NN")) == [
+        "6 72 mk401nn",
+        "6 72 high street",
+        "high street mk401nn",
+    ]
 
 
 def test_comparison_says_what_differs() -> None:
@@ -202,3 +206,62 @@ def test_text_that_places_nothing_or_is_too_long_asks_nothing() -> None:
     sprawling = " ".join(str(n) for n in range(5000)) + " High Street, Bedford"
     assert plan_queries(read_address(sprawling)) == []
     assert plan_queries(read_address(sprawling + ", MK40 1NN")) == []
+
+
+# -- issue 52: never match on what the answer cannot show; names as names; full pages --------
+
+
+def test_a_name_with_a_word_left_out_is_not_the_house() -> None:
+    old_barn = suggestion("L1", "The Old Barn, Mill Lane, Kempston, Bedford, MK40 2AB")
+    decision = decide(read_address("The Barn, Mill Lane, Bedford"), [old_barn])
+    assert decision.status == "unmatched"
+    assert "named the old barn" in (decision.reason or "")
+    assert decide(read_address("The Old Barn, Mill Lane, Bedford"), [old_barn]).status == "matched"
+    assert decide(read_address("Teh Old Barn, Mill Ln, Bedford"), [old_barn]).status == "matched"
+
+
+def test_a_postcode_the_answer_cannot_show_is_confirmed_only_by_a_town_it_shows() -> None:
+    shown = Candidate.of(
+        {"locationId": "L1", "displayAddress": "72 High Street, Kempston, Bedford"}
+    )
+    elsewhere = decide(read_address("72 High Street, Luton, LU1 1AA"), [shown])
+    assert elsewhere.status == "unmatched"
+    assert elsewhere.reason is not None
+    assert "postcode LU1 1AA could not be confirmed" in elsewhere.reason
+    assert "luton is not among its places (kempston, bedford)" in elsewhere.reason
+    bare = decide(read_address("72 High St, MK40 1NN"), [shown])
+    assert bare.status == "unmatched" and "no town was typed" in (bare.reason or "")
+    assert decide(read_address("72 High St, Bedford, MK40 1NN"), [shown]).status == "matched"
+
+
+def test_a_town_the_answer_cannot_show_is_not_a_match() -> None:
+    bare = Candidate.of({"locationId": "L1", "displayAddress": "72 High Street"})
+    decision = decide(read_address("72 High Street, Bedford"), [bare])
+    assert decision.status == "unmatched"
+    assert "town bedford could not be confirmed" in (decision.reason or "")
+
+
+def _page(query: str, displays: list[str]) -> list[Candidate]:
+    from propertykit.client._address_match import candidates_of
+
+    answer = [{"locationId": f"L{n}", "displayAddress": d} for n, d in enumerate(displays)]
+    return candidates_of(answer, query)
+
+
+def test_a_full_page_that_reached_weaker_answers_lists_every_address_as_good() -> None:
+    weaker = [f"{n} Mill Lane, Kempston, Bedford, MK40 2AB" for n in range(1, 10)]
+    page = _page("72 mk402ab", ["72 Mill Lane, Kempston, Bedford, MK40 2AB", *weaker])
+    decision = decide(read_address("72 Mill Lane, MK40 2AB"), page)
+    assert decision.status == "matched" and decision.location_id == "L0"
+    as_good = [f"Flat {n}, 72 Mill Lane, Kempston, Bedford, MK40 2AB" for n in range(1, 10)]
+    full = _page("72 mk402ab", ["72 Mill Lane, Kempston, Bedford, MK40 2AB", *as_good])
+    undecided = decide(read_address("72 Mill Lane, MK40 2AB"), full[:1])
+    assert undecided.status == "ambiguous" and "first 10 answers" in (undecided.reason or "")
+
+
+def test_a_number_the_street_lacks_lists_the_numbers_it_has() -> None:
+    close = [suggestion(f"L{n}", f"{n} Green Close, Moseley, Birmingham, B13 2RS")
+             for n in (*range(1, 10), 11)]  # fmt: skip
+    decision = decide(read_address("14 Green Close, B13 2RS"), close)
+    numbers = "1\N{EN DASH}9, 11"
+    assert decision.reason == f"no 14 among the 10 suggested on Green Close, B13 2RS: {numbers}"

@@ -84,7 +84,7 @@ def test_one_row_per_input_in_order_and_odd_rows_answered(
     assert df.attrs["requests_sent"] <= 3 * 2  # two distinct addresses, at most three each
 
 
-def test_a_second_call_sends_nothing_and_a_dry_run_is_exact(
+def test_a_second_call_sends_nothing_and_a_dry_run_counts_the_first_round(
     real_sandbox: Sandbox, make_client: Callable[..., Client], typed: list[TypedAddress]
 ) -> None:
     client = fast_client(make_client, real_sandbox)
@@ -94,20 +94,23 @@ def test_a_second_call_sends_nothing_and_a_dry_run_is_exact(
     assert planned.credits == 0 and planned.cached == 0
     assert planned.per_minute == FAST
     first = client.match_addresses(texts)
-    assert first.attrs["requests_sent"] == planned.requests == address_requests(real_sandbox)
-    assert planned.requests <= 3 * planned.distinct
+    sent = first.attrs["requests_sent"]
+    assert sent == address_requests(real_sandbox)
+    assert planned.requests <= sent <= planned.requests + planned.later
+    assert sent <= 3 * planned.distinct and planned.requests + planned.later <= 3 * planned.distinct
     assert first.attrs["charged"] == 0
     again = client.match_addresses(texts)
     assert again.attrs["requests_sent"] == 0
-    assert again.attrs["from_cache"] == planned.requests
-    assert address_requests(real_sandbox) == planned.requests
+    assert again.attrs["from_cache"] == sent
+    assert address_requests(real_sandbox) == sent
     pd.testing.assert_frame_equal(first, again, check_like=False)
     assert client.match_addresses(texts, dry_run=True).requests == 0
 
 
 def test_an_interrupted_list_resumes_from_the_cache(
-    real_sandbox: Sandbox, make_client: Callable[..., Client], typed: list[TypedAddress]
-) -> None:
+    real_sandbox: Sandbox, make_client: Callable[..., Client], typed: list[TypedAddress],
+    tmp_path: Any,
+) -> None:  # fmt: skip
     client = fast_client(make_client, real_sandbox, max_wait=1.0)
     texts = [row.text for row in typed[:60]]
     cold = client.match_addresses(texts, dry_run=True).requests
@@ -121,7 +124,9 @@ def test_an_interrupted_list_resumes_from_the_cache(
     resumed = fast_client(make_client, real_sandbox)
     assert resumed.match_addresses(texts, dry_run=True).requests == cold - 10
     done = resumed.match_addresses(texts)
-    assert done.attrs["requests_sent"] == cold - 10
+    uninterrupted = fast_client(make_client, real_sandbox, cache=tmp_path / "fresh")
+    whole = uninterrupted.match_addresses(texts).attrs["requests_sent"]
+    assert done.attrs["requests_sent"] == whole - 10
     assert done.attrs["from_cache"] == 10
 
 

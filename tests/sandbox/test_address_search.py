@@ -11,7 +11,7 @@ import requests
 
 from propertykit.config import Endpoints
 from propertykit.sandbox import Sandbox, typed_addresses, world_addresses
-from propertykit.sandbox._search import tokens
+from propertykit.sandbox._search import STYLES, tokens
 
 from .conftest import NOON, Api
 
@@ -199,3 +199,97 @@ def test_autocomplete_and_suggest_share_the_per_minute_limit() -> None:
         sb.set_suggest_limit(1000)  # a benchmark raises it
         assert all(vep.get(AUTOCOMPLETE, params={"q": "a"}).status_code == 200 for _ in range(50))
         vep.session.close()
+
+
+# -- the styles a search answers in (chosen when served) ------------------------------------
+
+
+@pytest.fixture(scope="module", params=STYLES)
+def styled(request: pytest.FixtureRequest) -> Iterator[Api]:
+    """A vepler-profile sandbox whose search-suggest and autocomplete answer in one style."""
+    with Sandbox(n_properties=N, realism="real", profile="vepler", suggest_per_minute=10_000,
+                 now=NOON, search_style=request.param) as sb:  # fmt: skip
+        api = Api(sb)
+        yield api
+        api.session.close()
+
+
+def _autocomplete(api: Api, **params: Any) -> dict[str, Any]:
+    answer = api.get(AUTOCOMPLETE, params=params)
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_every_style_pages_the_autocomplete_and_finds_a_whole_address_first(styled: Api) -> None:
+    address = world_addresses(N)[50]
+    query = address["displayAddress"]
+    whole = _autocomplete(styled, q=query, limit=10)
+    assert whole["result"][0]["locationId"] == "L00000050"
+    ids = [s["locationId"] for s in whole["result"]]
+    first = _autocomplete(styled, q=query, limit=4)
+    after = _autocomplete(styled, q=query, limit=4, offset=4)
+    assert [s["locationId"] for s in first["result"] + after["result"]] == ids[:8]
+    assert first["total"] == whole["total"] and after["offset"] == 4
+    suggested = [s["locationId"] for s in _suggest(styled, query)]
+    assert suggested == ids
+
+
+def test_ranked_styles_count_any_word_and_fill_the_page(styled: Api) -> None:
+    """A word no address holds does not empty a ranked answer; ten sharers fill its page."""
+    body = _autocomplete(styled, q="mill zzzqqq", limit=10)
+    held = sum(1 for a in world_addresses(N) if "mill" in tokens(a["displayAddress"]))
+    if styled.sb.search_style == "every-word":
+        assert body["result"] == [] and body["total"] == 0
+    else:
+        assert held >= 10 and len(body["result"]) == 10 and body["total"] >= held
+
+
+def test_ranked_answers_put_the_address_holding_most_words_first() -> None:
+    with Sandbox(n_properties=N, realism="real", suggest_per_minute=10_000, now=NOON,
+                 search_style="ranked") as sb:  # fmt: skip
+        api = Api(sb)
+        address = world_addresses(N)[7]
+        number, postcode = address["streetNumber"], address["postcodeNoSpace"]
+        found = _suggest(api, f"{number} {postcode} zzzqqq")
+        assert len(found) == 10
+        assert found[0]["postcode"] == address["postcode"]
+        assert found[0]["displayAddress"].split(",")[0].split()[0] == number or address.get(
+            "subBuilding"
+        )
+        api.session.close()
+
+
+def test_fuzzy_finds_a_transposed_or_dropped_letter_and_every_word_does_not() -> None:
+    index = next(i for i, a in enumerate(world_addresses(N))
+                 if a["streetName"].startswith("Victoria ") and a["streetNumber"])  # fmt: skip
+    address = world_addresses(N)[index]
+    kind = address["streetName"].split()[1]
+    for style in ("fuzzy", "every-word"):
+        with Sandbox(n_properties=N, realism="real", suggest_per_minute=10_000, now=NOON,
+                     search_style=style) as sb:  # fmt: skip
+            api = Api(sb)
+            for typed in ("vitcoria", "vitoria"):
+                query = f"{address['streetNumber']} {typed} {kind} {address['town']}"
+                found = [s["locationId"] for s in _suggest(api, query)]
+                if style == "fuzzy":
+                    assert f"L{index:08d}" in found, (query, found)
+                else:
+                    assert found == [], (query, found)
+            api.session.close()
+
+
+def test_display_only_answers_carry_the_id_and_the_text_without_postcode(styled: Api) -> None:
+    address = world_addresses(N)[50]
+    for found in (_suggest(styled, address["displayAddress"]),
+                  _autocomplete(styled, q=address["displayAddress"])["result"]):  # fmt: skip
+        if styled.sb.search_style == "display-only":
+            assert all(set(s) == {"locationId", "displayAddress"} for s in found)
+            assert found[0]["displayAddress"] == address["displayAddress"].rsplit(", ", 1)[0]
+        else:
+            assert {"locationId", "displayAddress", "postcode", "town"} <= set(found[0])
+
+
+def test_an_unknown_style_is_refused_when_served() -> None:
+    with pytest.raises(ValueError, match="search_style must be one of every-word, ranked"):
+        Sandbox(n_properties=10, search_style="magic")

@@ -137,3 +137,18 @@ def test_cli_refuses_a_port_out_of_range_in_one_line(
     assert capsys.readouterr().err.strip().splitlines() == [
         f"propertykit: error: sandbox: --port must be 0-65535, got {port}"
     ]  # before: an OverflowError traceback
+
+
+def test_cli_serves_the_search_style_asked(new_process: NewProcess) -> None:
+    process, url, key = _start(new_process, "--search-style", "display-only")
+    try:
+        answer = requests.get(f"{url}/v1/property/suggest", params={"q": "mill"},
+                              headers={"x-api-key": key}, timeout=10)  # fmt: skip
+        found = answer.json()["result"]
+        assert found and all(set(s) == {"locationId", "displayAddress"} for s in found)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
