@@ -113,11 +113,11 @@ class Lookups:
         batch: Batch,
         params: Mapping[str, Any],
         *,
-        missing_since: int | None = None,
+        known_missing: bool = False,
     ) -> list[Record]:
         """The records of one batch of location ids, following pages when the envelope says so.
 
-        ``missing_since``: the cache held no first page of it when the caller looked (see
+        ``known_missing``: the caller has just found no first page of it in the cache (see
         :meth:`~propertykit.wire.Transport.fetch_json`).
         """
         body = self.transport.fetch_json(
@@ -126,7 +126,7 @@ class Lookups:
             params=params,
             billable=self._billable("properties"),
             check=check_envelope,
-            missing_since=missing_since,
+            known_missing=known_missing,
         )
         page = read_page(body, where=batch.path)
         records = list(page.records)
@@ -152,13 +152,13 @@ class Lookups:
         page_size: int | None,
         max_results: int | None,
         *,
-        missing_since: int | None = None,
+        known_missing: bool = False,
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
         A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
         so does paging the service breaks (:func:`~propertykit.client._envelope.next_offset`).
-        ``missing_since`` (for the first page): as :meth:`fetch_properties`.
+        ``known_missing`` (for the first page): as :meth:`fetch_properties`.
         """
         records: list[Record] = []
         offset = 0
@@ -173,7 +173,7 @@ class Lookups:
                     params=params,
                     billable=self._billable("sources"),
                     check=check_envelope,
-                    missing_since=missing_since if offset == 0 else None,
+                    known_missing=known_missing and offset == 0,
                 )
                 page = read_page(body, where=batch.path)
                 records.extend(page.records)

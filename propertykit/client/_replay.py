@@ -21,10 +21,10 @@ made, and what was read is kept for the next re-run (the route, measured, is in
    :func:`~propertykit.client._bulk.run_batches`: a usable single cached page is decoded and read
    as the normal path reads it (and its share of the frame kept), the rest go the normal path
    (:mod:`propertykit.client._lookups`), so budgets, single flight, retries and ``.partial`` are
-   unchanged. A batch the cache held no entry for is sent as ``missing_since`` the bulk read:
-   not looked up again before the send (nor under the single-flight lock, unless another
-   process fetched since). A fetched answer is stored, and nothing else: the first re-run reads
-   it by 2. and keeps it then.
+   unchanged. A batch the cache held no entry for is sent ``known_missing``: requests-cache
+   does not look it up again before the send (the single-flight lock still reads the cache
+   again, :mod:`propertykit.wire._single_flight`). A fetched answer is stored, and nothing
+   else: the first re-run reads it by 2. and keeps it then.
 
 Each batch served from the cache counts one cache hit in ``client.usage``, as the normal path
 counts it.
@@ -134,12 +134,12 @@ class _Lookup:
     base: Mapping[str, Any]  # the attributes asked for
     page_size: int | None = None
 
-    def fetch(self, lookups: Lookups, batch: Batch, missing_since: int | None) -> list[Record]:
-        """The batch by the normal path (``missing_since``: the cache held none of it then)."""
+    def fetch(self, lookups: Lookups, batch: Batch, known_missing: bool) -> list[Record]:
+        """The batch by the normal path (``known_missing``: the cache has just held none)."""
         if self.endpoint == "properties":
-            return lookups.fetch_properties(batch, self.base, missing_since=missing_since)
+            return lookups.fetch_properties(batch, self.base, known_missing=known_missing)
         return lookups.fetch_sources(
-            batch, self.base, self.page_size, None, missing_since=missing_since
+            batch, self.base, self.page_size, None, known_missing=known_missing
         )
 
 
@@ -209,8 +209,7 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
         body = ready.get(batch.index)
         page = single_page(body) if body is not None else None
         if page is None:
-            missing = cached.looked_at if batch.index in cached.missing else None
-            records = lookup.fetch(context.lookups, batch, missing)
+            records = lookup.fetch(context.lookups, batch, batch.index in cached.missing)
         else:
             transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
             if page.whole:

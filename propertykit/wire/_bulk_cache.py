@@ -20,7 +20,6 @@ serves it. Values kept beside an answer (:mod:`propertykit.wire._derived_cache`)
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -127,14 +126,13 @@ class CachedForms:
     (``None`` where not), and, unless every GET has one, each one's answer and the body the
     session would answer with now (``None`` where none; both lists empty when all are kept).
 
-    ``missing``: the positions of the GETs the cache held no entry for at all when it was
-    looked at, at ``looked_at`` (``time.time_ns()``): to send with ``missing_since`` (see
-    :meth:`~propertykit.wire._transport.Transport.fetch_json`), not looked up again."""
+    ``missing``: the positions of the GETs the cache held no entry for at all: to send
+    ``known_missing`` (see :meth:`~propertykit.wire._transport.Transport.fetch_json`), not
+    looked up again before the send."""
 
     kept: list[memoryview | None]
     answers: list[CachedAnswer | None]
     bodies: list[bytes | None]
-    looked_at: int = 0
     missing: frozenset[int] = frozenset()
 
 
@@ -151,18 +149,17 @@ def cached_forms(
     >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
     ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
     ...                  offline=False)  # doctest: +ELLIPSIS
-    CachedForms(kept=[None], answers=[None], bodies=[None], looked_at=..., missing=frozenset())
+    CachedForms(kept=[None], answers=[None], bodies=[None], missing=frozenset())
     """
-    looked_at = time.time_ns()  # before reading: whatever is stored after, is stored after it
     kept: list[memoryview | None] = [None] * len(wanted)
     if form:
         kept = kept_values(session, wanted, form, offline=offline)
     if wanted and None not in kept:
-        return CachedForms(kept, [], [], looked_at)
+        return CachedForms(kept=kept, answers=[], bodies=[])
     answers, missing = cached_answers(session, wanted)
     now = datetime.now(UTC)
     bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
-    return CachedForms(kept, answers, bodies, looked_at, missing)
+    return CachedForms(kept=kept, answers=answers, bodies=bodies, missing=missing)
 
 
 def keep_as_read(
