@@ -187,16 +187,26 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 connection.execute(f"DELETE FROM {KEPT_TABLE}")
 
     def read_afresh(self, key: str) -> Any:
-        """The entry for ``key`` (``None``: absent), read on a connection opened for it: it sees
-        every commit, whatever reads this thread's connection has under way."""
-        connection = sqlite3.connect(self.db_path, timeout=self.busy_timeout)
-        try:
-            row = connection.execute(
-                f"SELECT value FROM {self.table_name} WHERE key = ?", (key,)
-            ).fetchone()
-        finally:
-            connection.close()
-        return None if row is None else self.deserialize(key, row[0])
+        """The entry for ``key`` (``None``: absent), read on a second connection of this thread
+        used for nothing else (autocommit, every read finished at once): it sees every commit,
+        whatever reads this thread's own connection has under way. Opened once per thread: a
+        connection opened for each read cost about as much as the read
+        (``benchmarks/pay_once.py``)."""
+        connection: sqlite3.Connection | None = getattr(self._local, "afresh", None)
+        if connection is None:
+            connection = sqlite3.connect(
+                self.db_path,
+                timeout=self.busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,  # closed by close(), from any thread
+            )
+            self._local.afresh = connection
+            with self._opened_lock:
+                self._opened.append(connection)
+        rows = connection.execute(
+            f"SELECT value FROM {self.table_name} WHERE key = ?", (key,)
+        ).fetchall()
+        return None if not rows else self.deserialize(key, rows[0][0])
 
     def clear_kept(self) -> None:
         """Delete every value kept beside the answers."""
