@@ -114,11 +114,14 @@ class Lookups:
         params: Mapping[str, Any],
         *,
         known_missing: bool = False,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """The records of one batch of location ids, following pages when the envelope says so.
 
         ``known_missing``: the caller has just found no first page of it in the cache (see
-        :meth:`~propertykit.wire.Transport.fetch_json`).
+        :meth:`~propertykit.wire.Transport.fetch_json`). ``single``, when given, gets the
+        batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client._envelope.Page.whole`): the replay keeps it as read.
         """
         body = self.transport.fetch_json(
             batch.path,
@@ -132,6 +135,8 @@ class Lookups:
         records = list(page.records)
         most = len(batch.ids)  # a location id is one property
         offset = next_offset(page, 0, where=batch.path, most=most)
+        if page.whole and single is not None:
+            single.add(batch.index)
         while offset is not None:  # rare: a lookup answered in pages
             body = self.transport.fetch_json(
                 batch.path,
@@ -153,12 +158,13 @@ class Lookups:
         max_results: int | None,
         *,
         known_missing: bool = False,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
         A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
         so does paging the service breaks (:func:`~propertykit.client._envelope.next_offset`).
-        ``known_missing`` (for the first page): as :meth:`fetch_properties`.
+        ``known_missing`` (for the first page) and ``single``: as :meth:`fetch_properties`.
         """
         records: list[Record] = []
         offset = 0
@@ -181,6 +187,8 @@ class Lookups:
                 # page past the ids asked for is the service paging on without end.
                 following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
+                    if offset == 0 and page.whole and single is not None:
+                        single.add(batch.index)
                     return records
                 offset = following
         except PropertyKitError as exc:

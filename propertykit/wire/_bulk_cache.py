@@ -164,19 +164,37 @@ def cached_forms(
 
 def keep_as_read(
     session: requests.Session,
-    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer | None, bytes]],
     form: str,
 ) -> None:
-    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the cached
-    ``answer`` whose body it was made from (:func:`cached_forms`), for the next re-run
-    (:func:`kept_values`). An answer stored before stamps gets nothing kept."""
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the answer
+    it was made from, for the next re-run (:func:`kept_values`).
+
+    ``answer`` is the cached answer whose body was read (:func:`cached_forms`), or ``None`` for
+    one this session fetched and stored just now: that one is named by the stamp its storage
+    noted as it wrote it, so nothing is read back, and should another process store the same
+    GET in between, the value names the answer it replaced and is never used. An answer
+    stored before stamps, or not stored at all, gets nothing kept.
+    """
     storage = _bulk_storage(session)
+    if storage is None or not entries:
+        return
+    fetched = [request for request, answer, _ in entries if answer is None]
+    keys = iter(_cache_keys(session, fetched) if fetched else [])
+    named = []
+    for request, answer, value in entries:
+        if answer is None:
+            key = next(keys)
+            stamp = storage.written.pop(key, None)  # the stamp of this session's own write
+        else:
+            key, stamp = answer.key, answer.answer.head.stamp
+        if stamp is not None:
+            named.append((request, key, stamp, value))
     packed = [
-        (request_id(*request), answer.key, pack_kept(answer.key, stamp, value))
-        for request, answer, value in entries
-        if (stamp := answer.answer.head.stamp) is not None
+        (request_id(*request), key, pack_kept(key, stamp, value))
+        for request, key, stamp, value in named
     ]
-    if storage is not None and packed:
+    if packed:
         storage.keep(packed, form)
 
 
@@ -192,7 +210,7 @@ def _bulk_storage(session: requests.Session) -> Any:
     if cache is None or settings is None or settings.disabled:
         return None
     storage = cache.responses
-    ours = all(hasattr(storage, name) for name in ("get_heads", "get_kept", "keep"))
+    ours = all(hasattr(storage, name) for name in ("get_heads", "get_kept", "keep", "written"))
     return storage if ours else None
 
 
