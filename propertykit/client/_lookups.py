@@ -113,12 +113,15 @@ class Lookups:
         batch: Batch,
         params: Mapping[str, Any],
         *,
-        missing_since: int | None = None,
+        known_missing: bool = False,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """The records of one batch of location ids, following pages when the envelope says so.
 
-        ``missing_since``: the cache held no first page of it when the caller looked (see
-        :meth:`~propertykit.wire.Transport.fetch_json`).
+        ``known_missing``: the caller has just found no first page of it in the cache (see
+        :meth:`~propertykit.wire.Transport.fetch_json`). ``single``, when given, gets the
+        batch's index if its answer came whole in one page
+        (:attr:`~propertykit.client._envelope.Page.whole`): the replay keeps it as read.
         """
         body = self.transport.fetch_json(
             batch.path,
@@ -126,12 +129,14 @@ class Lookups:
             params=params,
             billable=self._billable("properties"),
             check=check_envelope,
-            missing_since=missing_since,
+            known_missing=known_missing,
         )
         page = read_page(body, where=batch.path)
         records = list(page.records)
         most = len(batch.ids)  # a location id is one property
         offset = next_offset(page, 0, where=batch.path, most=most)
+        if page.whole and single is not None:
+            single.add(batch.index)
         while offset is not None:  # rare: a lookup answered in pages
             body = self.transport.fetch_json(
                 batch.path,
@@ -152,13 +157,14 @@ class Lookups:
         page_size: int | None,
         max_results: int | None,
         *,
-        missing_since: int | None = None,
+        known_missing: bool = False,
+        single: set[int] | None = None,
     ) -> list[Record]:
         """Every page of one batch of source ids (at most ``max_results`` records).
 
         A failure part-way raises with ``.partial``: the pages' records and ``resume_offset``;
         so does paging the service breaks (:func:`~propertykit.client._envelope.next_offset`).
-        ``missing_since`` (for the first page): as :meth:`fetch_properties`.
+        ``known_missing`` (for the first page) and ``single``: as :meth:`fetch_properties`.
         """
         records: list[Record] = []
         offset = 0
@@ -173,7 +179,7 @@ class Lookups:
                     params=params,
                     billable=self._billable("sources"),
                     check=check_envelope,
-                    missing_since=missing_since if offset == 0 else None,
+                    known_missing=known_missing and offset == 0,
                 )
                 page = read_page(body, where=batch.path)
                 records.extend(page.records)
@@ -181,6 +187,8 @@ class Lookups:
                 # page past the ids asked for is the service paging on without end.
                 following = next_offset(page, offset, where=batch.path, most=len(batch.ids))
                 if following is None:
+                    if offset == 0 and page.whole and single is not None:
+                        single.add(batch.index)
                     return records
                 offset = following
         except PropertyKitError as exc:

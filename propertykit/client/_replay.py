@@ -21,10 +21,14 @@ made, and what was read is kept for the next re-run (the route, measured, is in
    :func:`~propertykit.client._bulk.run_batches`: a usable single cached page is decoded and read
    as the normal path reads it (and its share of the frame kept), the rest go the normal path
    (:mod:`propertykit.client._lookups`), so budgets, single flight, retries and ``.partial`` are
-   unchanged. A batch the cache held no entry for is sent as ``missing_since`` the bulk read:
-   not looked up again before the send (nor under the single-flight lock, unless another
-   process fetched since). A fetched answer is stored, and nothing else: the first re-run reads
-   it by 2. and keeps it then.
+   unchanged. A batch the cache held no entry for is sent ``known_missing``: requests-cache
+   does not look it up again before the send (the single-flight lock still reads the cache
+   again, :mod:`propertykit.wire._single_flight`). The frame is made from the records, read
+   once, and each batch that came in one page keeps its share of that read
+   (:func:`~propertykit.wire.keep_as_read`: a fetched one beside the answer just stored, named
+   by the stamp its storage noted as it wrote it; nothing is read back), so the first re-run
+   parses nothing (``benchmarks/replay.py``: without that, the first re-run took 5.6 times the
+   Arrow floor, reading every body back).
 
 Each batch served from the cache counts one cache hit in ``client.usage``, as the normal path
 counts it.
@@ -134,12 +138,17 @@ class _Lookup:
     base: Mapping[str, Any]  # the attributes asked for
     page_size: int | None = None
 
-    def fetch(self, lookups: Lookups, batch: Batch, missing_since: int | None) -> list[Record]:
-        """The batch by the normal path (``missing_since``: the cache held none of it then)."""
+    def fetch(
+        self, lookups: Lookups, batch: Batch, known_missing: bool, single: set[int]
+    ) -> list[Record]:
+        """The batch by the normal path (``known_missing``: the cache has just held none; its
+        index added to ``single`` if its answer came whole in one page)."""
         if self.endpoint == "properties":
-            return lookups.fetch_properties(batch, self.base, missing_since=missing_since)
+            return lookups.fetch_properties(
+                batch, self.base, known_missing=known_missing, single=single
+            )
         return lookups.fetch_sources(
-            batch, self.base, self.page_size, None, missing_since=missing_since
+            batch, self.base, self.page_size, None, known_missing=known_missing, single=single
         )
 
 
@@ -202,15 +211,17 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
             return df
         for i in odd:  # rare: a paged or unusable first page; the normal path reads them
             del ready[i]
-    single: set[int] = set()  # batches whose cached answer came whole in one page
+    single: set[int] = set()  # batches whose answer came whole in one page
+    fetched: set[int] = set()  # batches fetched now (the others: their cached page read)
     served: dict[int, int] = {}  # records per batch
 
     def fetch_or_replay(batch: Batch) -> list[Record]:
         body = ready.get(batch.index)
         page = single_page(body) if body is not None else None
         if page is None:
-            missing = cached.looked_at if batch.index in cached.missing else None
-            records = lookup.fetch(context.lookups, batch, missing)
+            fetched.add(batch.index)
+            missing = batch.index in cached.missing
+            records = lookup.fetch(context.lookups, batch, missing, single)
         else:
             transport.usage.record_cache_hit(lookup.endpoint)  # as the normal path counts
             if page.whole:
@@ -226,7 +237,7 @@ def _replayed(context: LookupContext, lookup: _Lookup) -> pd.DataFrame:
     lengths = [served[batch.index] for batch in batches]
     unkept = {i for i in single if cached.kept[i] is None}  # the others are kept already
     df, shares = records_frame_and_shares(records, lengths, money_unit=money_unit, only=unkept)
-    _keep_as_read(session, wanted, cached, unkept, shares)
+    _keep_as_read(session, wanted, cached, unkept, shares, fetched=fetched)
     return df
 
 
@@ -244,14 +255,17 @@ def _keep_as_read(
     cached: CachedForms,
     unkept: set[int],
     shares: list[bytes | None],
+    fetched: frozenset[int] | set[int] = frozenset(),
 ) -> None:
-    """Keep the share of the records as read of each batch of ``unkept`` (read whole from one
-    cached page, and kept nowhere yet) beside that answer, for the next re-run. Best effort: a
-    share that cannot be kept is simply not kept (the next re-run reads that body)."""
+    """Keep the share of the records as read of each batch of ``unkept`` (whole in one page,
+    and kept nowhere yet) beside its answer, for the next re-run: the cached answer read, or
+    for a batch ``fetched`` now, the answer just stored (named by the stamp its storage noted
+    as it wrote it: nothing read back). Best effort: a share that cannot be kept is simply not
+    kept (the next re-run reads that body)."""
     entries = [
-        (request, answer, share)
+        (request, None if i in fetched else cached.answers[i], share)
         for i, (request, share) in enumerate(zip(wanted, shares, strict=True))
-        if i in unkept and share is not None and (answer := cached.answers[i]) is not None
+        if i in unkept and share is not None and (i in fetched or cached.answers[i] is not None)
     ]
     if not entries:
         return

@@ -102,7 +102,13 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "truncate" and reply.action == "send":
             reply.action = "truncate"
         state.log_request(
-            RequestRecord(self.command, path, query, 0 if reply.action == "reset" else reply.status)
+            RequestRecord(
+                method=self.command,
+                path=path,
+                query=query,
+                status=0 if reply.action == "reset" else reply.status,
+                headers=_headers_seen(self.headers),
+            )
         )
         if reply.delay > 0:  # charged and logged; the answer is held back
             time.sleep(reply.delay)
@@ -127,6 +133,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(reply.body)
         self.wfile.flush()
+
+
+def _headers_seen(headers: Any) -> tuple[tuple[str, str], ...]:
+    """The request's headers as a request record keeps them (the key's value left out)."""
+    return tuple(
+        (name.lower(), "" if name.lower() == "x-api-key" else str(value))
+        for name, value in headers.items()
+    )
 
 
 class SandboxServer(ThreadingHTTPServer):

@@ -100,12 +100,16 @@ class Charge:
 
 @dataclass(frozen=True)
 class RequestRecord:
-    """A request that reached the sandbox; ``status`` is 0 when the connection was dropped."""
+    """A request that reached the sandbox; ``status`` is 0 when the connection was dropped.
+
+    ``headers``: the request's headers as ``(name, value)``, names lower-cased; ``x-api-key``
+    with an empty value (a key is never kept)."""
 
     method: str
     path: str
     query: str
     status: int
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -19,13 +19,13 @@ outside an attempt (the session used directly) is its own attempt, counted under
 from __future__ import annotations
 
 import contextvars
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from requests.structures import CaseInsensitiveDict
 
 from propertykit import jsonio as fast_json
 from propertykit.errors import BadResponse
@@ -61,10 +61,10 @@ class Attempt:
     settled: bool = False
     placed: Budget | None = None
     locks: ExitStack = field(default_factory=ExitStack)
-    #: When the cache was last looked at for this request (``time.time_ns()``; ``None``: unknown)
-    looked_at: int | None = None
-    #: The session was told not to read the cache (the caller had just read it, in bulk)
-    read_skipped: bool = False
+    #: The caller had just found no answer in the cache (in bulk): the session does not look
+    known_missing: bool = False
+    #: The ``Cache-Control`` header the caller gave the request (``None``: none)
+    caller_cache_control: str | None = None
 
     def settle_place(self, *, charged: bool) -> None:
         """Keep the attempt's place in its budget (charged), or give it back."""
@@ -133,22 +133,25 @@ def send_once(
     billable: bool,
     shared: bool,
     budget: object,
-    missing_since: int | None = None,
+    known_missing: bool = False,
     **request: Any,
 ) -> Sent:
     """One attempt: ``session.request(method, url, **request)`` within :func:`one_attempt`.
 
     ``shared``: a read (a ``GET``, or a ``POST`` that only reads), which other processes may
-    ask for too; only a read's 200 is judged complete or not. ``missing_since``: the cache held
-    no answer to it when the caller looked, at this ``time.time_ns()``; the session does not
-    read it again (requests-cache's ``force_refresh``), and under the single-flight lock it is
-    read again only if another process may have stored the answer since.
+    ask for too; only a read's 200 is judged complete or not. ``known_missing``: the caller
+    has just found no answer to it in the cache; the session does not look again
+    (requests-cache's ``force_refresh``, whose ``Cache-Control`` header the adapter takes off
+    before sending). Under the single-flight lock the cache is read again all the same (see
+    :mod:`propertykit.wire._single_flight`).
     """
-    looked_at = missing_since if missing_since is not None else time.time_ns()
-    if missing_since is not None:
+    if known_missing:
         request["force_refresh"] = True
     with one_attempt(endpoint, billable=billable, shared=shared, budget=budget) as current:
-        current.looked_at, current.read_skipped = looked_at, missing_since is not None
+        current.known_missing = known_missing
+        current.caller_cache_control = CaseInsensitiveDict(request.get("headers") or {}).get(
+            "Cache-Control"
+        )
         response = session.request(method, url, **request)
     complete = not shared or is_complete_answer(response)  # a read: whole usable JSON?
     body = getattr(response, _PARSED, _NOTHING)

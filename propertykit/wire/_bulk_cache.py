@@ -20,7 +20,6 @@ serves it. Values kept beside an answer (:mod:`propertykit.wire._derived_cache`)
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -127,14 +126,13 @@ class CachedForms:
     (``None`` where not), and, unless every GET has one, each one's answer and the body the
     session would answer with now (``None`` where none; both lists empty when all are kept).
 
-    ``missing``: the positions of the GETs the cache held no entry for at all when it was
-    looked at, at ``looked_at`` (``time.time_ns()``): to send with ``missing_since`` (see
-    :meth:`~propertykit.wire._transport.Transport.fetch_json`), not looked up again."""
+    ``missing``: the positions of the GETs the cache held no entry for at all: to send
+    ``known_missing`` (see :meth:`~propertykit.wire._transport.Transport.fetch_json`), not
+    looked up again before the send."""
 
     kept: list[memoryview | None]
     answers: list[CachedAnswer | None]
     bodies: list[bytes | None]
-    looked_at: int = 0
     missing: frozenset[int] = frozenset()
 
 
@@ -151,35 +149,52 @@ def cached_forms(
     >>> with pk.sandbox.serve() as sb, pk.Client(sb.api_key, sb.url, cache=False) as client:
     ...     cached_forms(client._transport.session, [(sb.url + "/v1/health", None)], "f",
     ...                  offline=False)  # doctest: +ELLIPSIS
-    CachedForms(kept=[None], answers=[None], bodies=[None], looked_at=..., missing=frozenset())
+    CachedForms(kept=[None], answers=[None], bodies=[None], missing=frozenset())
     """
-    looked_at = time.time_ns()  # before reading: whatever is stored after, is stored after it
     kept: list[memoryview | None] = [None] * len(wanted)
     if form:
         kept = kept_values(session, wanted, form, offline=offline)
     if wanted and None not in kept:
-        return CachedForms(kept, [], [], looked_at)
+        return CachedForms(kept=kept, answers=[], bodies=[])
     answers, missing = cached_answers(session, wanted)
     now = datetime.now(UTC)
     bodies = [None if found is None else found.body(now, offline=offline) for found in answers]
-    return CachedForms(kept, answers, bodies, looked_at, missing)
+    return CachedForms(kept=kept, answers=answers, bodies=bodies, missing=missing)
 
 
 def keep_as_read(
     session: requests.Session,
-    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer, bytes]],
+    entries: Sequence[tuple[tuple[str, Mapping[str, Any] | None], CachedAnswer | None, bytes]],
     form: str,
 ) -> None:
-    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the cached
-    ``answer`` whose body it was made from (:func:`cached_forms`), for the next re-run
-    (:func:`kept_values`). An answer stored before stamps gets nothing kept."""
+    """Keep a value for each ``((url, params), answer, value)``, in ``form``, beside the answer
+    it was made from, for the next re-run (:func:`kept_values`).
+
+    ``answer`` is the cached answer whose body was read (:func:`cached_forms`), or ``None`` for
+    one this session fetched and stored just now: that one is named by the stamp its storage
+    noted as it wrote it, so nothing is read back, and should another process store the same
+    GET in between, the value names the answer it replaced and is never used. An answer
+    stored before stamps, or not stored at all, gets nothing kept.
+    """
     storage = _bulk_storage(session)
+    if storage is None or not entries:
+        return
+    fetched = [request for request, answer, _ in entries if answer is None]
+    keys = iter(_cache_keys(session, fetched) if fetched else [])
+    named = []
+    for request, answer, value in entries:
+        if answer is None:
+            key = next(keys)
+            stamp = storage.written.pop(key, None)  # the stamp of this session's own write
+        else:
+            key, stamp = answer.key, answer.answer.head.stamp
+        if stamp is not None:
+            named.append((request, key, stamp, value))
     packed = [
-        (request_id(*request), answer.key, pack_kept(answer.key, stamp, value))
-        for request, answer, value in entries
-        if (stamp := answer.answer.head.stamp) is not None
+        (request_id(*request), key, pack_kept(key, stamp, value))
+        for request, key, stamp, value in named
     ]
-    if storage is not None and packed:
+    if packed:
         storage.keep(packed, form)
 
 
@@ -195,7 +210,7 @@ def _bulk_storage(session: requests.Session) -> Any:
     if cache is None or settings is None or settings.disabled:
         return None
     storage = cache.responses
-    ours = all(hasattr(storage, name) for name in ("get_heads", "get_kept", "keep"))
+    ours = all(hasattr(storage, name) for name in ("get_heads", "get_kept", "keep", "written"))
     return storage if ours else None
 
 

@@ -4,9 +4,9 @@ requests-cache answers hits itself; only a request that really goes to the netwo
 session's adapters. So everything that must happen exactly then happens in
 :class:`MeteredAdapter`, in this order:
 
-1. with a team cache, the cache key's lock is taken (:mod:`propertykit.wire._single_flight`), and
-   the cache read again if another process may have stored the answer since it was looked at
-   (then it is returned, free, and nothing is sent);
+1. with a team cache, the cache key's lock is taken and the cache read again
+   (:mod:`propertykit.wire._single_flight`, which says why always): an answer another process
+   stored meanwhile is returned, free, and nothing is sent;
 2. a billable request takes its place in the budget (this client's, or the one shared by name,
    :mod:`propertykit.wire._shared_budget`); none left: :class:`~propertykit.errors.BudgetExceeded`,
    nothing sent;
@@ -48,7 +48,12 @@ from propertykit.wire._bounded import (
 )
 from propertykit.wire._failures import never_connected
 from propertykit.wire._shared_budget import Budget
-from propertykit.wire._single_flight import SingleFlight, stored_response
+from propertykit.wire._single_flight import (
+    SingleFlight,
+    read_again,
+    stored_response,
+    usable_answer,
+)
 from propertykit.wire._usage import Usage
 
 
@@ -91,15 +96,18 @@ class MeteredAdapter(BoundedAdapter):
         limits = LIMITS.get() or CallLimits(max_body_bytes=self.max_body_bytes)
         if current.sent:  # a redirect hop: its first request's lock and place cover it
             return self._send_within(limits, request, stream, kwargs)
+        key = None  # requests-cache's key, made as it made it (before the header goes)
         if self.flight is not None and self.cache is not None and current.shared:
-            refresh = _asks_fresh(request) and not current.read_skipped  # asked anew by the user
             key = self.cache.create_key(request, verify=kwargs.get("verify", True))
+        if current.known_missing:  # the hint spared requests-cache's look; it goes no further
+            _restore_cache_control(request, current.caller_cache_control)
+        if self.flight is not None and key is not None:
             left = None if limits.deadline is None else limits.deadline - limits.monotonic()
-            hold = current.locks.enter_context(self.flight.hold(key, left, current.looked_at))
-            stored = hold.read_again and not refresh
-            fresh = stored_response(self.cache, key) if stored else None  # stored meanwhile?
-            if fresh is not None and not fresh.is_expired and "Vary" not in fresh.headers:
-                return fresh  # type: ignore[no-any-return]
+            current.locks.enter_context(self.flight.hold(key, left))
+            if read_again(asked_fresh=_asks_fresh(request)):  # stored meanwhile? (pay once)
+                found = stored_response(self.cache, key)
+                if usable_answer(found):
+                    return found  # type: ignore[no-any-return]
         budget = self.budget if current.billable else None
         if current.reserved is not None:
             current.reserved, current.placed = None, self.budget
@@ -169,9 +177,23 @@ class MeteredAdapter(BoundedAdapter):
         current.settle_place(charged=charged)
 
 
+def _restore_cache_control(request: requests.PreparedRequest, caller: str | None) -> None:
+    """Give the request back the ``Cache-Control`` its caller gave it (none: no such header).
+
+    requests-cache's ``force_refresh``, which propertykit passes for a batch the bulk read just
+    found missing, is documented as the request directive ``no-cache``, and requests-cache sends
+    its request headers on. The service never saw that header from propertykit before: it goes
+    here, after requests-cache has decided not to read, before anything leaves."""
+    if caller is None:
+        request.headers.pop("Cache-Control", None)
+    else:
+        request.headers["Cache-Control"] = caller
+
+
 def _asks_fresh(request: requests.PreparedRequest) -> bool:
     """Whether the request asks for a new answer whatever is cached (requests-cache's
-    ``force_refresh``/``refresh``, documented as these ``Cache-Control`` directives)."""
+    ``force_refresh``/``refresh`` given by the caller, documented as these ``Cache-Control``
+    directives)."""
     directives = str(request.headers.get("Cache-Control") or "").replace(" ", "").split(",")
     return "no-cache" in directives or "must-revalidate" in directives
 

@@ -4,7 +4,8 @@ Like :mod:`propertykit.wire._sqlite_storage`, a ``BaseCache`` holding ``BaseStor
 our own (requests-cache's documented route for custom backends), so that the warm replay may
 read many answers at once (:meth:`RedisStorage.get_many`: ``MGET``), or only their heads
 (:meth:`RedisStorage.get_heads`: ``GETRANGE``), and keep values beside them
-(:meth:`RedisStorage.keep`), and a write that fails is counted, not raised.
+(:meth:`RedisStorage.keep`; an answer just written by its stamp, noted as it was written), and a
+write that fails is counted, not raised.
 
 Keys: answers under ``<namespace>:answer:<cache key>``, redirects under
 ``<namespace>:redirect:<cache key>``, values kept beside an answer under
@@ -21,7 +22,7 @@ from typing import Any
 from requests import Response
 from requests_cache.backends.base import BaseCache, BaseStorage
 
-from propertykit.wire._stored_answer import ANSWER_SERIALIZER, HEAD_BYTES
+from propertykit.wire._stored_answer import ANSWER_SERIALIZER, HEAD_BYTES, Written
 from propertykit.wire._write_failures import answer_not_stored
 
 #: Seconds an answer stays in Redis after it went stale (for offline replays).
@@ -48,6 +49,7 @@ class RedisStorage(BaseStorage):  # type: ignore[type-arg]
         self.prefix = f"{namespace}:{kind}:"
         self.kept_prefix = f"{namespace}-frames:"
         self.ttl_offset = ttl_offset
+        self.written = Written()  # the stamps of the answers written last
 
     def _name(self, key: str) -> bytes:
         return f"{self.prefix}{key}".encode()
@@ -64,9 +66,11 @@ class RedisStorage(BaseStorage):  # type: ignore[type-arg]
     def __setitem__(self, key: str, item: Any) -> None:
         stale_in = getattr(item, "expires_delta", None)
         seconds = None if stale_in is None else int(stale_in) + self.ttl_offset
+        stored = self.serialize(item)
         self.connection.set(
-            self._name(key), self.serialize(item), ex=seconds if seconds and seconds > 0 else None
+            self._name(key), stored, ex=seconds if seconds and seconds > 0 else None
         )
+        self.written.note(key, stored)
 
     def __delitem__(self, key: str) -> None:
         if not self.connection.delete(self._name(key)):

@@ -1,39 +1,57 @@
-"""Team-wide exactly-once fetching: one process fetches a batch, the others read the cache.
+"""Pay once: a batch is bought at most once by all the kernels that share a cache.
 
-Two kernels (or two Dask workers) asking for the same uncached batch at the same moment would
-both miss the cache and both pay. The session therefore holds a short lock per cache key around
-every real send (never around a cache hit), and whoever gets the lock second reads the cache
-again before sending (when another process may have stored the answer since it looked: see
-below): the first one's answer is there, free.
+**The promise.** Kernels (notebooks, Dask workers, machines of a team) that share one cache and
+ask for the same batch at the same moment pay for it once: one of them sends it, the others
+are answered from the cache, free.
+
+**What is looked at, and when.** A batch is looked up in the cache first (by requests-cache
+before a send, or by the replay's bulk read for many batches at once). When the cache holds no
+answer, the send takes a lock per cache key (:meth:`SingleFlight.hold`), and then, under the
+lock, **the cache is read again** (:func:`read_again`, :func:`usable_answer`): whatever another
+kernel stored between the look and the lock is found there and used, and nothing is sent. The
+answer is stored before the lock is let go (requests-cache writes it before the session's send
+returns), so whoever takes the lock next finds it.
+
+**Why always.** The cache is the one witness every kernel shares; anything else a kernel could
+consult to skip that read can lie. Until this module said so, each lock had a *mark* (``done
+<time>``) and the cache was read again only when a mark said someone let go since the look.
+Each of these made a kernel buy a batch again:
+
+- no mark: deleted between the look and the lock (the locks folder cleaned), expired (a Redis
+  mark lived 24 h) or evicted (a cache Redis under ``maxmemory`` with an ``allkeys-*`` policy);
+- a kernel of a propertykit from before marks, which writes none;
+- clocks that disagree: file marks compared the wall clocks of two processes, with 1 s of slack,
+  so a clock stepped back 5 s in the fetching process hid its fetch.
+
+Reading the cache again has none of these cases: it costs one read of one key per batch that is
+about to be paid for (never for a cache hit), measured against not reading in
+``benchmarks/pay_once.py``. The only answer not read again is one the caller asked to be fetched
+anew (requests-cache's ``refresh``/``force_refresh`` given by the caller): that is paid by
+design.
+
+**Where a batch can still be paid twice**, each by a choice of the caller or a failure: a holder
+killed after its request left (its answer never stored); a waiter that gave up waiting
+(``wait_seconds``, three times the request timeout) and sent anyway; an answer the cache failed
+to store (counted, see :mod:`propertykit.wire._write_failures`) or that expired.
+
+**The locks.**
 
 - With a Redis cache (:class:`RedisFlight`): a Redis lock per key, ``SET NX PX`` with a random
   token and released by compare-and-delete (redis-py's ``Lock``), so every process using that
   Redis, on any machine, takes part. The lock is a *lease*: it lives ``hold_seconds`` (30 s, or
   ``PROPERTYKIT_LOCK_LEASE``) past its holder's last renewal, and the holder renews it every
-  third of that while it fetches, however long the fetch takes. A holder that dies (a killed
-  kernel) stops renewing: the others wait at most the lease, then one of them fetches. That
-  batch is then paid at most twice: once by the dead holder if its request went out, once by
-  the one that took its place.
+  third of that while it fetches (a timer that fires only for a long fetch). A holder that dies
+  stops renewing: the others wait at most the lease, then one of them reads the cache again
+  and, finding nothing, fetches. A lock evicted from Redis under memory pressure only lets a
+  second kernel in early: it still reads the cache again first.
 - With the SQLite cache (:class:`FileFlight`): an OS file lock (``filelock``) in a
   ``.propertykit-locks`` folder beside the cache file, for the processes of one machine. The
-  lock files are named by a hash of the cache key (1,024 of them at most, reused). The
-  operating system frees the lock of a process that dies, at once.
+  lock files are named by a hash of the cache key (1,024 of them at most, reused: two keys that
+  share one only wait for each other). The operating system frees the lock of a process that
+  dies, at once. (A lock file deleted while held lets a second holder in at once: it reads the
+  cache again, and pays only if the first has not stored its answer yet.)
 
-The cache write happens inside the lock (requests-cache stores the answer before the session's
-send returns; SQLite commits it), so a waiter that gets the lock always sees it. Lock names hold
-requests-cache's cache key, which never includes the API key.
-
-Whoever takes a lock is told whether the cache must be read again (:attr:`Hold.read_again`):
-another process may have stored the answer since this one looked (``since``: when it looked,
-in nanoseconds since the epoch). A :class:`FileFlight` knows: each lock file has a mark beside
-it, ``busy`` while a holder fetches and ``done <time>`` once it let go, its answer stored, so
-the cache is read again only when a holder let go at or after the look (less a second, for
-clock steps), or died fetching (keys that share a lock file share its mark: another key's fetch
-only makes the cache be read again). A :class:`RedisFlight` keeps a mark per key in Redis, read
-and written by two small scripts that stamp it with Redis's own clock (``TIME``), and compares
-it with the look through the offset between the two clocks measured as the lock is taken: the
-kernels' machines need not agree on the time. A kernel of a propertykit before marks leaves
-none: kernels of both kinds fetching the same batches at once may pay twice for one.
+Lock names hold requests-cache's cache key, which never includes the API key.
 """
 
 from __future__ import annotations
@@ -41,9 +59,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,46 +73,69 @@ logger = logging.getLogger("propertykit")
 _FILE_STRIPES = 1024
 _LOCK_FOLDER = ".propertykit-locks"
 _GAVE_UP = "waited %.1f s for another fetch of one batch; sending it"
-#: A holder that let go this long before a look still makes the cache be read again (clock steps).
-_CLOCK_SLACK_NS = 1_000_000_000
-#: How long a Redis mark lives (a look older than that, at a lock taken, is rare; none: no reread).
-_MARK_MS = 24 * 3600 * 1000
-#: Take a Redis mark: what it said, then ``busy``; and Redis's clock (seconds, microseconds).
-_TAKE_MARK = """
-local said = redis.call('GET', KEYS[1])
-redis.call('SET', KEYS[1], 'busy', 'PX', ARGV[1])
-local now = redis.call('TIME')
-return {said or 'none', now[1], now[2]}
-"""
-#: Let a Redis mark go: ``done <nanoseconds>`` on Redis's clock.
-_LET_GO_MARK = """
-local now = redis.call('TIME')
-local when = 'done ' .. now[1] .. string.format('%06d', tonumber(now[2])) .. '000'
-redis.call('SET', KEYS[1], when, 'PX', ARGV[1])
-return 1
-"""
+
+
+# -- the decision -----------------------------------------------------------------------------
+
+
+def read_again(*, asked_fresh: bool) -> bool:
+    """Whether to read the cache again under the lock, before paying for a batch.
+
+    ``asked_fresh``: the caller asked for a new answer whatever the cache holds (its own
+    ``refresh``/``force_refresh``; not propertykit's "known missing" hint, which only spares
+    requests-cache's look). Nothing else counts: neither whether the lock was taken or given up
+    on, nor marks, nor clocks (see the module's docstring for why).
+
+    Examples
+    --------
+    >>> read_again(asked_fresh=False)
+    True
+    >>> read_again(asked_fresh=True)  # the caller wants a new answer, and pays for it
+    False
+    """
+    return not asked_fresh
+
+
+def usable_answer(found: Any) -> bool:
+    """Whether an answer found by the read again is used instead of sending: one is stored, it
+    has not expired, and it does not vary by request headers (requests-cache matches those
+    itself, on its own read)."""
+    return found is not None and not found.is_expired and "Vary" not in found.headers
+
+
+def stored_response(cache: Any, cache_key: str) -> Any:
+    """The response ``cache`` holds for ``cache_key`` now, or ``None``, by public means only.
+
+    propertykit's SQLite backend reads on a connection per thread, so a read under way in one
+    thread never pins the view this one gets; its :meth:`~propertykit.wire._sqlite_storage.
+    SQLiteStorage.read_afresh` also opens a connection of its own, in case this very thread
+    has a read open.
+    """
+    afresh = getattr(cache.responses, "read_afresh", None)
+    if afresh is not None:
+        return afresh(cache_key)
+    return cache.get_response(cache_key)
+
+
+# -- the locks --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Hold:
-    """A lock taken, or not: ``held`` (``False``: gave up waiting), and ``read_again``: whether
-    another process may have stored the answer since the cache was looked at."""
+    """A lock taken (``held``), or given up on after the longest wait (the cache is read again
+    either way)."""
 
     held: bool
-    read_again: bool = True
 
 
 class SingleFlight(Protocol):
     """Holds a lock per cache key while one process sends that request."""
 
-    def hold(
-        self, cache_key: str, within: float | None = None, since: int | None = None
-    ) -> AbstractContextManager[Hold]:
-        """Hold the key's lock; yields whether it is held and whether to read the cache again.
+    def hold(self, cache_key: str, within: float | None = None) -> AbstractContextManager[Hold]:
+        """Hold the key's lock; yields whether it is held.
 
         ``within``: wait no longer than this either (the time left before the request's
-        deadline). ``since``: when the cache was looked at (``time.time_ns()``; ``None``: read
-        again whatever happened).
+        deadline).
         """
         ...
 
@@ -135,29 +175,20 @@ class RedisFlight:
         self.hold_seconds = hold_seconds
         self.wait_seconds = wait_seconds
         self.namespace = namespace
-        self._take_mark = connection.register_script(_TAKE_MARK)
-        self._let_go_mark = connection.register_script(_LET_GO_MARK)
 
     def lock_name(self, cache_key: str) -> str:
         """The Redis key of the lock for ``cache_key``."""
         return f"{self.namespace}:lock:{cache_key}"
 
-    def mark_name(self, cache_key: str) -> str:
-        """The Redis key of the mark beside the lock for ``cache_key``."""
-        return f"{self.namespace}:mark:{cache_key}"
-
     @contextmanager
-    def hold(
-        self, cache_key: str, within: float | None = None, since: int | None = None
-    ) -> Iterator[Hold]:
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[Hold]:
         lock = self.connection.lock(
             self.lock_name(cache_key), timeout=self.hold_seconds, sleep=0.02, thread_local=False
         )
         wait = _wait(self.wait_seconds, within)
-        held = bool(lock.acquire(blocking=True, blocking_timeout=wait))
-        if not held:
+        if not lock.acquire(blocking=True, blocking_timeout=wait):
             logger.warning(_GAVE_UP, wait)
-            yield Hold(False)
+            yield Hold(held=False)
             return
         stop = threading.Event()
         every = self.hold_seconds / 3  # the first renewal after that: a short fetch needs none
@@ -165,24 +196,13 @@ class RedisFlight:
         renewing.name = "propertykit-lease"
         renewing.daemon = True
         renewing.start()
-        from redis.exceptions import RedisError
-
-        mark = [self.mark_name(cache_key)]
         try:
-            said, seconds, micros = self._take_mark(mark, [_MARK_MS])
-            offset = int(seconds) * 10**9 + int(micros) * 1000 - time.time_ns()  # Redis - ours
-            said = said.encode() if isinstance(said, str) else bytes(said)  # decode_responses
-            found = None if said == b"none" else said
-            yield Hold(True, since is None or _let_go_since(found, since + offset))
+            yield Hold(held=True)
         finally:
             stop.set()
             renewing.cancel()
             renewing.join()
-            try:  # the answer is stored by now; a mark left "busy" only makes others read again
-                with suppress(RedisError):
-                    self._let_go_mark(mark, [_MARK_MS])
-            finally:
-                _release_redis_lock(lock)
+            _release_redis_lock(lock)
 
 
 class FileFlight:
@@ -192,12 +212,9 @@ class FileFlight:
     --------
     >>> import tempfile
     >>> flight = FileFlight(tempfile.mkdtemp(), wait_seconds=5)
-    >>> with flight.hold("3f2a", since=time.time_ns()) as hold:
+    >>> with flight.hold("3f2a") as hold:
     ...     hold
-    Hold(held=True, read_again=False)
-    >>> with flight.hold("3f2a", since=time.time_ns() - 60 * 10**9) as hold:
-    ...     hold.read_again  # a holder let go after that look
-    True
+    Hold(held=True)
     """
 
     def __init__(self, folder: str | Path, *, wait_seconds: float) -> None:
@@ -211,44 +228,22 @@ class FileFlight:
         return self.folder / f"batch-{stripe:04d}.lock"
 
     @contextmanager
-    def hold(
-        self, cache_key: str, within: float | None = None, since: int | None = None
-    ) -> Iterator[Hold]:
+    def hold(self, cache_key: str, within: float | None = None) -> Iterator[Hold]:
         from filelock import FileLock, Timeout
 
         self.folder.mkdir(parents=True, exist_ok=True)
         wait = _wait(self.wait_seconds, within)
-        path = self.lock_path(cache_key)
-        lock = FileLock(path, timeout=wait, thread_local=False)
+        lock = FileLock(self.lock_path(cache_key), timeout=wait, thread_local=False)
         try:
             lock.acquire(poll_interval=0.01)
         except Timeout:
             logger.warning(_GAVE_UP, wait)
-            yield Hold(False)
+            yield Hold(held=False)
             return
-        mark = path.with_suffix(".mark")
         try:
-            said = mark.read_bytes() if mark.exists() else None
-            mark.write_bytes(b"busy")
-            yield Hold(True, since is None or _let_go_since(said, since))
+            yield Hold(held=True)
         finally:
-            try:  # the answer is stored by now; a mark left "busy" only makes others read again
-                with suppress(OSError):
-                    mark.write_bytes(b"done %d" % time.time_ns())
-            finally:
-                lock.release()
-
-
-def _let_go_since(said: bytes | None, since: int) -> bool:
-    """Whether the holder of a lock whose mark ``said`` this let go at or after ``since`` (less
-    the slack), or died holding it (``busy``, or a mark it was writing): then the cache is read
-    again. No mark (``None``): no holder ever fetched through this lock."""
-    if said is None:
-        return False
-    word, _, when = said.partition(b" ")
-    if word != b"done" or not when.isdigit():
-        return True
-    return int(when) >= since - _CLOCK_SLACK_NS
+            lock.release()
 
 
 def single_flight_for(cache: Any, *, timeout: float) -> SingleFlight | None:
@@ -301,17 +296,3 @@ def _release_redis_lock(lock: Any) -> None:
         lock.release()
     except LockError:  # it expired (a very slow answer) and maybe another holds it now
         logger.warning("a batch lock expired before its fetch ended")
-
-
-def stored_response(cache: Any, cache_key: str) -> Any:
-    """The response ``cache`` holds for ``cache_key`` now, or ``None``, by public means only.
-
-    propertykit's SQLite backend reads on a connection per thread, so a read under way in one
-    thread never pins the view this one gets; its :meth:`~propertykit.wire._sqlite_storage.
-    SQLiteStorage.read_afresh` also opens a connection of its own, in case this very thread
-    has a read open.
-    """
-    afresh = getattr(cache.responses, "read_afresh", None)
-    if afresh is not None:
-        return afresh(cache_key)
-    return cache.get_response(cache_key)

@@ -10,6 +10,9 @@ so it may offer what the warm replay needs and requests-cache does not:
 - a write that fails (disk full, file size limit) raises, instead of being rolled back without a
   word: :meth:`SQLiteAnswers.save_response` turns that into a count of answers not stored
   (:mod:`propertykit.wire._write_failures`), and the answer is still returned;
+- the stamps of the answers it wrote last (``written``, a
+  :class:`~propertykit.wire._stored_answer.Written`), to keep a value beside an answer just
+  fetched without reading it back;
 - values kept beside an answer (:meth:`SQLiteStorage.get_kept`, :meth:`SQLiteStorage.keep`),
   in a table of ours, filed by request; each names the answer it was made from, and is used
   only with it (:mod:`propertykit.wire._derived_cache`). Clearing the cache deletes them.
@@ -34,7 +37,7 @@ from requests_cache.backends.base import BaseCache, BaseStorage
 from requests_cache.serializers import SerializerType
 
 from propertykit.wire._derived_cache import FRAMES_TABLE
-from propertykit.wire._stored_answer import ANSWER_SERIALIZER, HEAD_BYTES
+from propertykit.wire._stored_answer import ANSWER_SERIALIZER, HEAD_BYTES, Written
 from propertykit.wire._write_failures import answer_not_stored
 
 #: Keys per query (under SQLite's limit of bound parameters).
@@ -76,6 +79,7 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
         self.table_name = table_name
         self.busy_timeout = busy_timeout
         self._local = threading.local()
+        self.written = Written()  # the stamps of the answers written last
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
         with self._writing() as connection:
@@ -151,6 +155,7 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
                 (key, stored, expires),
             )
+        self.written.note(key, stored)
 
     def __delitem__(self, key: str) -> None:
         with self._writing() as connection:
@@ -187,16 +192,26 @@ class SQLiteStorage(BaseStorage):  # type: ignore[type-arg]
                 connection.execute(f"DELETE FROM {KEPT_TABLE}")
 
     def read_afresh(self, key: str) -> Any:
-        """The entry for ``key`` (``None``: absent), read on a connection opened for it: it sees
-        every commit, whatever reads this thread's connection has under way."""
-        connection = sqlite3.connect(self.db_path, timeout=self.busy_timeout)
-        try:
-            row = connection.execute(
-                f"SELECT value FROM {self.table_name} WHERE key = ?", (key,)
-            ).fetchone()
-        finally:
-            connection.close()
-        return None if row is None else self.deserialize(key, row[0])
+        """The entry for ``key`` (``None``: absent), read on a second connection of this thread
+        used for nothing else (autocommit, every read finished at once): it sees every commit,
+        whatever reads this thread's own connection has under way. Opened once per thread: a
+        connection opened for each read cost about as much as the read
+        (``benchmarks/pay_once.py``)."""
+        connection: sqlite3.Connection | None = getattr(self._local, "afresh", None)
+        if connection is None:
+            connection = sqlite3.connect(
+                self.db_path,
+                timeout=self.busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,  # closed by close(), from any thread
+            )
+            self._local.afresh = connection
+            with self._opened_lock:
+                self._opened.append(connection)
+        rows = connection.execute(
+            f"SELECT value FROM {self.table_name} WHERE key = ?", (key,)
+        ).fetchall()
+        return None if not rows else self.deserialize(key, rows[0][0])
 
     def clear_kept(self) -> None:
         """Delete every value kept beside the answers."""

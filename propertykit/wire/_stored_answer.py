@@ -16,6 +16,11 @@ drawn anew for every write: a value kept beside an answer names it
 (:mod:`propertykit.wire._derived_cache`), so whether the answer is still the one it was made
 from is told by the first bytes of the entry alone (:data:`HEAD_BYTES`, :func:`read_head`).
 
+A storage remembers the stamp of each answer it has just written (:class:`Written`), so a value
+made from a body fetched and stored now names that very write, without reading the entry back:
+if another process stores the same request meanwhile, the value names the answer it replaced,
+and is never used.
+
 Entries written before are still read: by an earlier propertykit (``b"PKA1"``, the same head
 without a stamp: nothing kept is ever taken for one), or by requests-cache's ``pickle``
 serializer.
@@ -25,6 +30,8 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -38,6 +45,8 @@ _MAGIC_BEFORE = b"PKA1"  # an earlier propertykit: no stamp
 _HEAD_BEFORE = struct.Struct("<4sHBHI")
 #: Leading bytes of an entry that hold its head (an expiry is 32 characters).
 HEAD_BYTES = _HEAD.size + 64
+#: How many stamps of answers just written a storage remembers (:class:`Written`).
+WRITTEN_KEPT = 20_000
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,40 @@ class AnswerFormat:
 ANSWER_SERIALIZER = SerializerPipeline(
     [Stage(AnswerFormat())], name="propertykit-answer-1", is_binary=True
 )
+
+
+class Written(OrderedDict[str, bytes]):
+    """The stamps of the answers a storage wrote last, by cache key (the latest
+    :data:`WRITTEN_KEPT` of them; an older one is forgotten: only speed is lost).
+
+    Only answers the session would answer with as they stand are noted (200, no ``Vary``;
+    expiry is checked where a kept value is read). A reader takes a stamp with ``pop``.
+
+    Examples
+    --------
+    >>> written = Written()
+    >>> written.note("key", ANSWER_SERIALIZER.dumps(CachedResponse(status_code=200)))
+    >>> len(written.pop("key")), written.pop("key", None)
+    (16, None)
+    >>> written.note("key", ANSWER_SERIALIZER.dumps(CachedResponse(status_code=404)))
+    >>> "key" in written
+    False
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def note(self, key: str, stored: Any) -> None:
+        """Note the stamp of ``stored``, just written under ``key`` (anything else: nothing)."""
+        found = _read(stored) if isinstance(stored, bytes) else None
+        head = None if found is None else found[0]
+        with self._lock:
+            self.pop(key, None)
+            if head is not None and head.stamp and head.status_code == 200 and not head.varies:
+                self[key] = head.stamp
+                while len(self) > WRITTEN_KEPT:
+                    self.popitem(last=False)
 
 
 def read_head(value: Any) -> AnswerHead | None:

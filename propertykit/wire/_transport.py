@@ -191,7 +191,7 @@ class Transport:
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
         json_body: Any = None,
-        missing_since: int | None = None,
+        known_missing: bool = False,
     ) -> Any:
         """GET ``path`` (or POST a read such as the area query, cached by its body too) and
         return its parsed JSON body (retrying a cut-off body).
@@ -199,14 +199,14 @@ class Transport:
         ``check`` raises ``ValueError`` for a body that cannot be used (e.g. no list of
         records): such an answer is never cached, and raises
         :class:`~propertykit.errors.BadResponse` at once, as does a body that is not JSON.
-        ``missing_since``: the cache held no answer to this request when the caller looked
-        (``time.time_ns()``, e.g. :attr:`~propertykit.wire._bulk_cache.CachedForms.looked_at`):
-        it is not looked up again before sending (see :func:`~propertykit.wire._attempt.
-        send_once`). Ignored offline.
+        ``known_missing``: the caller has just found no answer to this request in the cache
+        (:attr:`~propertykit.wire._bulk_cache.CachedForms.missing`): it is not looked up again
+        before sending, and the service sees the request as without it (see
+        :func:`~propertykit.wire._attempt.send_once`). Ignored offline.
         """
         sending = (params, json_body, headers, billable, True, check)
-        missing = None if self.offline else missing_since
-        sent = self._call(method, path, endpoint, *sending, missing_since=missing)
+        missing = known_missing and not self.offline
+        sent = self._call(method, path, endpoint, *sending, known_missing=missing)
         response = sent.response
         try:
             body = sent.body if sent.parsed else parsed_body(response)
@@ -284,7 +284,7 @@ class Transport:
         idempotent: bool,
         check: BodyCheck | None,
         *,
-        missing_since: int | None = None,
+        known_missing: bool = False,
     ) -> Sent:
         """One logical request, its attempts and retries: what its 2xx attempt brought back."""
         if self.session.settings.stale_while_revalidate:  # set on the session after it was made
@@ -298,7 +298,7 @@ class Transport:
             while True:
                 cause: BaseException | None = None
                 try:
-                    sending = (params, json_body, headers, billable, missing_since)
+                    sending = (params, json_body, headers, billable, known_missing)
                     sent = self._attempt(method, url, endpoint, *sending)
                 except Failed as failure:
                     cause = failure.cause
@@ -348,7 +348,7 @@ class Transport:
         json_body: Any,
         headers: Mapping[str, str] | None,
         billable: bool,
-        missing_since: int | None,
+        known_missing: bool,
     ) -> Sent:
         """One attempt: what it brought back (any status), or raise ``Failed``.
 
@@ -366,7 +366,7 @@ class Transport:
                 billable=billable,
                 shared=is_read,
                 budget=self.session.metered.budget,
-                missing_since=missing_since,
+                known_missing=known_missing,
                 params=params,
                 json=json_body,
                 headers=dict(headers or {}),

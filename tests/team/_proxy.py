@@ -3,7 +3,8 @@
 A request is in flight from its first byte reaching the proxy to the first byte of its answer
 (``requests`` never pipelines, so one connection carries one request at a time). With
 ``hold=N`` the first N requests wait until N are in flight together - proof that the client
-did send N at once - before going on to the sandbox.
+did send N at once - before going on to the sandbox. With ``gate`` (an event), the first
+request waits until the gate is set (``first_held`` is set while it waits).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import threading
 
 
 class InFlightProxy:
-    def __init__(self, upstream_url: str, *, hold: int = 0) -> None:
+    def __init__(
+        self, upstream_url: str, *, hold: int = 0, gate: threading.Event | None = None
+    ) -> None:
         host_port = upstream_url.removeprefix("http://")
         host, port = host_port.split(":")
         self.upstream = (host, int(port))
@@ -28,6 +31,8 @@ class InFlightProxy:
         # Deadlock guard only: a client that never sends `hold` at once breaks the barrier.
         self.barrier = threading.Barrier(hold, timeout=30) if hold else None
         self.held_broken = False
+        self.gate = gate
+        self.first_held = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def close(self) -> None:
@@ -82,6 +87,10 @@ class InFlightProxy:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             held = self.requests <= self.hold
+            first = self.requests == 1
+        if first and self.gate is not None:
+            self.first_held.set()
+            self.gate.wait(120)  # deadlock guard only: the test sets it
         if held and self.barrier is not None:
             try:
                 self.barrier.wait()

@@ -13,9 +13,11 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +29,9 @@ from tests.team._worker import serve
 WORKER_LIMIT = 180.0
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a redis-server started for this session."""
+@contextmanager
+def started_redis(folder: Path, *options: str) -> Iterator[str]:
+    """URL of a redis-server started in ``folder`` with ``options`` (killed on leaving)."""
     executable = shutil.which("redis-server")
     if executable is None:
         message = (
@@ -40,11 +42,10 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         require(False, message)
     import redis
 
-    folder = tmp_path_factory.mktemp("redis")
     port = free_port()
     arguments = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     process = subprocess.Popen(
-        [executable, *arguments, "--dir", str(folder)],
+        [executable, *arguments, *options, "--dir", str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -66,6 +67,13 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         connection.close()
         process.kill()
         process.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a redis-server started for this session."""
+    with started_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ the service sees each of the 40 batches exactly once; a third kernel then pays n
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
@@ -110,54 +109,7 @@ def test_a_waiter_sees_the_answer_another_kernel_stored_even_mid_read(tmp_path):
     other_kernel.close()
 
 
-# -- read again only when another process may have stored the answer since the look -----------
-
-
-def _flight(where: str, lease: float = 30.0) -> Any:
-    """A file flight in the folder ``where``, or a Redis flight (a ``redis://`` URL)."""
-    if not where.startswith("redis://"):
-        return FileFlight(where, wait_seconds=5)
-    import redis
-
-    return RedisFlight(redis.Redis.from_url(where), hold_seconds=lease, wait_seconds=10)
-
-
-def _hold_and_die(where: str, key: str, holding: Any) -> None:
-    """A kernel that takes the lock, starts fetching, and is killed before it lets go."""
-    import os
-    import signal
-
-    with _flight(where, lease=0.5).hold(key):
-        holding.set()
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-@pytest.fixture(params=["file", "redis"])
-def flight_place(request, tmp_path):
-    return str(tmp_path) if request.param == "file" else request.getfixturevalue("redis_url")
-
-
-def test_the_cache_is_read_again_only_if_a_holder_let_go_since_the_look_or_died(flight_place):
-    import multiprocessing
-
-    flight = _flight(flight_place)
-    looked = time.time_ns()
-    with flight.hold("k", since=looked) as hold:
-        assert hold.held and not hold.read_again  # nobody ever fetched it
-    with flight.hold("k", since=looked) as hold:
-        assert hold.read_again  # a holder (the one above) let go after this look
-    with flight.hold("k", since=time.time_ns() + 2 * 10**9) as hold:
-        assert not hold.read_again  # looked after every holder let go
-    with flight.hold("k") as hold:
-        assert hold.read_again  # no look known: always read again
-    spawn = multiprocessing.get_context("spawn")
-    holding = spawn.Event()
-    dying = spawn.Process(target=_hold_and_die, args=(flight_place, "k", holding))
-    dying.start()
-    dying.join(60)
-    assert holding.is_set() and dying.exitcode == -9
-    with flight.hold("k", since=time.time_ns() + 2 * 10**9) as hold:
-        assert hold.held and hold.read_again  # its fetch may have stored the answer
+# -- a batch another kernel fetched after the look --------------------------------------------
 
 
 def test_a_batch_another_kernel_fetched_after_the_look_is_not_paid_again(
@@ -165,8 +117,8 @@ def test_a_batch_another_kernel_fetched_after_the_look_is_not_paid_again(
 ):
     """A kernel looks its three batches up in the cache (none there), then fetches them one by
     one; meanwhile another kernel on the same cache fetches the third. When the first gets to
-    it, the lock's mark says someone let go since the look: it reads the cache again and pays
-    nothing for it."""
+    it, it reads the cache again under the lock and pays nothing for it (more such stories,
+    with processes of their own, in ``test_pay_once.py``)."""
     import threading
 
     sb = fresh_sandbox
