@@ -84,10 +84,10 @@ class Appraisal:
                 f"the subject {subjects.property_id[position]} has no coordinates or floor "
                 "area in the frame, so nothing can be compared with it"
             )
-        mine = np.flatnonzero(valued.matches.subject == position)
-        sale = valued.matches.sale[mine]
+        its_matches = np.flatnonzero(valued.matches.subject == position)
+        sale = valued.matches.sale[its_matches]
         area, price = evidence.area[sale], evidence.price[sale]
-        time, size = np.exp(valued.moved[mine]), np.exp(valued.sized[mine])
+        time, size = np.exp(valued.moved[its_matches]), np.exp(valued.sized[its_matches])
         table = pd.DataFrame(
             {
                 "propertyId": evidence.property_id[sale],
@@ -98,11 +98,11 @@ class Appraisal:
                 "size_adjustment": size,
                 "price_per_sqm": price / area,
                 "adjusted_price_per_sqm": price * time / area,
-                "used_price_per_sqm": np.exp(valued.used[mine]),
-                "weight": valued.share[mine],
-                "clipped": valued.clipped[mine],
+                "used_price_per_sqm": np.exp(valued.used[its_matches]),
+                "weight": valued.share[its_matches],
+                "clipped": valued.clipped[its_matches],
                 "own_sale": evidence.property_id[sale] == subjects.property_id[position],
-                "distance_m": valued.matches.distance[mine],
+                "distance_m": valued.matches.distance[its_matches],
                 "beds": pd.array(evidence.beds[sale], dtype="Float64").astype("Int64"),
                 "floorAreaSqM": area,
                 "propertyType": pd.Categorical.from_codes(evidence.kind[sale], evidence.kinds),

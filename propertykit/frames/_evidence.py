@@ -287,12 +287,12 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
 
     sales = explode_sales(df)
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
-    where = homes.index.get_indexer(sales["propertyId"])
-    lat, lng, area, beds = (_take(homes, column, where) for column in _HOME_COLUMNS.values())
+    home_row = homes.index.get_indexer(sales["propertyId"])
+    lat, lng, area, beds = (_take(homes, column, home_row) for column in _HOME_COLUMNS.values())
     kind_text = sales["propertyType"].astype("object")
     if "propertyType" in homes.columns:  # a sale without its own type takes the home's
         kind_text = kind_text.where(
-            kind_text.notna(), homes["propertyType"].astype("object").to_numpy()[where]
+            kind_text.notna(), homes["propertyType"].astype("object").to_numpy()[home_row]
         )
     dates = pd.to_datetime(sales["date"])
     if isinstance(dates.dtype, pd.DatetimeTZDtype):
@@ -314,9 +314,11 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     codes, kinds = pd.factorize(kind_text[keep], sort=True)
     property_id = sales["propertyId"].to_numpy(dtype=object)[keep]
     return Evidence(
-        property_id, day[keep], price[keep], codes.astype(np.int64), area[keep], beds[keep],
-        lat[keep], lng[keep], pd.Index(kinds), sales, day, np.flatnonzero(keep),
-        pd.factorize(property_id)[0].astype(np.int64), homes, where[keep], left_out,
+        property_id=property_id, day=day[keep], price=price[keep], kind=codes.astype(np.int64),
+        area=area[keep], beds=beds[keep], lat=lat[keep], lng=lng[keep], kinds=pd.Index(kinds),
+        sales=sales, sale_day=day, row=np.flatnonzero(keep),
+        home=pd.factorize(property_id)[0].astype(np.int64), homes=homes,
+        place=home_row[keep], left_out=left_out,
     )  # fmt: skip
 
 
@@ -338,22 +340,25 @@ def read_subjects(
         {} if isinstance(subject, str) else subject for subject in subjects
     ]
     ids = np.array([s if isinstance(s, str) else s.get("propertyId") for s in subjects], object)
-    where = homes.index.get_indexer(pd.Index(ids[named], dtype=object))
+    home_row = homes.index.get_indexer(pd.Index(ids[named], dtype=object))
     read: dict[str, np.ndarray] = {}
     for name, column in _HOME_COLUMNS.items():
         values = [np.nan if item.get(name) is None else float(item[name]) for item in given]
         read[name] = np.array(values, dtype=float)
-        read[name][named] = _take(homes, column, where)
+        read[name][named] = _take(homes, column, home_row)
     kind_text = np.array([item.get("propertyType") for item in given], dtype=object)
     if "propertyType" in homes.columns:
-        types = homes["propertyType"].astype("object").to_numpy()[where]
+        types = homes["propertyType"].astype("object").to_numpy()[home_row]
         kind_text[named] = np.where(pd.isna(types), None, types)
     lat, lng, area = read["lat"], read["lng"], read["floorAreaSqM"]
     kind = evidence.kinds.get_indexer(pd.Index(kind_text, dtype=object))
     usable = np.isfinite(lat) & np.isfinite(lng) & np.isfinite(area) & (area > 0)
     usable &= pd.notna(kind_text)
     days = as_of.astype(np.int64)
-    return Subjects(ids, days, lat, lng, area, read["beds"], kind, usable, kind_text)
+    return Subjects(
+        property_id=ids, as_of=days, lat=lat, lng=lng, area=area, beds=read["beds"], kind=kind,
+        usable=usable, kind_text=kind_text,
+    )
 
 
 def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int, str]:
@@ -361,17 +366,17 @@ def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int,
     given = check_as_of(today) if today is not None else None
     now = given if given is not None else pd.Timestamp.now().normalize()
     now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))
-    said = now.strftime("%-d %B %Y")
+    day_text = now.strftime("%-d %B %Y")
     if not len(evidence.day):
-        return now_day, f"no date was given and the frame holds no sale: valued as of today, {said}"
+        return now_day, f"no date was given and the frame holds no sale: valued as of today, {day_text}"
     day = int(evidence.day.max()) + 1
     if day > now_day:
         return (
             now_day,
-            f"no date was given: valued as of today, {said} (the frame holds later sales)",
+            f"no date was given: valued as of today, {day_text} (the frame holds later sales)",
         )
-    said = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
+    day_text = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
     return day, (
-        f"no date was given: valued as of {said}, the day after the frame's latest sale, the "
+        f"no date was given: valued as of {day_text}, the day after the frame's latest sale, the "
         "last day its evidence reaches (a later date would only carry the same sales further)"
     )

@@ -66,7 +66,7 @@ class Knowledge:
 
     def _fit(self, start: int) -> Known:
         days, levels, text, merged = self._index(start)
-        known = Known(days, levels, text, merged)
+        known = Known(index_days=days, index_levels=levels, index_text=text, merged=merged)
         evidence = self.evidence
         years = round(_ELASTICITY_YEARS * 365.25)
         before = (evidence.day < start) & (evidence.day >= start - years)
