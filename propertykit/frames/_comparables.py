@@ -49,7 +49,8 @@ class ValuationSearch:
     index
         ``None``: the frame's own repeat-sales index, fitted point in time; or a price index
         table (columns ``period`` and ``index``, as :func:`~propertykit.frames.price_index`
-        returns without ``by``).
+        returns without ``by``) whose periods all end before the valuation date (one reaching
+        past it was fitted with later sales, and is refused when the dates are known).
 
     Examples
     --------
@@ -171,17 +172,20 @@ def find_comparables(
     )
     searched_sales = np.flatnonzero(windows)
     own_subject, own_sale = _own_sales(evidence, subjects, pending)
-    tree = shapely.STRtree(
-        shapely.points(*_project(evidence.lat[searched_sales], evidence.lng[searched_sales]))
-    )
+    # one tree per property type: a subject meets only sales of its own type
+    kind_sales = [searched_sales[evidence.kind[searched_sales] == kind]
+                  for kind in range(len(evidence.kinds))]  # fmt: skip
+    trees = [shapely.STRtree(shapely.points(*_project(evidence.lat[of_kind], evidence.lng[of_kind])))
+             for of_kind in kind_sales]  # fmt: skip
     points = np.full(count, None, dtype=object)
     points[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for step, radius_m in enumerate(radii):
         if not len(pending):
             break
-        asked, hit = tree.query(points[pending], predicate="dwithin", distance=radius_m * 1.1 + 50)
-        nearby_subject, nearby_sale = pending[asked], searched_sales[hit]
+        nearby_subject, nearby_sale = _nearby(
+            trees, kind_sales, points, pending, subjects.kind, radius_m * 1.1 + 50
+        )
         others = evidence.property_id[nearby_sale] != subjects.property_id[nearby_subject]
         still_pending = np.isin(own_subject, pending)
         subject = np.concatenate([nearby_subject[others], own_subject[still_pending]])
@@ -214,6 +218,26 @@ def find_comparables(
     order = order[rank < search.limit]  # the best of each subject
     return Matches(subject=subject[order], sale=sale[order], distance=distance[order],
                    weight=weight[order], radius=radius)  # fmt: skip
+
+
+def _nearby(
+    trees: list[Any],
+    kind_sales: list[np.ndarray],
+    points: np.ndarray,
+    pending: np.ndarray,
+    kind: np.ndarray,
+    distance_m: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(subject, sale) pairs of the same type about ``distance_m`` apart (projected metres)."""
+    subjects_found, sales_found = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for code, (tree, of_kind) in enumerate(zip(trees, kind_sales, strict=True)):
+        asking = pending[kind[pending] == code]
+        if not len(asking) or not len(of_kind):
+            continue
+        asked, hit = tree.query(points[asking], predicate="dwithin", distance=distance_m)
+        subjects_found.append(asking[asked])
+        sales_found.append(of_kind[hit])
+    return np.concatenate(subjects_found), np.concatenate(sales_found)
 
 
 def may_compare(
@@ -253,10 +277,17 @@ def _own_sales(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every sale of each subject's own home, as (subject, sale) pairs (:func:`may_compare`
     decides which count)."""
-    asked = pd.DataFrame({"subject": pending, "id": subjects.property_id[pending]})
-    sold = pd.DataFrame({"sale": np.arange(len(evidence.day)), "id": evidence.property_id})
-    pairs = asked[asked["id"].notna()].merge(sold, on="id")
-    return pairs["subject"].to_numpy(np.int64), pairs["sale"].to_numpy(np.int64)
+    home_ids = np.empty(int(evidence.home.max(initial=-1)) + 1, dtype=object)
+    home_ids[evidence.home] = evidence.property_id
+    subject_home = pd.Index(home_ids).get_indexer(
+        pd.Index(subjects.property_id[pending], dtype=object)
+    )
+    by_home = np.argsort(evidence.home, kind="stable")
+    first = np.searchsorted(evidence.home[by_home], subject_home, side="left")
+    last = np.searchsorted(evidence.home[by_home], subject_home, side="right")
+    counts = np.where(subject_home >= 0, last - first, 0)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(pending, counts).astype(np.int64), by_home[np.repeat(first, counts) + offsets]
 
 
 def _weights(

@@ -204,10 +204,15 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def basis_of(
-    default_why: str | None, search: ValuationSearch, *, calibrated: bool
+    default_why: str | None,
+    search: ValuationSearch,
+    *,
+    calibrated: bool,
+    sales_of: str = "the frame",
 ) -> dict[str, Any]:
-    """The date and why (``default_why`` when no date was given), the method, the disclosure."""
-    index = "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    """The date and why (``default_why`` when no date was given), the method, the disclosure;
+    ``sales_of``: whose sales the index and elasticity are fitted on (``Knowledge.sales_of``)."""
+    index = f"the repeat-sales index of {sales_of}, fitted on its sales before the date's quarter"
     index = index if search.index is None else "the price index given"
     band = (
         "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
@@ -225,7 +230,9 @@ def basis_of(
         "is pulled back to that bound. The estimate is the subject's floor area times the "
         "weighted geometric mean of the price per m² used, by the weights shown. "
         + band
-        + " Only sales made before the valuation date are used."
+        + " Only sales made before the valuation date are used. Each sale is described by its "
+        "home as the frame holds it today (floor area, bedrooms, type, year built): a home "
+        "extended, converted or refitted since it sold is compared as it is now."
     )
     why = default_why if default_why is not None else "the date asked for"
     return {"as_of_default": default_why is not None, "as_of_why": why, "method": method,
