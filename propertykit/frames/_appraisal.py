@@ -44,7 +44,7 @@ VALUATION_COLUMNS = (
 COMPARABLE_COLUMNS = (
     "propertyId", "date", "price", "adjusted_price", "time_adjustment", "size_adjustment",
     "price_per_sqm", "adjusted_price_per_sqm", "used_price_per_sqm", "weight", "clipped",
-    "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType",
+    "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType", "yearBuilt",
 )  # fmt: skip
 METHOD = "comparables"
 #: The reconciliation's source of the subject's own last sale (its detail says how far the index
@@ -109,6 +109,7 @@ class Appraisal:
                 "beds": pd.array(evidence.beds[sale], dtype="Float64").astype("Int64"),
                 "floorAreaSqM": area,
                 "propertyType": pd.Categorical.from_codes(evidence.kind[sale], evidence.kinds),
+                "yearBuilt": pd.array(evidence.built[sale], dtype="Float64").astype("Int64"),
             },
             columns=list(COMPARABLE_COLUMNS),
         )
@@ -150,7 +151,8 @@ class Appraisal:
         """Side by side, where they exist: the comparables' estimate (and range), the subject's
         own last sale (its ``detail`` says how far the index brought it and whether it is a
         comparable of the schedule), and the service's ``estimatedSaleValue`` (today's, not as of
-        the valuation date). A low-confidence estimate is a range: its ``value`` is missing. Columns ``source``, ``value``, ``detail``, and
+        the valuation date). A low-confidence estimate is a range: its ``value`` is missing.
+        Columns ``source``, ``value``, ``detail``, and
         ``lower``, ``upper``, ``date``, ``price``, ``factor`` where they apply."""
         self._check(position)
         row = self.values.iloc[position]
@@ -339,8 +341,9 @@ def appraise(
             "estimate": estimate,
             "lower": lower,
             "upper": upper,
-            "confidence": pd.array(np.where(calibrated | pd.isna(level), level, "low"),
-                                   dtype="string"),  # fmt: skip
+            "confidence": pd.array(
+                np.where(calibrated | pd.isna(level), level, "low"), dtype="string"
+            ),
             "price_per_sqm": estimate / read.area,
             "comparables": valued.count.astype(np.int64),
             "radius_m": valued.matches.radius,

@@ -27,6 +27,9 @@ _AREA_SCALE = 0.35  # log-ratio of floor area at which a comparable's weight fal
 _HALF_LIFE_YEARS = 2.0
 _OTHER_BEDS = 0.7  # weight of a comparable with another number of bedrooms
 _OWN_SALE = 3.0  # weight of the subject's own earlier sale
+# years between build dates at which a comparable's weight falls to 1/e (both known; unknown:
+# no change): a 1930s semi and a 2010s one differ in more than floor area says
+_BUILT_SCALE_YEARS = 40.0
 _EARTH_RADIUS_M = 6_371_008.8
 _CENTRE = (54.0, -2.5)  # the projection's fixed centre (Great Britain's middle)
 
@@ -130,8 +133,8 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
             f"sales of the same property type, sold in the {self.months} months before the "
             "valuation date (the subject's own earlier sale at any age the index reaches), with a "
             "floor area from two-thirds to one and a half times the subject's and at most one "
-            f"bedroom more or fewer, {reach_words}; the {self.limit} with the highest weight (nearer, "
-            "more recent, closer in size) are kept"
+            f"bedroom more or fewer, {reach_words}; the {self.limit} with the highest weight "
+            "(nearer, more recent, closer in size, built in similar years where known) are kept"
         )
 
 
@@ -175,8 +178,10 @@ def find_comparables(
     # one tree per property type: a subject meets only sales of its own type
     kind_sales = [searched_sales[evidence.kind[searched_sales] == kind]
                   for kind in range(len(evidence.kinds))]  # fmt: skip
-    trees = [shapely.STRtree(shapely.points(*_project(evidence.lat[of_kind], evidence.lng[of_kind])))
-             for of_kind in kind_sales]  # fmt: skip
+    trees = [
+        shapely.STRtree(shapely.points(*_project(evidence.lat[of_kind], evidence.lng[of_kind])))
+        for of_kind in kind_sales
+    ]
     points = np.full(count, None, dtype=object)
     points[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -298,12 +303,16 @@ def _weights(
     distance: np.ndarray,
     searched: np.ndarray,
 ) -> np.ndarray:
-    """Nearer, more recent, closer in size, same bedrooms: higher; the subject's own sale x3."""
+    """Nearer, more recent, closer in size, same bedrooms, built in similar years (where both
+    are known): higher; the subject's own sale x3."""
     age_years = (subjects.as_of[subject] - evidence.day[sale]) / 365.25
     size = np.log(evidence.area[sale] / subjects.area[subject])
     weight = np.exp(-((distance / searched) ** 2)) * 0.5 ** (age_years / _HALF_LIFE_YEARS)
     weight *= np.exp(-((size / _AREA_SCALE) ** 2))
     weight *= np.where(evidence.beds[sale] != subjects.beds[subject], _OTHER_BEDS, 1.0)
+    if subjects.built is not None:
+        apart = np.nan_to_num(evidence.built[sale] - subjects.built[subject], nan=0.0)
+        weight *= np.exp(-((apart / _BUILT_SCALE_YEARS) ** 2))
     own = evidence.property_id[sale] == subjects.property_id[subject]
     weighted: np.ndarray = np.where(own, weight * _OWN_SALE, weight)
     return weighted

@@ -23,7 +23,7 @@ _SQFT_PER_SQM = 10.7639
 _GREAT_BRITAIN = ((49.8, 60.9), (-8.7, 1.8))  # latitude, longitude
 Day: TypeAlias = str | date | datetime | pd.Timestamp
 _HOME_COLUMNS = {"lat": "spatial.lat", "lng": "spatial.lng", "floorAreaSqM": "floorAreaSqM",
-                 "beds": "roomDetails.beds"}  # fmt: skip
+                 "beds": "roomDetails.beds", "yearBuilt": "yearBuilt"}  # fmt: skip
 
 
 def check_as_of(as_of: Day | None, *, today: Day | None = None) -> pd.Timestamp | None:
@@ -254,6 +254,7 @@ class Evidence:
     kind: np.ndarray  # property type code (into ``kinds``)
     area: np.ndarray
     beds: np.ndarray  # float, NaN when unknown
+    built: np.ndarray  # the home's yearBuilt (float, NaN when unknown)
     lat: np.ndarray
     lng: np.ndarray
     kinds: pd.Index
@@ -279,6 +280,7 @@ class Subjects:
     kind: np.ndarray  # code into the evidence's kinds; -1 for a type no sale has
     usable: np.ndarray
     kind_text: np.ndarray | None = None  # the type as given
+    built: np.ndarray | None = None  # yearBuilt (NaN when unknown; None: not read)
 
 
 def gather_evidence(df: pd.DataFrame) -> Evidence:
@@ -288,7 +290,9 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     sales = explode_sales(df)
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
     home_row = homes.index.get_indexer(sales["propertyId"])
-    lat, lng, area, beds = (_take(homes, column, home_row) for column in _HOME_COLUMNS.values())
+    lat, lng, area, beds, built = (
+        _take(homes, column, home_row) for column in _HOME_COLUMNS.values()
+    )
     kind_text = sales["propertyType"].astype("object")
     if "propertyType" in homes.columns:  # a sale without its own type takes the home's
         kind_text = kind_text.where(
@@ -315,7 +319,8 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     property_id = sales["propertyId"].to_numpy(dtype=object)[keep]
     return Evidence(
         property_id=property_id, day=day[keep], price=price[keep], kind=codes.astype(np.int64),
-        area=area[keep], beds=beds[keep], lat=lat[keep], lng=lng[keep], kinds=pd.Index(kinds),
+        area=area[keep], beds=beds[keep], built=built[keep], lat=lat[keep], lng=lng[keep],
+        kinds=pd.Index(kinds),
         sales=sales, sale_day=day, row=np.flatnonzero(keep),
         home=pd.factorize(property_id)[0].astype(np.int64), homes=homes,
         place=home_row[keep], left_out=left_out,
@@ -356,8 +361,16 @@ def read_subjects(
     usable &= pd.notna(kind_text)
     days = as_of.astype(np.int64)
     return Subjects(
-        property_id=ids, as_of=days, lat=lat, lng=lng, area=area, beds=read["beds"], kind=kind,
-        usable=usable, kind_text=kind_text,
+        property_id=ids,
+        as_of=days,
+        lat=lat,
+        lng=lng,
+        area=area,
+        beds=read["beds"],
+        kind=kind,
+        usable=usable,
+        kind_text=kind_text,
+        built=read["yearBuilt"],
     )
 
 
@@ -368,7 +381,10 @@ def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int,
     now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))
     day_text = now.strftime("%-d %B %Y")
     if not len(evidence.day):
-        return now_day, f"no date was given and the frame holds no sale: valued as of today, {day_text}"
+        return (
+            now_day,
+            f"no date was given and the frame holds no sale: valued as of today, {day_text}",
+        )
     day = int(evidence.day.max()) + 1
     if day > now_day:
         return (

@@ -66,8 +66,10 @@ class Known:
         return float((levels[-1] - levels[first]) / (middles[-1] - middles[first]))
 
     def _middles(self) -> np.ndarray:
-        ends = self.index_ends if len(self.index_ends) == len(self.index_days) else np.append(
-            self.index_days[1:], self.index_days[-1] + 91
+        ends = (
+            self.index_ends
+            if len(self.index_ends) == len(self.index_days)
+            else np.append(self.index_days[1:], self.index_days[-1] + 91)
         )
         middles: np.ndarray = (self.index_days + ends) / 2
         return middles
@@ -124,9 +126,7 @@ class Knowledge:
         known.fitted_on = f"the sales of {self.sales_of}"
         return known
 
-    def _index(
-        self, start: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, list[str]]:
+    def _index(self, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, list[str]]:
         from propertykit.errors import FewPairsWarning
         from propertykit.frames._price_index import price_index
 
@@ -202,9 +202,10 @@ def reach_words(known: Known, sold: int, as_of: int, factor: float) -> str:
     month = "%b %Y"
     first = int(known.index_days[0])
     start = max(sold, first)
+    change = f"{(factor - 1) * 100:+.1f} %"
     text = (
         f"brought from {pd.Timestamp(start, unit='D'):{month}} to "
-        f"{pd.Timestamp(as_of, unit='D'):{month}} by {known.index_text}, {(factor - 1) * 100:+.1f} %"
+        f"{pd.Timestamp(as_of, unit='D'):{month}} by {known.index_text}, {change}"
     )
     if sold < first:
         text = (
@@ -220,7 +221,9 @@ def size_note(known: Known, kinds: pd.Index, kind: int) -> str:
         return f"{NOT_SIZED}: no sales of its type before the valuation date"
     slope = float(known.elasticity[kind])
     why = known.elasticity_notes.get(str(kinds[kind]), "")
-    years = f"{known.fitted_on} of the {_ELASTICITY_YEARS} years before the valuation date's quarter"
+    years = (
+        f"{known.fitted_on} of the {_ELASTICITY_YEARS} years before the valuation date's quarter"
+    )
     if slope == 0 and why.startswith("too few sales"):
         count = int(known.elasticity_counts[kind]) if len(known.elasticity_counts) else 0
         return f"{TOO_FEW_TO_SIZE} ({count:,} usable sales of its type in {years})"

@@ -154,7 +154,7 @@ class Calibration:
         evidence = self.evidence
         begun = quarter_start(evidence.day)
         chosen = np.flatnonzero(np.isin(begun, missing))
-        named = ("property_id", "lat", "lng", "area", "beds", "kind")  # each sale as a subject
+        named = ("property_id", "lat", "lng", "area", "beds", "kind", "built")  # sale: subject
         read = {name: getattr(evidence, name)[chosen] for name in named}
         sales = Subjects(as_of=evidence.day[chosen], usable=np.ones(len(chosen), bool), **read)
         valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)

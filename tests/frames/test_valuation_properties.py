@@ -33,7 +33,10 @@ def homes(draw: st.DrawFn, number: int) -> dict[str, Any]:
     days = draw(st.lists(st.integers(0, _SPAN_DAYS), min_size=0, max_size=4, unique=True))
     base = draw(st.integers(60_000, 400_000))
     history = [
-        {"date": _day(day), "price": int(base * (1 + day / _SPAN_DAYS) * draw(st.floats(0.8, 1.25)))}
+        {
+            "date": _day(day),
+            "price": int(base * (1 + day / _SPAN_DAYS) * draw(st.floats(0.8, 1.25))),
+        }
         for day in sorted(days)
     ]
     beds = draw(st.none() | st.integers(1, 4))
