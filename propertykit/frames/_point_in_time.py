@@ -54,12 +54,13 @@ class Known:
         middles, levels = self._middles(), self.index_levels
         found: np.ndarray = np.interp(day, middles, levels)
         carried = np.clip(day - middles[-1], 0, CARRY_DAYS)
-        return found + self.trend_per_day() * carried
+        level: np.ndarray = found + self.trend_per_day() * carried
+        return level
 
     def trend_per_day(self) -> float:
         """The index's log change per day over its last year (0 with under a year of it)."""
         middles, levels = self._middles(), self.index_levels
-        year_before = np.flatnonzero(middles <= middles[-1] - 300) if len(middles) else []
+        year_before = np.flatnonzero(middles <= middles[-1] - 300)
         if not len(year_before):
             return 0.0
         first = int(year_before[-1])

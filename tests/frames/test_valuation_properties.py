@@ -4,6 +4,7 @@ and as of D it is the same with and without the sales made on or after D."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -24,7 +25,7 @@ _SPAN_DAYS = (_LAST_DAY - _FIRST_DAY).days
 
 
 def _day(offset: int) -> str:
-    return (_FIRST_DAY + pd.Timedelta(days=offset)).strftime("%Y-%m-%d")
+    return str((_FIRST_DAY + pd.Timedelta(days=offset)).strftime("%Y-%m-%d"))
 
 
 @st.composite
@@ -61,7 +62,9 @@ def worlds(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [draw(homes(number)) for number in range(count)]
 
 
-def _subjects(draw: st.DrawFn, records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def _subjects(
+    draw: Callable[[st.SearchStrategy[Any]], Any], records: list[dict[str, Any]]
+) -> tuple[list[str], list[str]]:
     ids = [record["propertyId"] for record in records]
     chosen = draw(st.lists(st.sampled_from(ids), min_size=2, max_size=4, unique=True))
     dates = [_day(draw(st.integers(365 * 4, _SPAN_DAYS))) for _ in chosen]

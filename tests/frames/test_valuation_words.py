@@ -71,9 +71,12 @@ def test_a_borrowed_wider_area_is_named_with_its_pairs(df: pd.DataFrame) -> None
     assert len(said)
     whose = "the repeat-sales index of the neighbourhood and outcode B13 (412 homes)"
     assert said.str.contains(whose, regex=False).all() and said.str.contains(" pairs ").all()
-    assert appraisal.values["size"].dropna().str.contains(
-        "the sales of the neighbourhood and outcode B13 (412 homes)", regex=False
-    ).all()
+    assert (
+        appraisal.values["size"]
+        .dropna()
+        .str.contains("the sales of the neighbourhood and outcode B13 (412 homes)", regex=False)
+        .all()
+    )
     assert "the neighbourhood and outcode B13 (412 homes)" in appraisal.basis["method"]
     plain = appraise(df, ids, as_of=AS_OF).values["index"].dropna()
     assert plain.str.contains("the repeat-sales index of the frame", regex=False).all()
