@@ -238,7 +238,8 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
         return "<p>Nothing to set beside it: no estimate, no earlier sale, no service figure.</p>"
     rows = []
     for item in table.itertuples(index=False):
-        detail, value = str(item.detail), rounded(item.value)
+        detail = str(item.detail)
+        value = "—" if pd.isna(item.value) else rounded(item.value)  # low confidence: a range
         if item.source == "comparables":
             detail = f"range {rounded(item.lower)} to {rounded(item.upper)}, {detail}"
         elif not pd.isna(item.price):
