@@ -84,11 +84,19 @@ def value_subjects(
         sized[in_quarter] = known.elasticity[evidence.kind[its_sale]] * ratio
     if notes_wanted:
         unmoved = np.bincount(subject, np.abs(moved) > 1e-12, size) == 0
+        said_index: dict[tuple[int, bool], str] = {}  # the words depend on these alone
+        said_size: dict[tuple[int, int], str] = {}
         for one in np.unique(subject):
             known = knowledge.at(int(starts[one]))
-            day = int(subjects.as_of[one])
-            notes[one] = index_note(known, day, moved_at_all=not unmoved[one])
-            size_notes[one] = size_note(known, evidence.kinds, int(subjects.kind[one]))
+            day, kind = int(subjects.as_of[one]), int(subjects.kind[one])
+            if (day, bool(unmoved[one])) not in said_index:
+                said_index[day, bool(unmoved[one])] = index_note(
+                    known, day, moved_at_all=not unmoved[one]
+                )
+            if (int(starts[one]), kind) not in said_size:
+                said_size[int(starts[one]), kind] = size_note(known, evidence.kinds, kind)
+            notes[one] = said_index[day, bool(unmoved[one])]
+            size_notes[one] = said_size[int(starts[one]), kind]
     rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
     count = np.bincount(subject, minlength=size)
     lower, middle, upper = _weighted_quantiles(subject, rate, weight, (0.25, 0.5, 0.75), size)
