@@ -79,7 +79,7 @@ def _before(records: list[dict[str, Any]], day: str) -> list[dict[str, Any]]:
 
 
 _SETTINGS = settings(
-    max_examples=examples(30),
+    max_examples=examples(12),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
