@@ -25,10 +25,10 @@ half a minute and is not timed.
 
 Measured on the shared 2-core machine (load average 3-16, so the naive loop's time moved from
 91 s to 227 s between runs; read the ratio, not the seconds): this branch 80.1x (propertykit
-2.83 s, 32 MiB), the commit before it 35.2x (2.60 s, 61 MiB) in a run of its own; best of three
-alternating runs of the valuation alone in the section "Speed" of ``docs/valuation.md``. The
-search keeps one STRtree per property type (a subject meets only sales of its type), which
-halves the peak memory.
+2.83 s, 32 MiB), the commit before it 35.2x (2.60 s, 61 MiB) in a run of its own. The
+valuation alone, before and after alternating, best of three each: 3.32 / 2.40 s, then
+1.88 / 2.54 s: within the machine's noise. The search keeps one STRtree per property type (a
+subject meets only sales of its type), which halves the peak memory.
 
 Run: ``.venv/bin/python benchmarks/valuation.py`` (``--properties 10000 --subjects 1000`` for a
 quicker run).
