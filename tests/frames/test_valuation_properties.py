@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import propertykit as pk
-from propertykit.frames import appraise
+from propertykit.frames import ValuationSearch, appraise
 from tests._hypothesis import examples
 
 pytestmark = pytest.mark.timeout(600)
@@ -123,3 +123,29 @@ def test_as_of_a_date_the_sales_on_or_after_it_change_nothing(
             pd.testing.assert_frame_equal(
                 everything.schedule(position), known.schedule(position), check_exact=True
             )
+
+
+def test_an_own_sale_older_than_the_window_and_any_index_stays_out_in_company_too() -> None:
+    """The world Hypothesis first found: alone, PK6's 2007 sale is too old for the window of 2015
+    and no index reaches it; before, PK7's date of 2003 widened the sales searched and let it in,
+    taken as sold, as PK6's one comparable."""
+    place = {"PK6": (52.47125, -1.8844), "PK7": (52.47875, -1.9104), "PK4": (52.47775, -1.9136)}
+    sold = {
+        "PK6": [("2007-08-21", 214_471)],
+        "PK7": [("1999-03-08", 139_372), ("2000-01-11", 157_888)],
+        "PK4": [("2011-03-14", 452_085)],
+    }
+    records = [
+        {"propertyId": name, "spatial": {"lat": lat, "lng": lng}, "propertyType": "flat",
+         "floorAreaSqM": 95.0, "saleHistory": [{"date": d, "price": p} for d, p in sold[name]]}
+        for name, (lat, lng) in place.items()
+    ]  # fmt: skip
+    df, search = pk.frame(records), ValuationSearch(min_comparables=1)
+    together = appraise(
+        df, ["PK6", "PK7"], as_of=["2015-10-07", "2003-03-14"], search=search, today=TODAY
+    )
+    alone = appraise(df, ["PK6"], as_of="2015-10-07", search=search, today=TODAY)
+    assert alone.values["comparables"].iloc[0] == 0
+    pd.testing.assert_frame_equal(
+        alone.values, together.values.iloc[[0]].reset_index(drop=True), check_exact=True
+    )
