@@ -29,7 +29,7 @@ from propertykit.frames._money import (
     VALUATION_MONEY,
     money_attrs,
 )
-from propertykit.frames._point_in_time import Knowledge, index_note, quarter_start
+from propertykit.frames._point_in_time import Knowledge, quarter_start, reach_words
 from propertykit.frames._valuation import (
     CONFIDENCE_RULE,
     Calibration,
@@ -50,9 +50,12 @@ VALUATION_COLUMNS = (
 COMPARABLE_COLUMNS = (
     "propertyId", "date", "price", "adjusted_price", "time_adjustment", "size_adjustment",
     "price_per_sqm", "adjusted_price_per_sqm", "used_price_per_sqm", "weight", "clipped",
-    "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType",
+    "own_sale", "distance_m", "beds", "floorAreaSqM", "propertyType", "yearBuilt",
 )  # fmt: skip
 METHOD = "comparables"
+#: The reconciliation's source of the subject's own last sale (its detail says how far the index
+#: brought it, and where it stands in the schedule).
+OWN_SALE_SOURCE = "own last sale"
 THIN = "too few comparables"
 NO_PLACE = "no coordinates or floor area"
 _DETAILS = {  # the subject described: its field -> the frame's column
@@ -90,10 +93,10 @@ class Appraisal:
                 f"the subject {subjects.property_id[position]} has no coordinates or floor "
                 "area in the frame, so nothing can be compared with it"
             )
-        mine = np.flatnonzero(valued.matches.subject == position)
-        sale = valued.matches.sale[mine]
+        its_matches = np.flatnonzero(valued.matches.subject == position)
+        sale = valued.matches.sale[its_matches]
         area, price = evidence.area[sale], evidence.price[sale]
-        time, size = np.exp(valued.moved[mine]), np.exp(valued.sized[mine])
+        time, size = np.exp(valued.moved[its_matches]), np.exp(valued.sized[its_matches])
         table = pd.DataFrame(
             {
                 "propertyId": evidence.property_id[sale],
@@ -104,14 +107,15 @@ class Appraisal:
                 "size_adjustment": size,
                 "price_per_sqm": price / area,
                 "adjusted_price_per_sqm": price * time / area,
-                "used_price_per_sqm": np.exp(valued.used[mine]),
-                "weight": valued.share[mine],
-                "clipped": valued.clipped[mine],
+                "used_price_per_sqm": np.exp(valued.used[its_matches]),
+                "weight": valued.share[its_matches],
+                "clipped": valued.clipped[its_matches],
                 "own_sale": evidence.property_id[sale] == subjects.property_id[position],
-                "distance_m": valued.matches.distance[mine],
+                "distance_m": valued.matches.distance[its_matches],
                 "beds": pd.array(evidence.beds[sale], dtype="Float64").astype("Int64"),
                 "floorAreaSqM": area,
                 "propertyType": pd.Categorical.from_codes(evidence.kind[sale], evidence.kinds),
+                "yearBuilt": pd.array(evidence.built[sale], dtype="Float64").astype("Int64"),
             },
             columns=list(COMPARABLE_COLUMNS),
         )
@@ -152,29 +156,37 @@ class Appraisal:
 
     def reconciliation(self, position: int = 0) -> pd.DataFrame:
         """Side by side, where they exist: the comparables' estimate (and range), the subject's
-        own last sale brought forward by the index, and the service's ``estimatedSaleValue``
-        (today's, not as of the valuation date). Columns ``source``, ``value``, ``detail``, and
+        own last sale (its ``detail`` says how far the index brought it and whether it is a
+        comparable of the schedule), and the service's ``estimatedSaleValue`` (today's, not as of
+        the valuation date). A low-confidence estimate is a range: its ``value`` is missing.
+        Columns ``source``, ``value``, ``detail``, and
         ``lower``, ``upper``, ``date``, ``price``, ``factor`` where they apply."""
         self._check(position)
         row = self.values.iloc[position]
         rows: list[dict[str, Any]] = []
         if not row["thin"]:
+            low = row["confidence"] == "low"  # a range, not one figure
+            detail = f"from {row['comparables']} comparable sales" + (
+                "; low confidence: a range, not one figure" if low else ""
+            )
             rows.append(
-                {"source": "comparables", "value": row["estimate"], "lower": row["lower"],
-                 "upper": row["upper"], "detail": f"from {row['comparables']} comparable sales"}
+                {"source": "comparables", "value": np.nan if low else row["estimate"],
+                 "lower": row["lower"], "upper": row["upper"], "detail": detail}
             )  # fmt: skip
         named, day = self.subjects.property_id[position], int(self.subjects.as_of[position])
         own = np.flatnonzero((self.evidence.property_id == named) & (self.evidence.day < day))
         if named is not None and len(own):
             last = own[np.argmax(self.evidence.day[own])]
             known = self.knowledge.on(day)
-            moved = known.log_level(np.array([day, self.evidence.day[last]]))
+            sold = int(self.evidence.day[last])
+            moved = known.log_level(np.array([day, sold]))
             factor = float(np.exp(moved[0] - moved[1]))
             price = float(self.evidence.price[last])
             rows.append(
-                {"source": "own last sale, brought forward by the index", "value": price * factor,
-                 "date": pd.Timestamp(int(self.evidence.day[last]), unit="D"), "price": price,
-                 "factor": factor, "detail": index_note(known, day, moved_at_all=factor != 1)}
+                {"source": OWN_SALE_SOURCE, "value": price * factor,
+                 "date": pd.Timestamp(sold, unit="D"), "price": price, "factor": factor,
+                 "detail": reach_words(known, sold, day, factor) + self._in_schedule(position,
+                                                                                    last)}
             )  # fmt: skip
         homes = self.homes
         column = "pricing.estimatedSaleValue"
@@ -189,6 +201,16 @@ class Appraisal:
         table = pd.DataFrame(rows, columns=columns)
         table.attrs = money_attrs(self.frame, RECONCILIATION_MONEY)  # in the frame's unit
         return table
+
+    def _in_schedule(self, position: int, sale: int) -> str:
+        """Where the own sale stands in the schedule, in the words the schedule bears out."""
+        matches = self.valued.matches
+        its_matches = np.flatnonzero(matches.subject == position)
+        rank = np.flatnonzero(matches.sale[its_matches] == sale)
+        if not len(rank):
+            return "; not among the comparables (the schedule's own_sale column says which are)"
+        share = float(self.valued.share[its_matches[rank[0]]])
+        return f"; in the schedule as comparable {int(rank[0]) + 1} ({share:.0%} of the weight)"
 
     @property
     def homes(self) -> pd.DataFrame:
@@ -216,6 +238,30 @@ class Appraisal:
             "beds": None if np.isnan(beds) else int(beds),
             "propertyType": kind,
         }
+
+
+def check_index_known(index: pd.DataFrame, first_day: int) -> None:
+    """Refuse an index given with a period ending on or after the earliest valuation date: it
+    was fitted with sales not yet made then (its earlier levels too)."""
+    periods = pd.PeriodIndex(index["period"])
+    last = periods[np.argmax(periods.end_time.to_numpy())]
+    last_day = last.end_time.normalize()
+    first = pd.Timestamp(first_day, unit="D")
+    if last_day >= first:
+        raise InvalidInput(
+            f"index reaches past the valuation date: its last period {last} ends on "
+            f"{last_day:%-d %b %Y}, not before {first:%-d %b %Y}, so it was fitted with sales "
+            "made after that date; give an index whose periods all end before the earliest "
+            "valuation date, or leave index=None (the frame's own index, fitted on the sales "
+            "before each date's quarter)"
+        )
+
+
+def _wider(df: pd.DataFrame) -> str | None:
+    """The wider area fetched beside the neighbourhood (``attrs["neighbourhood"]["wider"]``)."""
+    about = df.attrs.get("neighbourhood")
+    wider = about.get("wider") if isinstance(about, Mapping) else None
+    return str(wider) if isinstance(wider, str) and wider.strip() else None
 
 
 def _known(number: float) -> float | None:
@@ -284,7 +330,9 @@ def appraise(
         left_out["properties without coordinates or floor area"] = int((~read.usable).sum())
         keep = np.flatnonzero(read.usable)
         read = read_subjects(evidence, [checked[i] for i in keep], read.as_of[keep])
-    knowledge = Knowledge(evidence, search.index)
+    if search.index is not None and len(read.as_of):
+        check_index_known(search.index, int(read.as_of.min()))
+    knowledge = Knowledge(evidence, search.index, wider=_wider(df))
     valued = value_subjects(evidence, read, search, knowledge)
     starts = quarter_start(read.as_of)
     bands = Calibration(evidence, search, knowledge).bands(starts) if len(starts) else {}
@@ -293,6 +341,8 @@ def appraise(
     estimate = np.where(thin, np.nan, valued.estimate)
     lower = estimate * np.exp(-scale * valued.spread)
     upper = estimate * np.exp(scale * valued.spread)
+    calibrated = np.array([bands[int(start)]["calibrated"] for start in starts], dtype=bool)
+    level = confidence(lower, upper)  # never above low on a range not checked on data
     values = pd.DataFrame(
         {
             "propertyId": pd.array(read.property_id, dtype="string"),
@@ -300,20 +350,22 @@ def appraise(
             "estimate": estimate,
             "lower": lower,
             "upper": upper,
-            "confidence": pd.array(confidence(lower, upper), dtype="string"),
+            "confidence": pd.array(
+                np.where(calibrated | pd.isna(level), level, "low"), dtype="string"
+            ),
             "price_per_sqm": estimate / read.area,
             "comparables": valued.count.astype(np.int64),
             "radius_m": valued.matches.radius,
             "thin": thin,
             "method": np.where(~read.usable, NO_PLACE, np.where(thin, THIN, METHOD)),
-            "calibrated": np.array([bands[int(s)]["calibrated"] for s in starts], dtype=bool),
+            "calibrated": calibrated,
             "index": pd.array(valued.notes, dtype="string"),
             "size": pd.array(valued.size_notes, dtype="string"),
         },
         columns=list(VALUATION_COLUMNS),
     )
     band = band_summary(bands, starts)
-    basis = basis_of(why, search, calibrated=band["calibrated"])
+    basis = basis_of(why, search, calibrated=band["calibrated"], sales_of=knowledge.sales_of)
     values.attrs = {
         "criteria": search.describe(),
         "index": "; ".join(dict.fromkeys(k.index_text for k in knowledge.fitted.values())),

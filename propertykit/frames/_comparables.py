@@ -27,6 +27,9 @@ _AREA_SCALE = 0.35  # log-ratio of floor area at which a comparable's weight fal
 _HALF_LIFE_YEARS = 2.0
 _OTHER_BEDS = 0.7  # weight of a comparable with another number of bedrooms
 _OWN_SALE = 3.0  # weight of the subject's own earlier sale
+# years between build dates at which a comparable's weight falls to 1/e (both known; unknown:
+# no change): a 1930s semi and a 2010s one differ in more than floor area says
+_BUILT_SCALE_YEARS = 40.0
 _EARTH_RADIUS_M = 6_371_008.8
 _CENTRE = (54.0, -2.5)  # the projection's fixed centre (Great Britain's middle)
 
@@ -49,7 +52,8 @@ class ValuationSearch:
     index
         ``None``: the frame's own repeat-sales index, fitted point in time; or a price index
         table (columns ``period`` and ``index``, as :func:`~propertykit.frames.price_index`
-        returns without ``by``).
+        returns without ``by``) whose periods all end before the valuation date (one reaching
+        past it was fitted with later sales, and is refused when the dates are known).
 
     Examples
     --------
@@ -119,7 +123,7 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
 
     def describe(self) -> str:
         """The criteria in plain words."""
-        where = (
+        reach_words = (
             f"within {self.radius_m:,.0f} m"
             if self.radius_m is not None
             else "within 250 m, widened step by step to at most 8 km until "
@@ -129,8 +133,8 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
             f"sales of the same property type, sold in the {self.months} months before the "
             "valuation date (the subject's own earlier sale at any age the index reaches), with a "
             "floor area from two-thirds to one and a half times the subject's and at most one "
-            f"bedroom more or fewer, {where}; the {self.limit} with the highest weight (nearer, "
-            "more recent, closer in size) are kept"
+            f"bedroom more or fewer, {reach_words}; the {self.limit} with the highest weight "
+            "(nearer, more recent, closer in size, built in similar years where known) are kept"
         )
 
 
@@ -146,19 +150,16 @@ class Matches:
 
 
 def find_comparables(
-    evidence: Evidence, subjects: Subjects, search: ValuationSearch, reach: np.ndarray
+    evidence: Evidence, subjects: Subjects, search: ValuationSearch, index_reach: np.ndarray
 ) -> Matches:
     """Every subject's best ``limit`` comparables at once (none depends on another subject).
 
-    ``reach``: per subject, the first day its index brings a price from; its own sales before the
-    window of ``months`` count from that day on (none where it is beyond every sale)."""
+    ``index_reach``: per subject, the first day its index brings a price from (see
+    :func:`may_compare`)."""
     import shapely
 
-    months, least, limit = search.months, search.min_comparables, search.limit
     count = len(subjects.as_of)
-    moments = pd.DatetimeIndex(subjects.as_of.astype("datetime64[D]").astype("datetime64[ns]"))
-    shifted = (moments - pd.DateOffset(months=months)).to_numpy()  # calendar months before
-    starts = np.asarray(shifted.astype("datetime64[D]").astype(np.int64))
+    window_start = _window_start(subjects.as_of, search.months)
     radii = (float(search.radius_m),) if search.radius_m is not None else RADII_M
     radius = np.full(count, np.nan)
     pending = np.flatnonzero(subjects.usable & (subjects.kind >= 0))
@@ -166,82 +167,153 @@ def find_comparables(
     if not len(pending) or not len(evidence.day):
         radius[pending] = radii[-1]
         none = np.zeros(0, dtype=np.int64)
-        return Matches(none, none, np.zeros(0), np.zeros(0), radius)
-    pool = np.flatnonzero(
-        (evidence.day >= starts[pending].min()) & (evidence.day < subjects.as_of[pending].max())
+        return Matches(subject=none, sale=none, distance=np.zeros(0), weight=np.zeros(0),
+                       radius=radius)  # fmt: skip
+    # the sales any subject's window holds, searched by place; each pair then passes the rule
+    windows = (evidence.day >= window_start[pending].min()) & (
+        evidence.day < subjects.as_of[pending].max()
     )
-    earlier = _own_earlier(evidence, subjects, pending, starts, reach)
-    tree = shapely.STRtree(shapely.points(*_project(evidence.lat[pool], evidence.lng[pool])))
-    where = np.full(count, None, dtype=object)
-    where[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
+    searched_sales = np.flatnonzero(windows)
+    own_subject, own_sale = _own_sales(evidence, subjects, pending)
+    # one tree per property type: a subject meets only sales of its own type
+    kind_sales = [searched_sales[evidence.kind[searched_sales] == kind]
+                  for kind in range(len(evidence.kinds))]  # fmt: skip
+    trees = [
+        shapely.STRtree(shapely.points(*_project(evidence.lat[of_kind], evidence.lng[of_kind])))
+        for of_kind in kind_sales
+    ]
+    points = np.full(count, None, dtype=object)
+    points[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for step, searched in enumerate(radii):
+    for step, radius_m in enumerate(radii):
         if not len(pending):
             break
-        asked, hit = tree.query(where[pending], predicate="dwithin", distance=searched * 1.1 + 50)
-        mine = np.isin(earlier[0], pending)
-        who = np.concatenate([pending[asked], earlier[0][mine]])
-        sale = np.concatenate([pool[hit], earlier[1][mine]])
-        distance = _great_circle(subjects.lat[who], subjects.lng[who], sale, evidence)
-        size = np.log(evidence.area[sale] / subjects.area[who])
-        own = evidence.property_id[sale] == subjects.property_id[who]
-        fits = (evidence.day[sale] >= starts[who]) | own
-        fits &= evidence.day[sale] < subjects.as_of[who]
-        fits &= (evidence.kind[sale] == subjects.kind[who]) & (distance <= searched)
+        nearby_subject, nearby_sale = _nearby(
+            trees, kind_sales, points, pending, subjects.kind, radius_m * 1.1 + 50
+        )
+        others = evidence.property_id[nearby_sale] != subjects.property_id[nearby_subject]
+        still_pending = np.isin(own_subject, pending)
+        subject = np.concatenate([nearby_subject[others], own_subject[still_pending]])
+        sale = np.concatenate([nearby_sale[others], own_sale[still_pending]])
+        distance = _great_circle(subjects.lat[subject], subjects.lng[subject], sale, evidence)
+        size = np.log(evidence.area[sale] / subjects.area[subject])
+        fits = may_compare(evidence, subjects, subject, sale, window_start, index_reach)
+        fits &= (evidence.kind[sale] == subjects.kind[subject]) & (distance <= radius_m)
         fits &= np.abs(size) <= np.log(_AREA_RATIO)
-        fits &= ~(np.abs(evidence.beds[sale] - subjects.beds[who]) > 1)  # NaN: unknown, fits
-        who, sale, distance = who[fits], sale[fits], distance[fits]
-        radius[pending] = searched
-        homes = np.unique(who * len(evidence.day) + evidence.home[sale]) // len(evidence.day)
-        enough = np.bincount(homes, minlength=count) >= least
+        fits &= ~(np.abs(evidence.beds[sale] - subjects.beds[subject]) > 1)  # NaN: unknown, fits
+        subject, sale, distance = subject[fits], sale[fits], distance[fits]
+        radius[pending] = radius_m
+        pair = subject * len(evidence.day) + evidence.home[sale]  # (subject, home), once each
+        homes_found = np.bincount(np.unique(pair) // len(evidence.day), minlength=count)
+        enough = homes_found >= search.min_comparables
         done = enough[pending] | (step == len(radii) - 1)
-        kept = np.isin(who, pending[done])
-        found.append((who[kept], sale[kept], distance[kept]))
+        kept = np.isin(subject, pending[done])
+        found.append((subject[kept], sale[kept], distance[kept]))
         pending = pending[~done]
-    who, sale, distance = (np.concatenate(parts) for parts in zip(*found, strict=True))
-    weight = _weights(evidence, subjects, who, sale, distance, radius[who])
+    subject, sale, distance = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    weight = _weights(evidence, subjects, subject, sale, distance, radius[subject])
     # a home counts once, by its best sale; ties broken by the sale's date, then its price
     ties = (evidence.price[sale], evidence.day[sale], -weight)
-    at = np.lexsort((*ties, evidence.home[sale], who))
-    home = evidence.home[sale[at]]
-    at = at[(np.diff(who[at], prepend=-1) != 0) | (np.diff(home, prepend=-1) != 0)]
-    at = at[np.lexsort((*(tie[at] for tie in ties), who[at]))]
-    at = at[(np.arange(len(at)) - np.searchsorted(who[at], who[at])) < limit]  # the best each
-    return Matches(who[at], sale[at], distance[at], weight[at], radius)
+    order = np.lexsort((*ties, evidence.home[sale], subject))
+    home = evidence.home[sale[order]]
+    first_of_home = (np.diff(subject[order], prepend=-1) != 0) | (np.diff(home, prepend=-1) != 0)
+    order = order[first_of_home]
+    order = order[np.lexsort((*(tie[order] for tie in ties), subject[order]))]
+    rank = np.arange(len(order)) - np.searchsorted(subject[order], subject[order])
+    order = order[rank < search.limit]  # the best of each subject
+    return Matches(subject=subject[order], sale=sale[order], distance=distance[order],
+                   weight=weight[order], radius=radius)  # fmt: skip
 
 
-def _own_earlier(
+def _nearby(
+    trees: list[Any],
+    kind_sales: list[np.ndarray],
+    points: np.ndarray,
+    pending: np.ndarray,
+    kind: np.ndarray,
+    distance_m: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(subject, sale) pairs of the same type about ``distance_m`` apart (projected metres)."""
+    subjects_found, sales_found = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for code, (tree, of_kind) in enumerate(zip(trees, kind_sales, strict=True)):
+        asking = pending[kind[pending] == code]
+        if not len(asking) or not len(of_kind):
+            continue
+        asked, hit = tree.query(points[asking], predicate="dwithin", distance=distance_m)
+        subjects_found.append(asking[asked])
+        sales_found.append(of_kind[hit])
+    return np.concatenate(subjects_found), np.concatenate(sales_found)
+
+
+def may_compare(
     evidence: Evidence,
     subjects: Subjects,
-    pending: np.ndarray,
-    starts: np.ndarray,
-    reach: np.ndarray,
+    subject: np.ndarray,
+    sale: np.ndarray,
+    window_start: np.ndarray,
+    index_reach: np.ndarray,
+) -> np.ndarray:
+    """The pool and the reach rule, per (subject, sale) pair, from that subject's own date only.
+
+    A sale may be compared with a subject when it was made before the subject's valuation date
+    and either on or after ``window_start`` (the day ``months`` before that date), or it is the
+    subject's own sale made on or after ``index_reach`` (the first day the index known before the
+    date's quarter brings a price from; the largest integer where no index moves prices, so an
+    own sale older than the window never comes in unadjusted). Nothing another subject asks for
+    (its date, its window) enters, so a row is the same alone and in any company.
+    """
+    day = evidence.day[sale]
+    own = evidence.property_id[sale] == subjects.property_id[subject]
+    in_window = day >= window_start[subject]
+    own_reached = own & (day >= index_reach[subject])
+    allowed: np.ndarray = (day < subjects.as_of[subject]) & (in_window | own_reached)
+    return allowed
+
+
+def _window_start(as_of: np.ndarray, months: int) -> np.ndarray:
+    """Per valuation day, the day ``months`` calendar months before it."""
+    moments = pd.DatetimeIndex(as_of.astype("datetime64[D]").astype("datetime64[ns]"))
+    shifted = (moments - pd.DateOffset(months=months)).to_numpy()
+    return np.asarray(shifted.astype("datetime64[D]").astype(np.int64))
+
+
+def _own_sales(
+    evidence: Evidence, subjects: Subjects, pending: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each subject's own sales from ``reach`` up to its window of ``months`` (those within it
-    come from the search), as (subject, sale) pairs."""
-    asked = pd.DataFrame({"who": pending, "id": subjects.property_id[pending]})
-    sold = pd.DataFrame({"sale": np.arange(len(evidence.day)), "id": evidence.property_id})
-    pairs = asked[asked["id"].notna()].merge(sold, on="id")
-    who, sale = pairs["who"].to_numpy(np.int64), pairs["sale"].to_numpy(np.int64)
-    before = (evidence.day[sale] < starts[who]) & (evidence.day[sale] >= reach[who])
-    return who[before], sale[before]
+    """Every sale of each subject's own home, as (subject, sale) pairs (:func:`may_compare`
+    decides which count)."""
+    home_ids = np.empty(int(evidence.home.max(initial=-1)) + 1, dtype=object)
+    home_ids[evidence.home] = evidence.property_id
+    subject_home = pd.Index(home_ids).get_indexer(
+        pd.Index(subjects.property_id[pending], dtype=object)
+    )
+    by_home = np.argsort(evidence.home, kind="stable")
+    first = np.searchsorted(evidence.home[by_home], subject_home, side="left")
+    last = np.searchsorted(evidence.home[by_home], subject_home, side="right")
+    counts = np.where(subject_home >= 0, last - first, 0)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(pending, counts).astype(np.int64), by_home[np.repeat(first, counts) + offsets]
 
 
 def _weights(
     evidence: Evidence,
     subjects: Subjects,
-    who: np.ndarray,
+    subject: np.ndarray,
     sale: np.ndarray,
     distance: np.ndarray,
     searched: np.ndarray,
 ) -> np.ndarray:
-    """Nearer, more recent, closer in size, same bedrooms: higher; the subject's own sale x3."""
-    age_years = (subjects.as_of[who] - evidence.day[sale]) / 365.25
-    size = np.log(evidence.area[sale] / subjects.area[who])
+    """Nearer, more recent, closer in size, same bedrooms, built in similar years (where both
+    are known): higher; the subject's own sale x3."""
+    age_years = (subjects.as_of[subject] - evidence.day[sale]) / 365.25
+    size = np.log(evidence.area[sale] / subjects.area[subject])
     weight = np.exp(-((distance / searched) ** 2)) * 0.5 ** (age_years / _HALF_LIFE_YEARS)
     weight *= np.exp(-((size / _AREA_SCALE) ** 2))
-    weight *= np.where(evidence.beds[sale] != subjects.beds[who], _OTHER_BEDS, 1.0)
-    own = evidence.property_id[sale] == subjects.property_id[who]
+    weight *= np.where(evidence.beds[sale] != subjects.beds[subject], _OTHER_BEDS, 1.0)
+    if subjects.built is not None:
+        apart = np.nan_to_num(evidence.built[sale] - subjects.built[subject], nan=0.0)
+        weight *= np.exp(-((apart / _BUILT_SCALE_YEARS) ** 2))
+    own = evidence.property_id[sale] == subjects.property_id[subject]
     weighted: np.ndarray = np.where(own, weight * _OWN_SALE, weight)
     return weighted
 

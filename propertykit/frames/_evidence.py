@@ -23,7 +23,7 @@ _SQFT_PER_SQM = 10.7639
 _GREAT_BRITAIN = ((49.8, 60.9), (-8.7, 1.8))  # latitude, longitude
 Day: TypeAlias = str | date | datetime | pd.Timestamp
 _HOME_COLUMNS = {"lat": "spatial.lat", "lng": "spatial.lng", "floorAreaSqM": "floorAreaSqM",
-                 "beds": "roomDetails.beds"}  # fmt: skip
+                 "beds": "roomDetails.beds", "yearBuilt": "yearBuilt"}  # fmt: skip
 
 
 def check_as_of(as_of: Day | None, *, today: Day | None = None) -> pd.Timestamp | None:
@@ -254,6 +254,7 @@ class Evidence:
     kind: np.ndarray  # property type code (into ``kinds``)
     area: np.ndarray
     beds: np.ndarray  # float, NaN when unknown
+    built: np.ndarray  # the home's yearBuilt (float, NaN when unknown)
     lat: np.ndarray
     lng: np.ndarray
     kinds: pd.Index
@@ -279,6 +280,7 @@ class Subjects:
     kind: np.ndarray  # code into the evidence's kinds; -1 for a type no sale has
     usable: np.ndarray
     kind_text: np.ndarray | None = None  # the type as given
+    built: np.ndarray | None = None  # yearBuilt (NaN when unknown; None: not read)
 
 
 def gather_evidence(df: pd.DataFrame) -> Evidence:
@@ -287,12 +289,14 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
 
     sales = explode_sales(df)
     homes = df.drop_duplicates("propertyId").set_index("propertyId")
-    where = homes.index.get_indexer(sales["propertyId"])
-    lat, lng, area, beds = (_take(homes, column, where) for column in _HOME_COLUMNS.values())
+    home_row = homes.index.get_indexer(sales["propertyId"])
+    lat, lng, area, beds, built = (
+        _take(homes, column, home_row) for column in _HOME_COLUMNS.values()
+    )
     kind_text = sales["propertyType"].astype("object")
     if "propertyType" in homes.columns:  # a sale without its own type takes the home's
         kind_text = kind_text.where(
-            kind_text.notna(), homes["propertyType"].astype("object").to_numpy()[where]
+            kind_text.notna(), homes["propertyType"].astype("object").to_numpy()[home_row]
         )
     dates = pd.to_datetime(sales["date"])
     if isinstance(dates.dtype, pd.DatetimeTZDtype):
@@ -314,9 +318,12 @@ def gather_evidence(df: pd.DataFrame) -> Evidence:
     codes, kinds = pd.factorize(kind_text[keep], sort=True)
     property_id = sales["propertyId"].to_numpy(dtype=object)[keep]
     return Evidence(
-        property_id, day[keep], price[keep], codes.astype(np.int64), area[keep], beds[keep],
-        lat[keep], lng[keep], pd.Index(kinds), sales, day, np.flatnonzero(keep),
-        pd.factorize(property_id)[0].astype(np.int64), homes, where[keep], left_out,
+        property_id=property_id, day=day[keep], price=price[keep], kind=codes.astype(np.int64),
+        area=area[keep], beds=beds[keep], built=built[keep], lat=lat[keep], lng=lng[keep],
+        kinds=pd.Index(kinds),
+        sales=sales, sale_day=day, row=np.flatnonzero(keep),
+        home=pd.factorize(property_id)[0].astype(np.int64), homes=homes,
+        place=home_row[keep], left_out=left_out,
     )  # fmt: skip
 
 
@@ -338,22 +345,33 @@ def read_subjects(
         {} if isinstance(subject, str) else subject for subject in subjects
     ]
     ids = np.array([s if isinstance(s, str) else s.get("propertyId") for s in subjects], object)
-    where = homes.index.get_indexer(pd.Index(ids[named], dtype=object))
+    home_row = homes.index.get_indexer(pd.Index(ids[named], dtype=object))
     read: dict[str, np.ndarray] = {}
     for name, column in _HOME_COLUMNS.items():
         values = [np.nan if item.get(name) is None else float(item[name]) for item in given]
         read[name] = np.array(values, dtype=float)
-        read[name][named] = _take(homes, column, where)
+        read[name][named] = _take(homes, column, home_row)
     kind_text = np.array([item.get("propertyType") for item in given], dtype=object)
     if "propertyType" in homes.columns:
-        types = homes["propertyType"].astype("object").to_numpy()[where]
+        types = homes["propertyType"].astype("object").to_numpy()[home_row]
         kind_text[named] = np.where(pd.isna(types), None, types)
     lat, lng, area = read["lat"], read["lng"], read["floorAreaSqM"]
     kind = evidence.kinds.get_indexer(pd.Index(kind_text, dtype=object))
     usable = np.isfinite(lat) & np.isfinite(lng) & np.isfinite(area) & (area > 0)
     usable &= pd.notna(kind_text)
     days = as_of.astype(np.int64)
-    return Subjects(ids, days, lat, lng, area, read["beds"], kind, usable, kind_text)
+    return Subjects(
+        property_id=ids,
+        as_of=days,
+        lat=lat,
+        lng=lng,
+        area=area,
+        beds=read["beds"],
+        kind=kind,
+        usable=usable,
+        kind_text=kind_text,
+        built=read["yearBuilt"],
+    )
 
 
 def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int, str]:
@@ -361,17 +379,20 @@ def default_as_of(evidence: Evidence, *, today: Day | None = None) -> tuple[int,
     given = check_as_of(today) if today is not None else None
     now = given if given is not None else pd.Timestamp.now().normalize()
     now_day = int(now.to_datetime64().astype("datetime64[D]").astype(np.int64))
-    said = now.strftime("%-d %B %Y")
+    day_text = now.strftime("%-d %B %Y")
     if not len(evidence.day):
-        return now_day, f"no date was given and the frame holds no sale: valued as of today, {said}"
+        return (
+            now_day,
+            f"no date was given and the frame holds no sale: valued as of today, {day_text}",
+        )
     day = int(evidence.day.max()) + 1
     if day > now_day:
         return (
             now_day,
-            f"no date was given: valued as of today, {said} (the frame holds later sales)",
+            f"no date was given: valued as of today, {day_text} (the frame holds later sales)",
         )
-    said = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
+    day_text = pd.Timestamp(day, unit="D").strftime("%-d %B %Y")
     return day, (
-        f"no date was given: valued as of {said}, the day after the frame's latest sale, the "
+        f"no date was given: valued as of {day_text}, the day after the frame's latest sale, the "
         "last day its evidence reaches (a later date would only carry the same sales further)"
     )

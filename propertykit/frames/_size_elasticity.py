@@ -113,7 +113,11 @@ def fit_size_elasticity(
     pooled, pooled_note = _checked_slope(
         pooled_fit, total, fallback=0.0, fallback_name="taken as 0 (no size adjustment)"
     )
-    name = f"the pooled slope {pooled:+.2f}"
+    name = (
+        f"the pooled slope {pooled:+.2f}"
+        if pooled != 0
+        else "floor areas not adjusted (no slope across types either)"
+    )
     checked = [
         _checked_slope(float(fitted[code]), int(count[code]), fallback=pooled, fallback_name=name)
         for code in range(n_kinds)

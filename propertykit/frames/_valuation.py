@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from propertykit.frames._comparables import Matches, ValuationSearch, find_comparables
 from propertykit.frames._evidence import Evidence, Subjects
@@ -64,61 +65,75 @@ def value_subjects(
     size = len(subjects.as_of)
     starts = quarter_start(subjects.as_of)
     never = np.iinfo(np.int64).max  # an own sale older than the window counts only if indexed
-    reach = np.full(size, never)
+    index_reach = np.full(size, never)
     for start in np.unique(starts[subjects.usable]) if len(evidence.day) else []:
         days = knowledge.at(int(start)).index_days
-        reach[starts == start] = days[0] if len(days) > 1 else never
-    matches = find_comparables(evidence, subjects, search, reach)
-    who, sale, weight = matches.subject, matches.sale, matches.weight
-    moved, sized = np.zeros(len(who)), np.zeros(len(who))
+        index_reach[starts == start] = days[0] if len(days) > 1 else never
+    matches = find_comparables(evidence, subjects, search, index_reach)
+    subject, sale, weight = matches.subject, matches.sale, matches.weight
+    moved, sized = np.zeros(len(subject)), np.zeros(len(subject))
     notes, size_notes = np.full(size, None, dtype=object), np.full(size, None, dtype=object)
-    for start in np.unique(starts[who]) if len(who) else []:
+    for start in np.unique(starts[subject]) if len(subject) else []:
         known = knowledge.at(int(start))
-        mine = starts[who] == start
-        here, there = who[mine], sale[mine]
-        moved[mine] = known.log_level(subjects.as_of[here]) - known.log_level(evidence.day[there])
-        ratio = np.log(subjects.area[here] / evidence.area[there])
-        sized[mine] = known.elasticity[evidence.kind[there]] * ratio
+        in_quarter = starts[subject] == start
+        its_subject, its_sale = subject[in_quarter], sale[in_quarter]
+        moved[in_quarter] = known.log_level(subjects.as_of[its_subject]) - known.log_level(
+            evidence.day[its_sale]
+        )
+        ratio = np.log(subjects.area[its_subject] / evidence.area[its_sale])
+        sized[in_quarter] = known.elasticity[evidence.kind[its_sale]] * ratio
     if notes_wanted:
-        still = np.bincount(who, np.abs(moved) > 1e-12, size) == 0
-        for subject in np.unique(who):
-            known = knowledge.at(int(starts[subject]))
-            day = int(subjects.as_of[subject])
-            notes[subject] = index_note(known, day, moved_at_all=not still[subject])
-            size_notes[subject] = size_note(known, evidence.kinds, int(subjects.kind[subject]))
+        unmoved = np.bincount(subject, np.abs(moved) > 1e-12, size) == 0
+        said_index: dict[tuple[int, bool], str] = {}  # the words depend on these alone
+        said_size: dict[tuple[int, int], str] = {}
+        for one in np.unique(subject):
+            known = knowledge.at(int(starts[one]))
+            day, kind = int(subjects.as_of[one]), int(subjects.kind[one])
+            if (day, bool(unmoved[one])) not in said_index:
+                said_index[day, bool(unmoved[one])] = index_note(
+                    known, day, moved_at_all=not unmoved[one]
+                )
+            if (int(starts[one]), kind) not in said_size:
+                said_size[int(starts[one]), kind] = size_note(known, evidence.kinds, kind)
+            notes[one] = said_index[day, bool(unmoved[one])]
+            size_notes[one] = said_size[int(starts[one]), kind]
     rate = np.log(evidence.price[sale] / evidence.area[sale]) + moved + sized
-    count = np.bincount(who, minlength=size)
-    lower, middle, upper = _weighted_quantiles(who, rate, weight, (0.25, 0.5, 0.75), size)
-    used = middle[who] + np.clip(rate - middle[who], -CLIP, CLIP)
-    total = np.bincount(who, weight, size)
-    share = weight / np.where(total > 0, total, 1)[who]
-    mean = np.bincount(who, share * used, size)
-    effective = 1 / np.maximum(np.bincount(who, share**2, size), 1e-12)
+    count = np.bincount(subject, minlength=size)
+    lower, middle, upper = _weighted_quantiles(subject, rate, weight, (0.25, 0.5, 0.75), size)
+    used = middle[subject] + np.clip(rate - middle[subject], -CLIP, CLIP)
+    total = np.bincount(subject, weight, size)
+    share = weight / np.where(total > 0, total, 1)[subject]
+    mean = np.bincount(subject, share * used, size)
+    effective = 1 / np.maximum(np.bincount(subject, share**2, size), 1e-12)
     spread = np.maximum((upper - lower) / 1.349, _LEAST_SPREAD) * np.sqrt(1 + 1 / effective)
     estimate = np.where(count > 0, subjects.area * np.exp(mean), np.nan)
-    clipped = np.abs(rate - middle[who]) > CLIP
+    clipped = np.abs(rate - middle[subject]) > CLIP
     return Valued(
-        matches, moved, sized, used, clipped, share, estimate, spread, count, notes, size_notes
-    )
+        matches=matches, moved=moved, sized=sized, used=used, clipped=clipped, share=share,
+        estimate=estimate, spread=spread, count=count, notes=notes, size_notes=size_notes,
+    )  # fmt: skip
 
 
 def _weighted_quantiles(
     group: np.ndarray, values: np.ndarray, weights: np.ndarray, levels: tuple[float, ...], size: int
 ) -> list[np.ndarray]:
-    """Per group, the first value whose cumulative weight share reaches each level (or NaN)."""
+    """Per group, the first value whose cumulative weight share reaches each level (or NaN).
+
+    Each group's shares are summed within the group alone, so a group's quantiles never depend
+    on the groups before it (a row is the same alone and in company, to the last bit)."""
     order = np.lexsort((values, group))
     group, values, weights = group[order], values[order], weights[order]
     total = np.bincount(group, weights, size)
-    running = np.cumsum(weights)
-    before = np.concatenate([[0.0], running])[np.searchsorted(group, np.arange(size))]
-    share = (running - before[group]) / np.where(total[group] > 0, total[group], 1)
-    key = group + np.minimum(share, 1.0) * 0.999_999
+    running = pd.Series(weights).groupby(group).cumsum().to_numpy()
+    share = running / np.where(total[group] > 0, total[group], 1)
     found = []
+    present = np.bincount(group, minlength=size) > 0
     for level in levels:
-        at = np.searchsorted(key, np.arange(size) + level * 0.999_999 - 1e-12)
+        # within a group, reached is False then True: the first True per group, by one search
+        reached = (share >= level - 1e-12).astype(np.int64)
+        at = np.searchsorted(group * 2 + reached, np.arange(size) * 2 + 1)
         at = np.minimum(at, max(len(values) - 1, 0))
-        fine = (np.bincount(group, minlength=size) > 0) & (len(values) > 0)
-        found.append(np.where(fine, values[at] if len(values) else np.nan, np.nan))
+        found.append(np.where(present, values[at] if len(values) else np.nan, np.nan))
     return found
 
 
@@ -147,7 +162,7 @@ class Calibration:
         evidence = self.evidence
         begun = quarter_start(evidence.day)
         chosen = np.flatnonzero(np.isin(begun, missing))
-        named = ("property_id", "lat", "lng", "area", "beds", "kind")  # each sale as a subject
+        named = ("property_id", "lat", "lng", "area", "beds", "kind", "built")  # sale: subject
         read = {name: getattr(evidence, name)[chosen] for name in named}
         sales = Subjects(as_of=evidence.day[chosen], usable=np.ones(len(chosen), bool), **read)
         valued = value_subjects(evidence, sales, self.search, self.knowledge, notes_wanted=False)
@@ -191,16 +206,21 @@ def confidence(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """``"high"``, ``"medium"`` or ``"low"`` from the width of the range (``None`` without one)."""
     ratio = upper / lower
     high, medium = CONFIDENCE_LIMITS
-    said = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
-    found: np.ndarray = np.where(np.isfinite(ratio), said.astype(object), np.array(None))
+    level = np.where(ratio <= high, "high", np.where(ratio <= medium, "medium", "low"))
+    found: np.ndarray = np.where(np.isfinite(ratio), level.astype(object), np.array(None))
     return found
 
 
 def basis_of(
-    default_why: str | None, search: ValuationSearch, *, calibrated: bool
+    default_why: str | None,
+    search: ValuationSearch,
+    *,
+    calibrated: bool,
+    sales_of: str = "the frame",
 ) -> dict[str, Any]:
-    """The date and why (``default_why`` when no date was given), the method, the disclosure."""
-    index = "the frame's own repeat-sales index, fitted on the sales before the date's quarter"
+    """The date and why (``default_why`` when no date was given), the method, the disclosure;
+    ``sales_of``: whose sales the index and elasticity are fitted on (``Knowledge.sales_of``)."""
+    index = f"the repeat-sales index of {sales_of}, fitted on its sales before the date's quarter"
     index = index if search.index is None else "the price index given"
     band = (
         "The 80 % range is the comparables' spread, scaled so that 8 in 10 of the frame's own "
@@ -218,7 +238,9 @@ def basis_of(
         "is pulled back to that bound. The estimate is the subject's floor area times the "
         "weighted geometric mean of the price per m² used, by the weights shown. "
         + band
-        + " Only sales made before the valuation date are used."
+        + " Only sales made before the valuation date are used. Each sale is described by its "
+        "home as the frame holds it today (floor area, bedrooms, type, year built): a home "
+        "extended, converted or refitted since it sold is compared as it is now."
     )
     why = default_why if default_why is not None else "the date asked for"
     return {"as_of_default": default_why is not None, "as_of_why": why, "method": method,

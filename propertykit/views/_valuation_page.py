@@ -342,7 +342,8 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
     own = {pd.Timestamp(schedule["date"].iloc[n - 1]): n for n in own_rows(schedule)}
     rows = []
     for item in table.itertuples(index=False):
-        detail, value = str(item.detail), rounded(item.value)
+        detail = str(item.detail)
+        value = "—" if pd.isna(item.value) else rounded(item.value)  # low confidence: a range
         if item.source == "comparables":
             span = f"{rounded(item.lower)} to {rounded(item.upper)}"
             if range_only(appraisal, position) or pd.isna(item.value):

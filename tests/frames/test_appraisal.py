@@ -15,7 +15,8 @@ import pytest
 import propertykit as pk
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, appraise, check_as_of, check_subject
-from propertykit.frames._point_in_time import NOT_SIZED, TAKEN_AS_SOLD
+from propertykit.frames._appraisal import OWN_SALE_SOURCE
+from propertykit.frames._point_in_time import NOT_SIZED, TAKEN_AS_SOLD, TOO_FEW_TO_SIZE
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -114,15 +115,26 @@ def test_the_subject_is_described_and_reconciled(
     assert described["epc"] == (None if pd.isna(rating) else rating)  # None where unknown
     table = appraisal.reconciliation(int(chosen)).set_index("source")
     assert table.loc["comparables", "value"] == values["estimate"].iloc[chosen]
-    own = table.loc["own last sale, brought forward by the index"]
+    own = table.loc[OWN_SALE_SOURCE]
     assert own["date"] == sold[name]
     assert own["value"] == pytest.approx(own["price"] * own["factor"])
+    month = f"{own['date']:%b %Y}"
+    assert own["detail"].startswith(f"brought from {month} to Mar 2025 by the repeat-sales")
+    assert f"{(own['factor'] - 1) * 100:+.1f} %" in own["detail"]
+    schedule = appraisal.schedule(int(chosen))
+    mine = schedule.index[schedule["own_sale"].to_numpy() & (schedule["date"] == own["date"])]
+    if len(mine):  # the words agree with the schedule: the same sale, the same factor
+        rank, share = int(mine[0]) + 1, schedule["weight"].iloc[mine[0]]
+        assert f"in the schedule as comparable {rank} ({share:.0%} of the weight)" in own["detail"]
+        assert schedule["time_adjustment"].iloc[mine[0]] == pytest.approx(own["factor"])
+    else:
+        assert "not among the comparables" in own["detail"]
     service = table.loc["the service's estimatedSaleValue", "value"]
     assert service == home["pricing.estimatedSaleValue"]
 
 
 def test_an_index_that_does_not_move_prices_says_they_were_taken_as_sold(df: pd.DataFrame) -> None:
-    flat = pd.DataFrame({"period": pd.period_range("1995", "2025", freq="Y"), "index": 100.0})
+    flat = pd.DataFrame({"period": pd.period_range("1995", "2024", freq="Y"), "index": 100.0})
     values = df.pk.valuation(df["propertyId"].iloc[:200].tolist(), as_of="2025-03-01", index=flat)
     said = values.loc[values["comparables"] > 0, "index"]
     assert len(said) and said.str.startswith(TAKEN_AS_SOLD + ": the index given").all()
@@ -238,14 +250,15 @@ def test_the_index_note_says_what_the_schedule_shows() -> None:
     small = pk.frame(generate_records(1_000, realism="real"))  # a yearly index, often flat
     appraisal = appraise(small, small["propertyId"].iloc[:300].tolist(), as_of="2019-03-01")
     said = appraisal.values["index"]
-    assert said.str.startswith(TAKEN_AS_SOLD).any() and said.str.startswith("prices brought").any()
+    assert said.str.startswith("prices brought").any()
     for position in np.flatnonzero(appraisal.values["comparables"].to_numpy() > 0):
         moved = appraisal.schedule(int(position))["time_adjustment"].to_numpy()
         if said.iloc[position].startswith(TAKEN_AS_SOLD):
             assert (moved == 1).all()
-            assert "ends with the period from 1 Jan 2018" in said.iloc[position]
         else:
-            assert said.iloc[position].startswith("prices brought to 1 Mar 2019 by the frame's")
+            assert said.iloc[position].startswith(
+                "prices brought to 1 Mar 2019 by the repeat-sales index of the frame"
+            )
             assert (moved != 1).any()
 
 
@@ -258,7 +271,7 @@ def test_the_size_note_says_what_the_schedule_shows(appraisal: pk.frames.Apprais
         for position in np.flatnonzero(each.values["comparables"].to_numpy() > 0):
             schedule = each.schedule(int(position))
             sized = schedule["size_adjustment"].to_numpy()
-            if said.iloc[position].startswith(NOT_SIZED):
+            if said.iloc[position].startswith((NOT_SIZED, TOO_FEW_TO_SIZE)):
                 assert (sized == 1).all()  # before: "adjusted to the subject's size", at +0.0 %
             else:
                 assert said.iloc[position].startswith("price per m² brought to the subject's")
@@ -267,7 +280,8 @@ def test_the_size_note_says_what_the_schedule_shows(appraisal: pk.frames.Apprais
                 )
                 assert (sized[other.to_numpy()] != 1).all()
     assert appraisal.values["size"].str.startswith("price per m²").any()
-    assert thin.values["size"].dropna().str.startswith(NOT_SIZED).all()
+    assert thin.values["size"].dropna().str.startswith(TOO_FEW_TO_SIZE).all()
+    assert not thin.values["size"].dropna().str.contains("+0.00", regex=False).any()
 
 
 def test_a_frame_without_sales_is_valued_as_of_today_and_says_so() -> None:
