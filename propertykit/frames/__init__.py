@@ -35,6 +35,7 @@ from propertykit.errors import (
 )
 from propertykit.frames._appraisal import (
     COMPARABLE_COLUMNS,
+    OWN_SALE_SOURCE,
     VALUATION_COLUMNS,
     Appraisal,
     appraise,
@@ -93,6 +94,7 @@ __all__ = [
     "EPC_TREND_MIN_COUNT",
     "MINOR_PER_MAJOR",
     "MINOR_UNIT_COLUMNS",
+    "OWN_SALE_SOURCE",
     "PENCE_MEDIAN_THRESHOLD",
     "RENT_PERIODS",
     "SALES_COLUMNS",

@@ -244,7 +244,8 @@ def in_pounds_for(
             "from the same frame"
         )
     if unstated:
-        _warn_unstated(given, output)
+        if any(_holds_money(given[name]) for name in unstated):  # no figure, nothing mislabelled
+            _warn_unstated(given, output)
         note = (
             f"Prices: {_names(unstated)} {_says(unstated)} no unit (pounds or pence), so its "
             "figures are as given, not converted, and no currency sign is shown."
@@ -306,6 +307,11 @@ def _warn_unstated(tables: Mapping[str, pd.DataFrame], output: str) -> None:
         MoneyUnitWarning,
         stacklevel=outside_stacklevel(),
     )
+
+
+def _holds_money(table: pd.DataFrame) -> bool:
+    """Whether a table holds any money figure (a money column with a value)."""
+    return any(table[column].notna().any() for column in money_columns_of(table))
 
 
 def _upper_quartile_price(table: pd.DataFrame) -> float:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from propertykit.errors import InvalidInput
-from propertykit.frames import money_unit_of
+from propertykit.frames import OWN_SALE_SOURCE, money_unit_of
 from propertykit.text import plural, short_address
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ DESCRIBED = {
 #: A reconciliation's source -> how the report names it.
 SOURCES = {
     "comparables": "This valuation (comparable sales)",
-    "own last sale, brought forward by the index": "The property's own last sale, brought forward",
+    OWN_SALE_SOURCE: "The property's own last sale",
     "the service's estimatedSaleValue": "The data service's own current estimate",
 }
 #: What the subject's own earlier sale is called where it is one of its comparables.
@@ -338,8 +338,6 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
     table = appraisal.reconciliation(position)
     if not len(table):
         return "<p>Nothing to set beside it: no estimate, no earlier sale, no service figure.</p>"
-    schedule = appraisal.schedule(position)
-    own = {pd.Timestamp(schedule["date"].iloc[n - 1]): n for n in own_rows(schedule)}
     rows = []
     for item in table.itertuples(index=False):
         detail = str(item.detail)
@@ -355,10 +353,7 @@ def _reconciliation(appraisal: Appraisal, position: int) -> str:
             moved = item.factor != 1  # exactly 1: no index to bring it forward by
             detail = f"{sold}, {TIMES} {item.factor:.3f}: {detail}" if moved else (
                 f"{sold}; not brought forward: {detail}")  # fmt: skip
-            value = value if moved else "—"
-            number = own.get(pd.Timestamp(item.date))
-            if number is not None:
-                detail += f". The same sale is row {number} of the comparable sales"
+            value = value if moved else "—"  # its schedule row: said in the detail
         rows.append(
             f"<tr><th>{html.escape(SOURCES.get(item.source, str(item.source)))}</th>"
             f'<td class="n">{html.escape(value)}</td><td>{html.escape(detail)}</td></tr>'

@@ -19,7 +19,12 @@ from propertykit.views._valuation import (
     comparable_evidence,
     comparables_map,
 )
-from propertykit.views._valuation_page import evidence_html, rounded, value_range_text
+from propertykit.views._valuation_page import (
+    evidence_html,
+    range_only,
+    rounded,
+    value_range_text,
+)
 from tests.views.conftest import VALUED_AS_OF, VALUED_SUBJECT
 
 AS_OF = VALUED_AS_OF
@@ -163,7 +168,8 @@ def test_a_reader_recomputes_the_estimate_from_the_page(evidence):
         assert "new build" in home
     weights = sum(number(cells[8]) for cells in schedule)
     assert weights == pytest.approx(100.0)  # tenths by largest remainder: exactly 100.0 %
-    assert f"= £{row['estimate']:,.0f}, the estimate before rounding" in markup.unescape(page)
+    what = "the centre of the range" if range_only(evidence) else "the estimate"
+    assert f"= £{row['estimate']:,.0f}, {what} before rounding" in markup.unescape(page)
 
 
 def test_the_page_says_what_a_client_needs(evidence):
@@ -260,7 +266,7 @@ def test_the_own_earlier_sale_is_marked_and_tied_to_the_reconciliation(df):
     number = int(table.index[table["own_sale"]][0]) + 1
     page = markup.unescape(evidence_html(found))
     assert f"Row {number}: this property's own earlier sale" in page
-    assert f"The same sale is row {number} of the comparable sales" in page
+    assert f"in the schedule as comparable {number} (" in page
 
 
 def test_8_in_10_is_said_of_a_calibrated_range_with_how_many_sales(world_frame):

@@ -46,7 +46,8 @@ def test_the_evidence_comes_first_and_a_client_can_follow_it(df, valued_page: st
     assert f"between {rounded(value['lower'])} and {rounded(value['upper'])}" in shown
     assert "not a RICS Red Book valuation" in shown
     assert shown.count("<tr>") >= 1 + int(value["comparables"])  # the numbered schedule
-    assert f"= £{value['estimate']:,.0f}, the estimate before rounding" in shown
+    what = "the estimate" if value["confidence"] != "low" else "the centre of the range"
+    assert f"= £{value['estimate']:,.0f}, {what} before rounding" in shown
     assert 'class="plotly-graph-div"' in shown  # the comparables' map
     assert f"Index: {value['index']}" in shown and "Valuation date: " in shown
     assert "attrs[" not in shown and "adjusted_price" not in shown
