@@ -20,7 +20,12 @@ Resumable: every answer is in the cache as soon as it arrives, so a list interru
 restarted kernel, ``KeyboardInterrupt``, a network failure) sends, the next time, only the
 requests not yet answered; a list matched before sends nothing (the rounds replay from the
 cache). ``dry_run=True`` counts the first round exactly and the most the later rounds may add
-(:class:`MatchDryRun`), asking the cache only. Search-suggest is free: matching buys no records.
+(:class:`MatchDryRun`), asking the cache only. Search-suggest is free; matching buys a record only
+to confirm a place the answers cannot show (:mod:`propertykit.client._address_confirm`): after
+the rounds, the one fitting suggestion of each such address is looked up, all of them in batches
+of the client's ordinary lookup (cached: the same list again sends nothing), unless
+``confirm_places=False``; the records are kept in the frame's ``attrs["place_records"]`` so that
+fetching the matched properties never buys them again.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from propertykit.client._address_confirm import confirmed, to_confirm
 from propertykit.client._address_match import (
     MAYBE_MORE,
     Candidate,
@@ -94,6 +100,12 @@ class AddressSearch:
         Progress bars: ``True``, ``False`` or ``None`` (in notebooks and terminals).
     decisions
         Review decisions to apply.
+    records
+        The property records of location ids (the client's ordinary lookup: batched, cached,
+        billable where the service charges): to confirm a place an answer cannot show.
+        ``None``: never looked up.
+    records_billable, batch_size
+        Whether a lookup is charged for; ids a lookup request carries at most.
     """
 
     fetch: Callable[[str, int], list[dict[str, Any]]]
@@ -105,6 +117,9 @@ class AddressSearch:
     progress: bool | None
     decisions: MatchDecisions
     pages: bool = False
+    records: Callable[[list[str]], list[dict[str, Any]]] | None = None
+    records_billable: bool = False
+    batch_size: int = 50
 
 
 @dataclass(frozen=True, repr=False)
@@ -126,7 +141,12 @@ class MatchDryRun:
     seconds
         About how long sending takes at that pace (at most).
     credits
-        Billable requests among them (0: search-suggest is free; no property is bought).
+        Billable requests among them (0: search-suggest is free), and the records looked up
+        at most where lookups are billable (a credit a record, as the service charges).
+    lookups, lookup_requests
+        The most property records looked up to confirm a place the answers cannot show (an
+        address typed with a postcode the answer does not carry), and the most lookup
+        requests they take (0 with ``confirm_places=False``); the cache may answer some.
 
     Examples
     --------
@@ -150,6 +170,8 @@ class MatchDryRun:
     seconds: float
     credits: int
     later: int = 0
+    lookups: int = 0
+    lookup_requests: int = 0
 
     def __repr__(self) -> str:
         pace = f" at {self.per_minute:g} a minute" if self.per_minute else ""
@@ -158,7 +180,17 @@ class MatchDryRun:
             f"({self.distinct:,} distinct, {self.decided:,} decided in review, "
             f"{self.blank:,} blank); {plural(self.requests, 'request')} to send{pace} "
             f"(about {_duration(self.seconds)}), {self.cached:,} cached (free), at most "
-            f"{self.later:,} more if answers call for them; {plural(self.credits, 'credit')}>"
+            f"{self.later:,} more if answers call for them; {plural(self.credits, 'credit')}"
+            f"{self._lookups_said()}>"
+        )
+
+    def _lookups_said(self) -> str:
+        if not self.lookups:
+            return ""
+        return (
+            f" (at most {plural(self.lookups, 'record')} looked up in at most "
+            f"{plural(self.lookup_requests, 'request')}, to confirm a postcode or town the "
+            "answers do not show)"
         )
 
 
@@ -238,7 +270,7 @@ def _why_not_text(value: object) -> str | None:
 
 
 def match_addresses(
-    search: AddressSearch, addresses: object, *, dry_run: bool = False
+    search: AddressSearch, addresses: object, *, dry_run: bool = False, confirm_places: bool = True
 ) -> pd.DataFrame | MatchDryRun:
     """Match a list of address texts to the service's properties (see the module docstring).
 
@@ -252,7 +284,7 @@ def match_addresses(
     index = addresses.index if isinstance(addresses, pd.Series) else None
     plan = _plan(values, search.decisions)
     if dry_run:
-        return _dry_run(search, plan, len(values))
+        return _dry_run(search, plan, len(values), confirm_places)
     usage = search.usage
     sent, hits, billed = usage.requests_sent, usage.cache_hits, usage.billable_requests
     answers: dict[Request, list[Candidate]] = {}
@@ -280,6 +312,20 @@ def match_addresses(
     for key, typed in plan.read.items():
         if key not in decided:  # nothing to ask (no postcode, no street)
             decided[key] = decide(typed, [])
+    records: dict[str, dict[str, Any]] = {}
+    looked_up = lookup_requests = 0
+    if confirm_places and search.records is not None:
+        suggested = {key: [c for request in asked[key] for c in answers[request]] for key in asked}
+        confirming = {key: to_confirm(plan.read[key], suggested[key]) for key in asked
+                      if decided[key].status == "unmatched"}  # fmt: skip
+        ids = list(dict.fromkeys(i for found in confirming.values() for i in found))
+        if ids:  # one lookup for the whole list, batched by the client (and cached)
+            before = usage.requests_sent
+            records = {str(r.get("locationId")): r for r in search.records(ids)}
+            looked_up, lookup_requests = len(ids), usage.requests_sent - before
+        for key, found in confirming.items():
+            if found:
+                decided[key] = confirmed(plan.read[key], decided[key], suggested[key], records)
     frame = _frame(values, plan, decided, index)
     frame.attrs.update(
         {
@@ -291,6 +337,9 @@ def match_addresses(
             "book": search.decisions.book,
             "queries": len(answers),
             "suggestions_left_out": left_out,
+            "records_looked_up": looked_up,
+            "lookup_requests_sent": lookup_requests,
+            "place_records": records,
             "counts": frame["status"].value_counts().to_dict(),
         }
     )
@@ -349,7 +398,7 @@ def _next_request(
     return None
 
 
-def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
+def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool) -> MatchDryRun:
     first = plan.first_requests
     cached = sum(1 for found in search.cached(first) if found is not None)
     requests = len(first) - cached
@@ -357,6 +406,11 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
                 for qs in plan.queries.values() if qs)  # fmt: skip
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0
+    lookups = 0  # one record an address typed with a place, where no answer may show it
+    if confirm_places and search.records is not None:
+        lookups = sum(1 for key, qs in plan.queries.items()
+                      if qs and (plan.read[key].postcode or plan.read[key].places))  # fmt: skip
+    billed = requests if search.billable else 0
     return MatchDryRun(
         addresses=rows,
         distinct=len(plan.read) + len(plan.reviewed),
@@ -367,8 +421,10 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
         cached=cached,
         per_minute=per_minute,
         seconds=seconds,
-        credits=requests if search.billable else 0,
+        credits=billed + (lookups if search.records_billable else 0),
         later=later,
+        lookups=lookups,
+        lookup_requests=math.ceil(lookups / max(search.batch_size, 1)),
     )
 
 
