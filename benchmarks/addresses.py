@@ -121,8 +121,11 @@ def main() -> int:
     parser.add_argument("--addresses", type=int, default=2_000)
     parser.add_argument("--register", type=int, default=1_000)
     parser.add_argument("--styles", nargs="+", choices=STYLES, default=list(STYLES))
-    parser.add_argument("--no-confirm", action="store_true",
-                        help="match with confirm_places=False (no record looked up): the before")
+    parser.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="match with confirm_places=False (no record looked up): the before",
+    )
     arguments = parser.parse_args()
     records: list[dict[str, object]] = []
     for homes in arguments.homes:

@@ -30,6 +30,7 @@ import math
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -256,7 +257,9 @@ def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _with_bought(client: Client, unique: list[str], bought: dict[str, dict]) -> pd.DataFrame:
+def _with_bought(
+    client: Client, unique: list[str], bought: dict[str, dict[str, Any]]
+) -> pd.DataFrame:
     """The matched properties where matching bought some records already (to confirm a place
     its answers could not show): those records as they are, the others looked up; none bought
     twice."""

@@ -141,12 +141,13 @@ class MatchDryRun:
     seconds
         About how long sending takes at that pace (at most).
     credits
-        Billable requests among them (0: search-suggest is free), and the records looked up
-        at most where lookups are billable (a credit a record, as the service charges).
-    lookups, lookup_requests
+        Billable requests among them (0: search-suggest is free).
+    lookups, lookup_requests, lookup_credits
         The most property records looked up to confirm a place the answers cannot show (an
-        address typed with a postcode the answer does not carry), and the most lookup
-        requests they take (0 with ``confirm_places=False``); the cache may answer some.
+        address typed with a postcode the answer does not carry; none where its cached first
+        answer shows postcodes), the most lookup requests they take, and the most credits they
+        cost where lookups are billable (a credit a record, as the sandbox charges); all 0 with
+        ``confirm_places=False``. The cache may answer some.
 
     Examples
     --------
@@ -172,6 +173,7 @@ class MatchDryRun:
     later: int = 0
     lookups: int = 0
     lookup_requests: int = 0
+    lookup_credits: int = 0
 
     def __repr__(self) -> str:
         pace = f" at {self.per_minute:g} a minute" if self.per_minute else ""
@@ -189,8 +191,8 @@ class MatchDryRun:
             return ""
         return (
             f" (at most {plural(self.lookups, 'record')} looked up in at most "
-            f"{plural(self.lookup_requests, 'request')}, to confirm a postcode or town the "
-            "answers do not show)"
+            f"{plural(self.lookup_requests, 'request')}, {plural(self.lookup_credits, 'credit')}, "
+            "to confirm a postcode or town the answers do not show)"
         )
 
 
@@ -318,13 +320,13 @@ def match_addresses(
         suggested = {key: [c for request in asked[key] for c in answers[request]] for key in asked}
         confirming = {key: to_confirm(plan.read[key], suggested[key]) for key in asked
                       if decided[key].status == "unmatched"}  # fmt: skip
-        ids = list(dict.fromkeys(i for found in confirming.values() for i in found))
+        ids = list(dict.fromkeys(i for fitting in confirming.values() for i in fitting))
         if ids:  # one lookup for the whole list, batched by the client (and cached)
             before = usage.requests_sent
             records = {str(r.get("locationId")): r for r in search.records(ids)}
             looked_up, lookup_requests = len(ids), usage.requests_sent - before
-        for key, found in confirming.items():
-            if found:
+        for key, fitting in confirming.items():
+            if fitting:
                 decided[key] = confirmed(plan.read[key], decided[key], suggested[key], records)
     frame = _frame(values, plan, decided, index)
     frame.attrs.update(
@@ -400,17 +402,18 @@ def _next_request(
 
 def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool) -> MatchDryRun:
     first = plan.first_requests
-    cached = sum(1 for found in search.cached(first) if found is not None)
+    answered = dict(zip(first, search.cached(first), strict=True))
+    cached = sum(1 for found in answered.values() if found is not None)
     requests = len(first) - cached
     later = sum(min(MOST_REQUESTS, len(qs) if not search.pages else MOST_REQUESTS) - 1
                 for qs in plan.queries.values() if qs)  # fmt: skip
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0
-    lookups = 0  # one record an address typed with a place, where no answer may show it
+    lookups = 0  # one record an address typed with a place, unless its cached answer shows one
     if confirm_places and search.records is not None:
         lookups = sum(1 for key, qs in plan.queries.items()
-                      if qs and (plan.read[key].postcode or plan.read[key].places))  # fmt: skip
-    billed = requests if search.billable else 0
+                      if qs and (plan.read[key].postcode or plan.read[key].places)
+                      and not _shows_postcodes(answered.get((qs[0], 0)), qs[0]))  # fmt: skip
     return MatchDryRun(
         addresses=rows,
         distinct=len(plan.read) + len(plan.reviewed),
@@ -421,11 +424,17 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool
         cached=cached,
         per_minute=per_minute,
         seconds=seconds,
-        credits=billed + (lookups if search.records_billable else 0),
+        credits=requests if search.billable else 0,
         later=later,
         lookups=lookups,
         lookup_requests=math.ceil(lookups / max(search.batch_size, 1)),
+        lookup_credits=lookups if search.records_billable else 0,
     )
+
+
+def _shows_postcodes(found: list[dict[str, Any]] | None, query: str) -> bool:
+    """Whether a cached answer shows its suggestions' postcodes (then no record is needed)."""
+    return bool(found) and all(c.read.postcode for c in candidates_of(found or [], query))
 
 
 def _frame(

@@ -83,7 +83,7 @@ def test_refusing_confirmation_keeps_the_unconfirmed_rows_and_buys_nothing(
     before, charged = len(lookups(display_only)), display_only.credits_charged
     client = client_of(make_client, display_only)
     dry = client.match_addresses([right, other_town], dry_run=True, confirm_places=False)
-    assert dry.lookups == dry.lookup_requests == 0
+    assert dry.lookups == dry.lookup_requests == dry.lookup_credits == 0
     df = client.match_addresses([right, other_town], confirm_places=False)
     assert (df["status"] == "unmatched").all()
     assert df["reason"].str.contains("could not be confirmed").all(), df["reason"].tolist()
@@ -98,8 +98,8 @@ def test_a_dry_run_states_the_lookups_and_the_same_list_again_sends_nothing(
     sent = len(display_only.requests)
     dry = client.match_addresses([right, other_town], dry_run=True)
     assert len(display_only.requests) == sent  # a dry run sends nothing
-    assert dry.lookups == 2 and dry.lookup_requests == 1 and dry.credits == 2
-    assert "at most 2 records looked up in at most 1 request" in repr(dry)
+    assert dry.lookups == dry.lookup_credits == 2 and dry.lookup_requests == 1
+    assert "at most 2 records looked up in at most 1 request, 2 credits" in repr(dry)
     first = client.match_addresses([right, other_town])
     sent, charged = len(display_only.requests), display_only.credits_charged
     again = client.match_addresses([right, other_town])
