@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client._address_confirm import confirmed, to_confirm
+from propertykit.client._address_confirm import MOST_CONFIRMED, confirm_all
 from propertykit.client._address_match import (
     MAYBE_MORE,
     Candidate,
@@ -318,16 +318,9 @@ def match_addresses(
     looked_up = lookup_requests = 0
     if confirm_places and search.records is not None:
         suggested = {key: [c for request in asked[key] for c in answers[request]] for key in asked}
-        confirming = {key: to_confirm(plan.read[key], suggested[key]) for key in asked
-                      if decided[key].status == "unmatched"}  # fmt: skip
-        ids = list(dict.fromkeys(i for fitting in confirming.values() for i in fitting))
-        if ids:  # one lookup for the whole list, batched by the client (and cached)
-            before = usage.requests_sent
-            records = {str(r.get("locationId")): r for r in search.records(ids)}
-            looked_up, lookup_requests = len(ids), usage.requests_sent - before
-        for key, fitting in confirming.items():
-            if fitting:
-                decided[key] = confirmed(plan.read[key], decided[key], suggested[key], records)
+        before = usage.requests_sent
+        records, looked_up = confirm_all(search.records, plan.read, suggested, decided)
+        lookup_requests = usage.requests_sent - before
     frame = _frame(values, plan, decided, index)
     frame.attrs.update(
         {
@@ -409,11 +402,12 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool
                 for qs in plan.queries.values() if qs)  # fmt: skip
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0
-    lookups = 0  # one record an address typed with a place, unless its cached answer shows one
+    placed = 0  # addresses typed with a place, unless their cached answer shows postcodes
     if confirm_places and search.records is not None:
-        lookups = sum(1 for key, qs in plan.queries.items()
+        placed = sum(1 for key, qs in plan.queries.items()
                       if qs and (plan.read[key].postcode or plan.read[key].places)
                       and not _shows_postcodes(answered.get((qs[0], 0)), qs[0]))  # fmt: skip
+    lookups = MOST_CONFIRMED * placed  # the records of each, one a round
     return MatchDryRun(
         addresses=rows,
         distinct=len(plan.read) + len(plan.reviewed),
@@ -427,7 +421,7 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool
         credits=requests if search.billable else 0,
         later=later,
         lookups=lookups,
-        lookup_requests=math.ceil(lookups / max(search.batch_size, 1)),
+        lookup_requests=MOST_CONFIRMED * math.ceil(placed / max(search.batch_size, 1)),
         lookup_credits=lookups if search.records_billable else 0,
     )
 

@@ -98,8 +98,9 @@ def test_a_dry_run_states_the_lookups_and_the_same_list_again_sends_nothing(
     sent = len(display_only.requests)
     dry = client.match_addresses([right, other_town], dry_run=True)
     assert len(display_only.requests) == sent  # a dry run sends nothing
-    assert dry.lookups == dry.lookup_credits == 2 and dry.lookup_requests == 1
-    assert "at most 2 records looked up in at most 1 request, 2 credits" in repr(dry)
+    # two addresses typed with a postcode: up to three records each, one round each
+    assert dry.lookups == dry.lookup_credits == 6 and dry.lookup_requests == 3
+    assert "at most 6 records looked up in at most 3 requests, 6 credits" in repr(dry)
     first = client.match_addresses([right, other_town])
     sent, charged = len(display_only.requests), display_only.credits_charged
     again = client.match_addresses([right, other_town])
@@ -140,3 +141,23 @@ def test_fetching_the_matched_properties_never_buys_a_confirming_record_again(
     again = display_only.credits_charged
     fetch_matched(client, client.match_addresses([right, shown, right]))
     assert display_only.credits_charged == again
+
+
+def test_the_same_number_and_street_in_several_towns_is_matched_by_the_record_that_agrees(
+    display_only: Sandbox, make_client: Callable[..., Client]
+) -> None:
+    homes = world_addresses(HOMES, realism="real")
+    plain = [(position, home) for position, home in enumerate(homes) if home.get("streetNumber")
+             and not home.get("subBuilding") and not home.get("buildingName")]  # fmt: skip
+    places: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+    for position, home in plain:
+        places.setdefault((home["streetNumber"], home["streetName"]), []).append((position, home))
+    several = next(found for found in places.values() if 2 <= len(found) <= 3
+                   and len({home["postcode"] for _, home in found}) == len(found))  # fmt: skip
+    position, home = several[-1]
+    df = client_of(make_client, display_only).match_addresses(
+        [f"{home['streetNumber']} {home['streetName']}, {home['postcode']}"]
+    )
+    assert df["status"].iloc[0] == "matched", df["reason"].iloc[0]
+    assert df["locationId"].iloc[0] == f"L{position:08d}"
+    assert df["reason"].iloc[0] == f"postcode {home['postcode']} confirmed from its record"
