@@ -29,6 +29,7 @@ import argparse
 import math
 import sys
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -258,7 +259,7 @@ def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:
 
 
 def _with_bought(
-    client: Client, unique: list[str], bought: dict[str, dict[str, Any]]
+    client: Client, unique: list[str], bought: Mapping[str, Mapping[str, Any]]
 ) -> pd.DataFrame:
     """The matched properties where matching bought some records already (to confirm a place
     its answers could not show): those records as they are, the others looked up; none bought

@@ -29,7 +29,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from propertykit.client._address_match import (
@@ -45,6 +45,37 @@ from propertykit.text import listed
 MOST_CONFIRMED = 3
 #: The parts of a record's address that place it, as a typed town may name them.
 PLACE_FIELDS = ("locality", "town", "county")
+
+
+class PlaceRecords(Mapping[str, Mapping[str, Any]]):
+    """The records bought to confirm places, by location id: read-only, so a frame's ``attrs``
+    holding them is not deep-copied by every pandas operation (pandas copies ``attrs`` deeply).
+
+    Examples
+    --------
+    >>> import copy
+    >>> kept = PlaceRecords({"L1": {"locationId": "L1"}})
+    >>> copy.deepcopy(kept) is kept, list(kept), len(kept)
+    (True, ['L1'], 1)
+    """
+
+    def __init__(self, records: Mapping[str, Mapping[str, Any]]) -> None:
+        self._records = dict(records)
+
+    def __getitem__(self, location_id: str) -> Mapping[str, Any]:
+        return self._records[location_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlaceRecords:
+        return self  # never changed after matching: one copy serves every frame
+
+    def __repr__(self) -> str:
+        return f"<PlaceRecords: {len(self)} records looked up to confirm places>"
 
 
 def confirm_all(

@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from propertykit.client._address_confirm import MOST_CONFIRMED, confirm_all
+from propertykit.client._address_confirm import MOST_CONFIRMED, PlaceRecords, confirm_all
 from propertykit.client._address_match import (
     MAYBE_MORE,
     Candidate,
@@ -334,7 +334,7 @@ def match_addresses(
             "suggestions_left_out": left_out,
             "records_looked_up": looked_up,
             "lookup_requests_sent": lookup_requests,
-            "place_records": records,
+            "place_records": PlaceRecords(records),
             "counts": frame["status"].value_counts().to_dict(),
         }
     )
