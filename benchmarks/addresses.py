@@ -18,7 +18,9 @@ from its world are matched cold, then again (which must send nothing):
 
 Columns: right (the home; for a negative line: not matched), wrong (another home; for a
 negative line: matched), ambiguous, unmatched, as shares of the line's rows; requests per
-distinct address of the list, cold; and requests the second run sent.
+distinct address of the list, cold; requests the second run sent; records looked up to confirm
+a place the answers cannot show, and the credits the sandbox charged for them (``--no-confirm``:
+none looked up, the matcher's behaviour before it confirmed places).
 
 Run: ``.venv/bin/python benchmarks/addresses.py [--homes 5000 100000] [--addresses 2000]
 [--register 1000] [--styles every-word ranked fuzzy display-only]``.
@@ -69,7 +71,7 @@ def line_of(row: TypedAddress) -> str:
 
 
 def run_style(
-    style: str, homes: int, lists: dict[str, list[TypedAddress]]
+    style: str, homes: int, lists: dict[str, list[TypedAddress]], confirm: bool = True
 ) -> list[dict[str, object]]:
     """Match each list on a sandbox answering in ``style``: one record per line of the table."""
     records: list[dict[str, object]] = []
@@ -85,9 +87,11 @@ def run_style(
                            progress=False) as client:  # fmt: skip
                 texts = [row.text for row in rows]
                 started = time.perf_counter()
-                cold = client.match_addresses(texts)
+                charged = sb.credits_charged
+                cold = client.match_addresses(texts, confirm_places=confirm)
                 seconds = time.perf_counter() - started
-                again = client.match_addresses(texts)
+                credits = sb.credits_charged - charged
+                again = client.match_addresses(texts, confirm_places=confirm)
             per_address = cold.attrs["requests_sent"] / len(set(texts))
             counts: dict[str, Counter[str]] = {}
             for row, status, location_id in zip(rows, cold["status"], cold["locationId"],
@@ -104,6 +108,8 @@ def run_style(
                     **{k: found[k] / total for k in ("right", "wrong", "ambiguous", "unmatched")},
                     "req/address": per_address if whole else None,
                     "again": again.attrs["requests_sent"] if whole else None,
+                    "lookups": cold.attrs["records_looked_up"] if whole else None,
+                    "credits": credits if whole else None,
                     "seconds": seconds if whole else None,
                 })  # fmt: skip
     return records
@@ -115,6 +121,11 @@ def main() -> int:
     parser.add_argument("--addresses", type=int, default=2_000)
     parser.add_argument("--register", type=int, default=1_000)
     parser.add_argument("--styles", nargs="+", choices=STYLES, default=list(STYLES))
+    parser.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="match with confirm_places=False (no record looked up): the before",
+    )
     arguments = parser.parse_args()
     records: list[dict[str, object]] = []
     for homes in arguments.homes:
@@ -125,13 +136,14 @@ def main() -> int:
         }  # fmt: skip
         for style in arguments.styles:
             started = time.perf_counter()
-            records += run_style(style, homes, lists)
+            records += run_style(style, homes, lists, confirm=not arguments.no_confirm)
             print(f"{homes:,} homes, {style}: {time.perf_counter() - started:.0f} s",
                   file=sys.stderr)  # fmt: skip
     table = pd.DataFrame.from_records(records).set_index(["homes", "style", "line"])
     for name in ("right", "wrong", "ambiguous", "unmatched"):
         table[name] = table[name].map("{:.1%}".format)
-    for name, form in (("req/address", "{:.2f}"), ("again", "{:.0f}"), ("seconds", "{:.1f}")):
+    for name, form in (("req/address", "{:.2f}"), ("again", "{:.0f}"), ("seconds", "{:.1f}"),
+                       ("lookups", "{:.0f}"), ("credits", "{:.0f}")):  # fmt: skip
         table[name] = table[name].map(lambda v, f=form: "" if pd.isna(v) else f.format(v))
     print(table.to_string())
     return 0

@@ -29,7 +29,9 @@ import argparse
 import math
 import sys
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -240,15 +242,33 @@ def fetch_matched(client: Client, matches: pd.DataFrame) -> pd.DataFrame:
     if not unique:
         print("propertykit: no address matched: the workbook lists them all", file=sys.stderr)
         return frame([])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIdsWarning)  # said once below
-        df = client.properties(unique)
+    bought = matches.attrs.get("place_records") or {}
+    if any(location_id in bought for location_id in unique):
+        df = _with_bought(client, unique, bought)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingIdsWarning)  # said once below
+            df = client.properties(unique)
     missing = df.attrs.get("missing_ids") or ()
     if missing:
         print(
             f"propertykit: {plural(len(missing), 'matched id')} returned no record",
             file=sys.stderr,
         )
+    return df
+
+
+def _with_bought(
+    client: Client, unique: list[str], bought: Mapping[str, Mapping[str, Any]]
+) -> pd.DataFrame:
+    """The matched properties where matching bought some records already (to confirm a place
+    its answers could not show): those records as they are, the others looked up; none bought
+    twice."""
+    rest = [location_id for location_id in unique if location_id not in bought]
+    fetched = {str(r.get("locationId")): r for r in client.property_records(rest)} if rest else {}
+    records = [bought.get(i) or fetched[i] for i in unique if i in bought or i in fetched]
+    df = frame(records, money_unit=client.endpoints.money_unit)
+    df.attrs["missing_ids"] = [i for i in unique if i not in bought and i not in fetched]
     return df
 
 

@@ -187,8 +187,9 @@ class Decision:
     reason: str | None
 
 
-def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
-    """One suggestion against the typed address, by the rules of the module's docstring.
+def compare(typed: ReadAddress, candidate: Candidate, *, place: bool = True) -> Comparison:
+    """One suggestion against the typed address, by the rules of the module's docstring
+    (``place=False``: every part but the place, which its record is to confirm).
 
     Examples
     --------
@@ -212,7 +213,7 @@ def compare(typed: ReadAddress, candidate: Candidate) -> Comparison:
     street = _street_similarity(typed, theirs)
     if street < STREET_MIN:
         return differs("street", f"on {theirs.street or 'no street'}, not {typed.street}")
-    unconfirmed = _unconfirmed_place(typed, candidate)
+    unconfirmed = _unconfirmed_place(typed, candidate) if place else ""
     if unconfirmed:
         return differs("place", unconfirmed)
     if not typed.numbers and not _same_name(typed.names, theirs.names):
@@ -234,7 +235,7 @@ def _unconfirmed_place(typed: ReadAddress, candidate: Candidate) -> str:
     """
     if typed.postcode and candidate.read.postcode:
         return ""  # the same postcode (a different one was refused before)
-    if typed.places and _in_a_place(typed.places, candidate.places):
+    if typed.places and in_a_place(typed.places, candidate.places):
         return ""
     shown = listed(list(candidate.places), most=2)
     town = f"town {typed.places[0]}" if typed.places else ""
@@ -292,7 +293,7 @@ def _one_transposition(a: str, b: str) -> bool:
     )
 
 
-def _in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
+def in_a_place(typed: Sequence[str], theirs: Sequence[str]) -> bool:
     """Whether any typed place (town, locality, county) is one of theirs: the others may be
     left out or added (a county the service does not show), so one is enough."""
     return any(fuzz.token_set_ratio(mine, place) >= PLACE_MIN for mine in typed for place in theirs)

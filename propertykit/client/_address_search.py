@@ -43,6 +43,12 @@ class AddressesMixin:
     endpoints: Endpoints
     progress: bool | None
 
+    if TYPE_CHECKING:
+
+        def property_records(
+            self, location_ids: str | Iterable[str], *, attributes: Iterable[str] | None = None
+        ) -> list[dict[str, Any]]: ...
+
     @overload
     def match_addresses(
         self,
@@ -50,6 +56,7 @@ class AddressesMixin:
         *,
         book: str | None = ...,
         dry_run: Literal[False] = ...,
+        confirm_places: bool = ...,
     ) -> pd.DataFrame: ...
 
     @overload
@@ -59,6 +66,7 @@ class AddressesMixin:
         *,
         book: str | None = ...,
         dry_run: Literal[True],
+        confirm_places: bool = ...,
     ) -> MatchDryRun: ...
 
     def match_addresses(
@@ -67,6 +75,7 @@ class AddressesMixin:
         *,
         book: str | None = None,
         dry_run: bool = False,
+        confirm_places: bool = True,
     ) -> pd.DataFrame | MatchDryRun:
         """Match address texts to properties: one row per input, in order; never a guess.
 
@@ -85,6 +94,15 @@ class AddressesMixin:
         ``InvalidInput`` before anything is sent. ``dry_run=True`` sends nothing and returns a
         :class:`~propertykit.client._matching.MatchDryRun`.
 
+        Where the answers cannot show the place typed (a search answering with the display
+        text alone, and an address typed with a postcode but no town), the one suggestion that
+        fits on every other part has its record looked up (:meth:`property_records`: billable,
+        batched, cached) and is matched only if the record's postcode (and place) agree
+        (``reason``: "postcode ... confirmed from its record"). ``confirm_places=False`` looks
+        nothing up: such rows stay unmatched ("could not be confirmed"). ``attrs``:
+        ``records_looked_up``, ``lookup_requests_sent``, and ``place_records`` (the records, by
+        id: ``propertykit portfolio`` uses them instead of buying them again).
+
         Examples
         --------
         >>> df = client.match_addresses(["flat 11 96 mill lane se118tf", "95 Mill Lane, SE11 8TF"])
@@ -94,7 +112,8 @@ class AddressesMixin:
         1
         """
         decisions = self.match_decisions(book)  # a bad name refused before anything is sent
-        return match_addresses(self._address_search(decisions), addresses, dry_run=dry_run)
+        return match_addresses(self._address_search(decisions), addresses, dry_run=dry_run,
+                               confirm_places=confirm_places)  # fmt: skip
 
     def match_decisions(self, book: str | None = None) -> MatchDecisions:
         """The decisions of address reviews in ``book`` (``None``: the default book) about this
@@ -174,6 +193,9 @@ class AddressesMixin:
             progress=self.progress,
             decisions=decisions,
             pages=offset_param is not None,
+            records=lambda ids: self.property_records(ids),
+            records_billable="properties" in endpoints.billable_endpoints,
+            batch_size=endpoints.batch_size,
         )
 
 

@@ -20,7 +20,12 @@ Resumable: every answer is in the cache as soon as it arrives, so a list interru
 restarted kernel, ``KeyboardInterrupt``, a network failure) sends, the next time, only the
 requests not yet answered; a list matched before sends nothing (the rounds replay from the
 cache). ``dry_run=True`` counts the first round exactly and the most the later rounds may add
-(:class:`MatchDryRun`), asking the cache only. Search-suggest is free: matching buys no records.
+(:class:`MatchDryRun`), asking the cache only. Search-suggest is free; matching buys a record only
+to confirm a place the answers cannot show (:mod:`propertykit.client._address_confirm`): after
+the rounds, the one fitting suggestion of each such address is looked up, all of them in batches
+of the client's ordinary lookup (cached: the same list again sends nothing), unless
+``confirm_places=False``; the records are kept in the frame's ``attrs["place_records"]`` so that
+fetching the matched properties never buys them again.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from propertykit.client._address_confirm import MOST_CONFIRMED, PlaceRecords, confirm_all
 from propertykit.client._address_match import (
     MAYBE_MORE,
     Candidate,
@@ -94,6 +100,12 @@ class AddressSearch:
         Progress bars: ``True``, ``False`` or ``None`` (in notebooks and terminals).
     decisions
         Review decisions to apply.
+    records
+        The property records of location ids (the client's ordinary lookup: batched, cached,
+        billable where the service charges): to confirm a place an answer cannot show.
+        ``None``: never looked up.
+    records_billable, batch_size
+        Whether a lookup is charged for; ids a lookup request carries at most.
     """
 
     fetch: Callable[[str, int], list[dict[str, Any]]]
@@ -105,6 +117,9 @@ class AddressSearch:
     progress: bool | None
     decisions: MatchDecisions
     pages: bool = False
+    records: Callable[[list[str]], list[dict[str, Any]]] | None = None
+    records_billable: bool = False
+    batch_size: int = 50
 
 
 @dataclass(frozen=True, repr=False)
@@ -126,7 +141,13 @@ class MatchDryRun:
     seconds
         About how long sending takes at that pace (at most).
     credits
-        Billable requests among them (0: search-suggest is free; no property is bought).
+        Billable requests among them (0: search-suggest is free).
+    lookups, lookup_requests, lookup_credits
+        The most property records looked up to confirm a place the answers cannot show (an
+        address typed with a postcode the answer does not carry; none where its cached first
+        answer shows postcodes), the most lookup requests they take, and the most credits they
+        cost where lookups are billable (a credit a record, as the sandbox charges); all 0 with
+        ``confirm_places=False``. The cache may answer some.
 
     Examples
     --------
@@ -150,6 +171,9 @@ class MatchDryRun:
     seconds: float
     credits: int
     later: int = 0
+    lookups: int = 0
+    lookup_requests: int = 0
+    lookup_credits: int = 0
 
     def __repr__(self) -> str:
         pace = f" at {self.per_minute:g} a minute" if self.per_minute else ""
@@ -158,7 +182,17 @@ class MatchDryRun:
             f"({self.distinct:,} distinct, {self.decided:,} decided in review, "
             f"{self.blank:,} blank); {plural(self.requests, 'request')} to send{pace} "
             f"(about {_duration(self.seconds)}), {self.cached:,} cached (free), at most "
-            f"{self.later:,} more if answers call for them; {plural(self.credits, 'credit')}>"
+            f"{self.later:,} more if answers call for them; {plural(self.credits, 'credit')}"
+            f"{self._lookups_said()}>"
+        )
+
+    def _lookups_said(self) -> str:
+        if not self.lookups:
+            return ""
+        return (
+            f" (at most {plural(self.lookups, 'record')} looked up in at most "
+            f"{plural(self.lookup_requests, 'request')}, {plural(self.lookup_credits, 'credit')}, "
+            "to confirm a postcode or town the answers do not show)"
         )
 
 
@@ -238,7 +272,7 @@ def _why_not_text(value: object) -> str | None:
 
 
 def match_addresses(
-    search: AddressSearch, addresses: object, *, dry_run: bool = False
+    search: AddressSearch, addresses: object, *, dry_run: bool = False, confirm_places: bool = True
 ) -> pd.DataFrame | MatchDryRun:
     """Match a list of address texts to the service's properties (see the module docstring).
 
@@ -252,7 +286,7 @@ def match_addresses(
     index = addresses.index if isinstance(addresses, pd.Series) else None
     plan = _plan(values, search.decisions)
     if dry_run:
-        return _dry_run(search, plan, len(values))
+        return _dry_run(search, plan, len(values), confirm_places)
     usage = search.usage
     sent, hits, billed = usage.requests_sent, usage.cache_hits, usage.billable_requests
     answers: dict[Request, list[Candidate]] = {}
@@ -280,6 +314,13 @@ def match_addresses(
     for key, typed in plan.read.items():
         if key not in decided:  # nothing to ask (no postcode, no street)
             decided[key] = decide(typed, [])
+    records: dict[str, dict[str, Any]] = {}
+    looked_up = lookup_requests = 0
+    if confirm_places and search.records is not None:
+        suggested = {key: [c for request in asked[key] for c in answers[request]] for key in asked}
+        before = usage.requests_sent
+        records, looked_up = confirm_all(search.records, plan.read, suggested, decided)
+        lookup_requests = usage.requests_sent - before
     frame = _frame(values, plan, decided, index)
     frame.attrs.update(
         {
@@ -291,6 +332,9 @@ def match_addresses(
             "book": search.decisions.book,
             "queries": len(answers),
             "suggestions_left_out": left_out,
+            "records_looked_up": looked_up,
+            "lookup_requests_sent": lookup_requests,
+            "place_records": PlaceRecords(records),
             "counts": frame["status"].value_counts().to_dict(),
         }
     )
@@ -349,14 +393,21 @@ def _next_request(
     return None
 
 
-def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
+def _dry_run(search: AddressSearch, plan: _Plan, rows: int, confirm_places: bool) -> MatchDryRun:
     first = plan.first_requests
-    cached = sum(1 for found in search.cached(first) if found is not None)
+    answered = dict(zip(first, search.cached(first), strict=True))
+    cached = sum(1 for found in answered.values() if found is not None)
     requests = len(first) - cached
     later = sum(min(MOST_REQUESTS, len(qs) if not search.pages else MOST_REQUESTS) - 1
                 for qs in plan.queries.values() if qs)  # fmt: skip
     per_minute = search.per_minute
     seconds = 60.0 * requests / per_minute if per_minute else 0.0
+    placed = 0  # addresses typed with a place, unless their cached answer shows postcodes
+    if confirm_places and search.records is not None:
+        placed = sum(1 for key, qs in plan.queries.items()
+                      if qs and (plan.read[key].postcode or plan.read[key].places)
+                      and not _shows_postcodes(answered.get((qs[0], 0)), qs[0]))  # fmt: skip
+    lookups = MOST_CONFIRMED * placed  # the records of each, one a round
     return MatchDryRun(
         addresses=rows,
         distinct=len(plan.read) + len(plan.reviewed),
@@ -369,7 +420,15 @@ def _dry_run(search: AddressSearch, plan: _Plan, rows: int) -> MatchDryRun:
         seconds=seconds,
         credits=requests if search.billable else 0,
         later=later,
+        lookups=lookups,
+        lookup_requests=MOST_CONFIRMED * math.ceil(placed / max(search.batch_size, 1)),
+        lookup_credits=lookups if search.records_billable else 0,
     )
+
+
+def _shows_postcodes(found: list[dict[str, Any]] | None, query: str) -> bool:
+    """Whether a cached answer shows its suggestions' postcodes (then no record is needed)."""
+    return bool(found) and all(c.read.postcode for c in candidates_of(found or [], query))
 
 
 def _frame(

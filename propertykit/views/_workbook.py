@@ -354,6 +354,10 @@ def _matches_note(matches: pd.DataFrame) -> str:
     charged = matches.attrs.get("charged")
     if charged is not None:
         text += f" Matching charged {charged} credits."
+    looked_up = matches.attrs.get("records_looked_up")
+    if looked_up:  # billable: a credit a record where the service charges so
+        text += (f" {plural(looked_up, 'record')} looked up to confirm a postcode the search "
+                 "could not show.")  # fmt: skip
     book = matches.attrs.get("book")
     if isinstance(book, str):
         text += f" Reviewed decisions of the book “{visible(book)}” were applied."
