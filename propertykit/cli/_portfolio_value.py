@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from propertykit.cli._service import DEFAULT_RADIUS_M
 from propertykit.client import AppraisalPlan, Client
 from propertykit.errors import InvalidInput
 from propertykit.frames import ValuationSearch, check_as_of
@@ -40,7 +41,12 @@ def configure_value(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="value each matched home from the sales around it (client.appraise)",
     )
-    parser.add_argument("--radius", metavar="M", help="metres about each home (default 2000)")
+    parser.add_argument(
+        "--radius",
+        metavar="M",
+        help=f"metres about each home (default {DEFAULT_RADIUS_M:,.0f}, as the report's and the "
+        "valuation form's)",
+    )
     parser.add_argument("--as-of", metavar="D", help="the valuation date (default: each home's)")
     parser.add_argument(
         "--budget", metavar="CREDITS", help="refuse, sending nothing, if it could cost more"
@@ -65,7 +71,7 @@ def check_value_options(args: argparse.Namespace) -> ValueOptions | None:
             names = ", ".join("--" + name.replace("_", "-") for name in given)
             raise InvalidInput(f"{names} only apply with --value")
         return None
-    radius = 2000.0 if args.radius is None else _number(args.radius, "--radius", "metres")
+    radius = DEFAULT_RADIUS_M if args.radius is None else _number(args.radius, "--radius", "metres")
     budget = None if args.budget is None else _number(args.budget, "--budget", "credits")
     if budget is not None and budget < 0:
         raise InvalidInput(f"--budget {visible(args.budget)!r}: give 0 credits or more")

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from propertykit.cli._service import fetch_frame, open_service, sample_ids, say_missing
+from propertykit.cli._service import (
+    DEFAULT_RADIUS_M,
+    fetch_frame,
+    open_service,
+    sample_ids,
+    say_missing,
+)
 from propertykit.client import Client, check_subject_id, held_in
 from propertykit.errors import InvalidInput, PropertyKitError
 from propertykit.frames import ValuationSearch, check_as_of
@@ -21,7 +27,6 @@ from propertykit.views import OSM_TILES, check_report, write_report
 
 #: Metres about a subject not among ``--ids`` whose homes of its type and size are fetched as its
 #: evidence (and within which its comparables are searched).
-DEFAULT_RADIUS_M = 5000.0  # as the ValuationForm's: values 27 of the sandbox's first 60 homes
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -43,7 +43,7 @@ from propertykit.frames._valuation import (
 #: Columns of :meth:`Appraisal.values`, in order.
 VALUATION_COLUMNS = (
     "propertyId", "as_of", "estimate", "lower", "upper", "confidence", "price_per_sqm",
-    "comparables", "radius_m", "thin", "method", "calibrated", "index", "size",
+    "comparables", "radius_m", "months", "thin", "method", "calibrated", "index", "size",
 )  # fmt: skip
 #: Columns of :meth:`Appraisal.schedule` (``address``, ``tenure``, ``newBuild`` follow where the
 #: frame has them).
@@ -356,6 +356,7 @@ def appraise(
             "price_per_sqm": estimate / read.area,
             "comparables": valued.count.astype(np.int64),
             "radius_m": valued.matches.radius,
+            "months": valued.matches.months,
             "thin": thin,
             "method": np.where(~read.usable, NO_PLACE, np.where(thin, THIN, METHOD)),
             "calibrated": calibrated,

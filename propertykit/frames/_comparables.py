@@ -25,6 +25,9 @@ _AREA_SCALE = 0.35  # log-ratio of floor area at which a comparable's weight fal
 # date by the index, so age costs less than it would as sold; on the real-shaped world 2 years
 # beats 1 (median error 10.2 % -> 9.8 % at 20,000 homes, benchmarks/valuation_accuracy.py).
 _HALF_LIFE_YEARS = 2.0
+#: A thin subject's search reaches back this many times the months asked, in turn, at the widest
+#: radius: only to sales the index brings to the date (a valuer's older evidence, adjusted).
+_LONGER_BACK = (2, 4)
 _OTHER_BEDS = 0.7  # weight of a comparable with another number of bedrooms
 _OWN_SALE = 3.0  # weight of the subject's own earlier sale
 # years between build dates at which a comparable's weight falls to 1/e (both known; unknown:
@@ -131,7 +134,10 @@ rest on enough comparables; raise limit to at least 5 or lower min_comparables
         )
         return (
             f"sales of the same property type, sold in the {self.months} months before the "
-            "valuation date (the subject's own earlier sale at any age the index reaches), with a "
+            f"valuation date (where fewer than {self.min_comparables} are found, then in the "
+            f"{self.months * _LONGER_BACK[0]} and the {self.months * _LONGER_BACK[-1]} months "
+            "before it, as far back as the index reaches; the subject's own earlier sale at any "
+            "age the index reaches), with a "
             "floor area from two-thirds to one and a half times the subject's and at most one "
             f"bedroom more or fewer, {reach_words}; the {self.limit} with the highest weight "
             "(nearer, more recent, closer in size, built in similar years where known) are kept"
@@ -147,6 +153,7 @@ class Matches:
     distance: np.ndarray
     weight: np.ndarray
     radius: np.ndarray  # per subject: the radius searched last (NaN when not searched)
+    months: np.ndarray  # per subject: the months before the date searched last (0: not searched)
 
 
 def find_comparables(
@@ -159,18 +166,25 @@ def find_comparables(
     import shapely
 
     count = len(subjects.as_of)
-    window_start = _window_start(subjects.as_of, search.months)
     radii = (float(search.radius_m),) if search.radius_m is not None else RADII_M
-    radius = np.full(count, np.nan)
+    # nearer first, then (at the widest radius) further back, where the index reaches
+    steps = [(radius_m, search.months) for radius_m in radii] + [
+        (radii[-1], search.months * times) for times in _LONGER_BACK
+    ]
+    window_starts = {months: _window_start(subjects.as_of, months) for _, months in steps}
+    asked_start = window_starts[search.months]
+    radius, months_searched = np.full(count, np.nan), np.zeros(count, dtype=np.int64)
     pending = np.flatnonzero(subjects.usable & (subjects.kind >= 0))
-    radius[np.flatnonzero(subjects.usable & (subjects.kind < 0))] = radii[-1]  # none of its kind
+    without_kind = np.flatnonzero(subjects.usable & (subjects.kind < 0))  # none of its kind
+    radius[without_kind], months_searched[without_kind] = steps[-1]
     if not len(pending) or not len(evidence.day):
-        radius[pending] = radii[-1]
+        radius[pending], months_searched[pending] = steps[-1]
         none = np.zeros(0, dtype=np.int64)
         return Matches(subject=none, sale=none, distance=np.zeros(0), weight=np.zeros(0),
-                       radius=radius)  # fmt: skip
-    # the sales any subject's window holds, searched by place; each pair then passes the rule
-    windows = (evidence.day >= window_start[pending].min()) & (
+                       radius=radius, months=months_searched)  # fmt: skip
+    # the sales any subject's widest window holds, searched by place; each pair then passes the
+    # rule
+    windows = (evidence.day >= window_starts[steps[-1][1]][pending].min()) & (
         evidence.day < subjects.as_of[pending].max()
     )
     searched_sales = np.flatnonzero(windows)
@@ -185,7 +199,7 @@ def find_comparables(
     points = np.full(count, None, dtype=object)
     points[pending] = shapely.points(*_project(subjects.lat[pending], subjects.lng[pending]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for step, radius_m in enumerate(radii):
+    for step, (radius_m, months) in enumerate(steps):
         if not len(pending):
             break
         nearby_subject, nearby_sale = _nearby(
@@ -197,16 +211,18 @@ def find_comparables(
         sale = np.concatenate([nearby_sale[others], own_sale[still_pending]])
         distance = _great_circle(subjects.lat[subject], subjects.lng[subject], sale, evidence)
         size = np.log(evidence.area[sale] / subjects.area[subject])
-        fits = may_compare(evidence, subjects, subject, sale, window_start, index_reach)
+        fits = may_compare(
+            evidence, subjects, subject, sale, asked_start, window_starts[months], index_reach
+        )
         fits &= (evidence.kind[sale] == subjects.kind[subject]) & (distance <= radius_m)
         fits &= np.abs(size) <= np.log(_AREA_RATIO)
         fits &= ~(np.abs(evidence.beds[sale] - subjects.beds[subject]) > 1)  # NaN: unknown, fits
         subject, sale, distance = subject[fits], sale[fits], distance[fits]
-        radius[pending] = radius_m
+        radius[pending], months_searched[pending] = radius_m, months
         pair = subject * len(evidence.day) + evidence.home[sale]  # (subject, home), once each
         homes_found = np.bincount(np.unique(pair) // len(evidence.day), minlength=count)
         enough = homes_found >= search.min_comparables
-        done = enough[pending] | (step == len(radii) - 1)
+        done = enough[pending] | (step == len(steps) - 1)
         kept = np.isin(subject, pending[done])
         found.append((subject[kept], sale[kept], distance[kept]))
         pending = pending[~done]
@@ -222,7 +238,7 @@ def find_comparables(
     rank = np.arange(len(order)) - np.searchsorted(subject[order], subject[order])
     order = order[rank < search.limit]  # the best of each subject
     return Matches(subject=subject[order], sale=sale[order], distance=distance[order],
-                   weight=weight[order], radius=radius)  # fmt: skip
+                   weight=weight[order], radius=radius, months=months_searched)  # fmt: skip
 
 
 def _nearby(
@@ -250,23 +266,29 @@ def may_compare(
     subjects: Subjects,
     subject: np.ndarray,
     sale: np.ndarray,
-    window_start: np.ndarray,
+    asked_start: np.ndarray,
+    widened_start: np.ndarray,
     index_reach: np.ndarray,
 ) -> np.ndarray:
     """The pool and the reach rule, per (subject, sale) pair, from that subject's own date only.
 
     A sale may be compared with a subject when it was made before the subject's valuation date
-    and either on or after ``window_start`` (the day ``months`` before that date), or it is the
-    subject's own sale made on or after ``index_reach`` (the first day the index known before the
-    date's quarter brings a price from; the largest integer where no index moves prices, so an
-    own sale older than the window never comes in unadjusted). Nothing another subject asks for
+    and either on or after ``asked_start`` (the day the search's ``months`` before that date);
+    or on or after ``widened_start`` (the day a thin subject's search reached back to, never
+    before ``asked_start`` unless widened) and on or after ``index_reach`` (the first day the
+    index known before the date's quarter brings a price from; the largest integer where no
+    index moves prices); or it is the subject's own sale made on or after ``index_reach``. So a
+    sale older than the months asked never comes in unadjusted. Nothing another subject asks for
     (its date, its window) enters, so a row is the same alone and in any company.
     """
     day = evidence.day[sale]
     own = evidence.property_id[sale] == subjects.property_id[subject]
-    in_window = day >= window_start[subject]
-    own_reached = own & (day >= index_reach[subject])
-    allowed: np.ndarray = (day < subjects.as_of[subject]) & (in_window | own_reached)
+    reached = day >= index_reach[subject]
+    in_window = day >= asked_start[subject]
+    further_back = (day >= widened_start[subject]) & reached
+    allowed: np.ndarray = (day < subjects.as_of[subject]) & (
+        in_window | further_back | (own & reached)
+    )
     return allowed
 
 

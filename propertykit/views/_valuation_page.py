@@ -124,7 +124,7 @@ def value_range_text(appraisal: Appraisal, position: int = 0) -> str:
             return f"No estimate for {name}: {row['method']}."
         return (
             f"No estimate for {name} on {when}: {sales} found of the {needed} needed, within "
-            f"{distance_text(float(row['radius_m']))} and {appraisal.search.months} months "
+            f"{distance_text(float(row['radius_m']))} and {int(row['months'])} months "
             "before that date. Try a wider radius (up to 8 km) or more months; propertykit "
             "gives no value rather than a guess."
         )

@@ -88,7 +88,7 @@ def test_the_range_is_calibrated_by_rank_on_at_least_200_blind_valuations_and_sa
 def test_a_small_frame_says_its_range_is_not_calibrated_and_never_8_in_10() -> None:
     from propertykit.sandbox import generate_records
 
-    small = pk.frame(generate_records(2_000))
+    small = pk.frame(generate_records(1_000))
     values = appraise(small, small["propertyId"].iloc[:50].tolist(), as_of="2025-01-01").values
     band = values.attrs["band"]
     assert band["calibrated_on"] < 200 and not band["calibrated"]

@@ -160,7 +160,7 @@ def test_a_subject_described_by_a_mapping_is_valued_like_the_property(held_out: 
 
 
 def test_every_property_of_the_frame_by_default_and_the_unusable_counted() -> None:
-    df = pk.frame(generate_records(2_000))
+    df = pk.frame(generate_records(1_000))
     values = df.pk.valuation(as_of="2025-01-01")
     lacking = df["floorAreaSqM"].isna() | df["spatial.lat"].isna()
     assert len(values) == int((~lacking).sum())
