@@ -70,7 +70,7 @@ def check_book_ids(ids: object) -> list[str]:
             raise InvalidInput(f"id {number} of the book is {type(given).__name__}, not text")
         parsed = parse_ids(given)
         if parsed.invalid:
-            raise InvalidInput(f"id {number} of the book, {given!r}: {parsed.invalid[0][1]}")
+            raise InvalidInput(f"id {number} of the book: {parsed.invalid[0][1]}")
         if parsed.count != 1:
             raise InvalidInput(
                 f"id {number} of the book, {given!r}, is not one id: give one id per home"

@@ -61,7 +61,7 @@ got 2
         raise InvalidInput(f"A subject is an id (text), got {type(subject).__name__}")
     parsed = parse_ids(subject)
     if parsed.invalid:
-        raise InvalidInput(f"Subject {parsed.invalid[0][0]!r}: {parsed.invalid[0][1]}")
+        raise InvalidInput(f"Subject {parsed.invalid[0][1]}")  # the reason names the id
     if parsed.count != 1:
         raise InvalidInput(
             f"A subject is one id (a location id or <provider>::<id>), got {parsed.count}"

@@ -61,7 +61,7 @@ def test_a_source_id_names_the_subject_too(
         ("L1,L2", 2000, r"<provider>::<id>\), got 2"),
         ("L1 L2", 2000, "has a space in it"),
         ("", 2000, "one id"),
-        ("a/b", 2000, "Subject 'a/b'"),
+        ("a/b", 2000, "Subject “a/b” "),
         ("L00000067", 0, "above 0 and at most 8,000"),
         ("L00000067", 9000, r"at most 8,000 \(the widest search\), got 9000"),
         ("L00000067", float("nan"), "got nan"),
