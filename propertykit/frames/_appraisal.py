@@ -5,7 +5,7 @@ estimate, range, confidence and schedule, and every view draws it without comput
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -312,6 +312,9 @@ def appraise(
     search = ValuationSearch() if search is None else search
     if not isinstance(search, ValuationSearch):
         raise InvalidInput(f"search must be a ValuationSearch, got {type(search).__name__}")
+    fetched = (df.attrs.get("neighbourhood") or {}).get("radius_m")
+    if search.radius_m is None and fetched:  # a neighbourhood is whole only within its radius
+        search = replace(search, radius_m=float(fetched))
     every = subjects is None
     asked: list[Subject] = []  # (a table without propertyId is refused by check_subjects)
     if subjects is None and "propertyId" in df.columns:

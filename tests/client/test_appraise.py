@@ -58,11 +58,12 @@ def test_each_row_equals_the_home_valued_alone_and_the_book_is_no_dearer(
         if said["stopped"] is not None:
             assert said["stopped"] == values["why"].iloc[position]
             continue
-        expected = df.pk.valuation([said["propertyId"]], as_of=day, radius_m=2000.0)
+        # a neighbourhood's comparables are searched within the radius it was fetched from
+        expected = df.pk.valuation([said["propertyId"]], as_of=day)
         row = values.iloc[[position]][list(VALUATION_COLUMNS)].reset_index(drop=True)
         pd.testing.assert_frame_equal(row, expected, check_dtype=False)
         schedule = book.schedule(position)
-        assert schedule.equals(df.pk.comparables(said["propertyId"], as_of=day, radius_m=2000.0))
+        assert schedule.equals(df.pk.comparables(said["propertyId"], as_of=day))
     one_by_one = real_world.credits_charged - book_credits
     assert book_credits <= one_by_one and book_requests <= _billable(real_world) - book_requests
     with pytest.raises(InvalidInput, match="L09999999 was not valued: no record"):
