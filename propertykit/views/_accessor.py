@@ -209,7 +209,7 @@ class PropertyAccessor:
         >>> values = df.pk.valuation(["PK00000042"], as_of="2025-01-01")
         >>> list(values.columns)  # doctest: +NORMALIZE_WHITESPACE
         ['propertyId', 'as_of', 'estimate', 'lower', 'upper', 'confidence', 'price_per_sqm',
-         'comparables', 'radius_m', 'thin', 'method', 'calibrated', 'index', 'size']
+         'comparables', 'radius_m', 'months', 'thin', 'method', 'calibrated', 'index', 'size']
         """
         from propertykit.frames import valuation
 
