@@ -138,15 +138,16 @@ class BookAppraisal:
         return found
 
 
-def _unvalued(asked: str, said: dict[str, Any], day: pd.Timestamp | None) -> pd.DataFrame:
+def _unvalued(asked: str, neighbourhood: dict[str, Any], day: pd.Timestamp | None) -> pd.DataFrame:
     """The row of a home that could not be valued, saying why."""
     row = dict.fromkeys(VALUATION_COLUMNS) | {
-        "propertyId": said.get("propertyId"),
+        "propertyId": neighbourhood.get("propertyId"),
         "as_of": day,
         "comparables": 0,
-        "radius_m": said.get("radius_m"),
+        "months": 0,  # not searched
+        "radius_m": neighbourhood.get("radius_m"),
         "thin": True,
-        "method": said.get("stopped"),
+        "method": neighbourhood.get("stopped"),
         "calibrated": False,
     }
     return pd.DataFrame([row], columns=list(VALUATION_COLUMNS))
@@ -158,7 +159,7 @@ def _typed(values: pd.DataFrame) -> pd.DataFrame:
              "method": "string", "wider": "string", "why": "string", "id": "string",
              "estimate": "float64", "lower": "float64", "upper": "float64",
              "price_per_sqm": "float64", "radius_m": "float64", "comparables": "int64",
-             "thin": "bool", "calibrated": "bool"}  # fmt: skip
+             "months": "int64", "thin": "bool", "calibrated": "bool"}  # fmt: skip
     typed = values.astype(kinds)
     typed["as_of"] = pd.to_datetime(typed["as_of"]).astype("datetime64[us]")
     return typed
@@ -258,15 +259,16 @@ class AppraiseMixin:
         rows, found, frames = [], [], []
         for number, (given, day) in enumerate(zip(asked, days, strict=True)):
             df = gather_neighbourhood(queries, given, records[number], radius, NEIGHBOURHOOD_MOST)
-            said = df.attrs["neighbourhood"]
+            neighbourhood = df.attrs["neighbourhood"]
             appraisal = None
-            if said["stopped"] is None:
-                appraisal = appraise(df, [said["propertyId"]], as_of=day, search=search)
+            if neighbourhood["stopped"] is None:
+                subject = neighbourhood["propertyId"]
+                appraisal = appraise(df, [subject], as_of=day, search=search)
                 row = appraisal.values.copy()
             else:
-                row = _unvalued(given, said, day)
+                row = _unvalued(given, neighbourhood, day)
             row.insert(0, "id", given)
-            row["wider"], row["why"] = said["wider"], said["stopped"]
+            row["wider"], row["why"] = neighbourhood["wider"], neighbourhood["stopped"]
             rows.append(row)
             found.append(appraisal)
             frames.append(df)

@@ -244,9 +244,9 @@ class MatchDecisions:
         if not theirs:
             return 0
         keys = list(theirs)
-        mine = self.notes.get_many(keys)
+        already_decided = self.notes.get_many(keys)
         copied = 0
-        for key, held in zip(keys, mine, strict=True):
+        for key, held in zip(keys, already_decided, strict=True):
             if held is None:
                 self.notes.put(key, theirs[key])
                 copied += 1
