@@ -7,22 +7,18 @@ from __future__ import annotations
 
 import csv
 import os
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import openpyxl
 import pytest
 
-from propertykit.cli import main
 from propertykit.client import Client
 from propertykit.sandbox import Sandbox, typed_addresses
 from tests._system import NewProcess
+from tests.cli._portfolio_run import Run, portfolio_runner
 from tests.notebooks._kernels import SERVICE_VARIABLES as _SERVICE_VARIABLES
 
 pytestmark = pytest.mark.timeout(120)
-
-Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
@@ -34,19 +30,7 @@ def portfolio(
 ) -> Run:
     """``propertykit portfolio ARGS`` by ``main()`` in this process, the service found through
     the environment (a fresh sandbox's address and key, a cache of its own)."""
-    for name in _SERVICE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PROPERTYKIT_API_KEY", fresh_sandbox.api_key)
-    monkeypatch.setenv("PROPERTYKIT_BASE_URL", fresh_sandbox.url)
-    monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        capsys.readouterr()
-        code = main(["portfolio", *args])
-        said = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, said.out, said.err)
-
-    return run
+    return portfolio_runner(fresh_sandbox, monkeypatch, capsys, tmp_path)
 
 
 def write_csv(path: Path, rows: list[list[str]]) -> Path:

@@ -7,21 +7,17 @@ and the terminal and the notes give the credits planned and charged."""
 from __future__ import annotations
 
 import csv
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import openpyxl
 import pytest
 
 import propertykit as pk
-from propertykit.cli import main
 from propertykit.sandbox import Sandbox, typed_addresses
-from tests.notebooks._kernels import SERVICE_VARIABLES
+from tests.cli._portfolio_run import Run, portfolio_runner
 
 pytestmark = pytest.mark.timeout(240)
-
-Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
@@ -38,19 +34,7 @@ def portfolio(
     tmp_path: Path,
 ) -> Run:
     """``propertykit portfolio ARGS`` by ``main()``, against the real-shaped sandbox."""
-    for name in SERVICE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PROPERTYKIT_API_KEY", real_world.api_key)
-    monkeypatch.setenv("PROPERTYKIT_BASE_URL", real_world.url)
-    monkeypatch.setenv("PROPERTYKIT_CACHE_DIR", str(tmp_path / "cache"))
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        capsys.readouterr()
-        code = main(["portfolio", *args])
-        said = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, said.out, said.err)
-
-    return run
+    return portfolio_runner(real_world, monkeypatch, capsys, tmp_path)
 
 
 @pytest.fixture
